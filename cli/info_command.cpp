@@ -1,0 +1,37 @@
+// `swprof info FILE`.
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "cli/commands.h"
+#include "common/error.h"
+#include "output/recording_info.h"
+
+namespace swprof::cli {
+
+std::function<int()> add_info_command(CLI::App& app) {
+  auto* sub = app.add_subcommand("info", "describe a recording: header, records, threads, binaries, stack sizes");
+  auto path = std::make_shared<std::string>("swprof.data");
+  sub->add_option("file", *path, "recording file (default swprof.data)");
+  return [path]() {
+    RecordingReader reader(*path);
+    RecordingInfo info = collect_info(reader);
+    std::fputs(format_info(info).c_str(), stdout);
+    std::fflush(stdout);
+    const ReadStatus& st = info.status;
+    if (st.state == ReadStatus::State::kTruncated || st.state == ReadStatus::State::kCorrupt) {
+      std::fprintf(stderr, "swprof: error: recording '%s' is %s: %s; read %llu records from %llu whole chunks (%llu of %llu bytes)\n",
+                   path->c_str(), st.state == ReadStatus::State::kTruncated ? "truncated" : "corrupt", st.problem.c_str(),
+                   static_cast<unsigned long long>(st.records), static_cast<unsigned long long>(st.chunks),
+                   static_cast<unsigned long long>(st.good_bytes), static_cast<unsigned long long>(st.file_bytes));
+      return kExitUsage;
+    }
+    if (!st.finalized)
+      std::fprintf(stderr, "swprof: warning: recording '%s' was not finalized (swprof stopped abruptly); all %llu whole chunks were read\n",
+                   path->c_str(), static_cast<unsigned long long>(st.chunks));
+    return kExitOk;
+  };
+}
+
+}  // namespace swprof::cli

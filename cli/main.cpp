@@ -1,0 +1,54 @@
+// swprof: a sampling profiler for native Linux programs.
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "cli/commands.h"
+#include "common/error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"swprof: a sampling profiler for native Linux programs"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", SWPROF_VERSION);
+  std::vector<std::pair<CLI::App*, std::function<int()>>> commands;
+  for (auto add : {swprof::cli::add_record_command, swprof::cli::add_attach_command, swprof::cli::add_info_command}) {
+    auto run = add(app);
+    commands.emplace_back(app.get_subcommands({}).back(), std::move(run));
+  }
+  // CLI11 mishandles "--" in a prefix-command subcommand, so the command
+  // after "--" is split off here and handed to `record` directly.
+  std::vector<std::string> args(argv + 1, argv + argc);
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--") {
+      swprof::cli::command_after_dashdash().assign(args.begin() + static_cast<long>(i) + 1, args.end());
+      swprof::cli::command_after_dashdash_given() = true;
+      args.resize(i);
+      break;
+    }
+  }
+  std::reverse(args.begin(), args.end());  // CLI11 takes the arguments reversed
+  try {
+    app.parse(args);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "swprof: %s (see swprof --help)\n", e.what());
+    return swprof::kExitUsage;
+  }
+  try {
+    for (auto& [sub, run] : commands)
+      if (sub->parsed()) return run();
+  } catch (const swprof::Error& e) {
+    std::fprintf(stderr, "swprof: error: %s\n", e.what());
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "swprof: internal error: %s\n", e.what());
+    return swprof::kExitUsage;
+  }
+  return swprof::kExitUsage;
+}

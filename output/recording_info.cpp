@@ -1,0 +1,166 @@
+#include "output/recording_info.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+
+#include "sampler/event_spec.h"
+
+namespace swprof {
+namespace {
+
+const char* type_name(const Record& r) {
+  return std::visit(
+      [](const auto& rec) -> const char* {
+        using T = std::decay_t<decltype(rec)>;
+        if constexpr (std::is_same_v<T, SampleView>) return "sample";
+        else if constexpr (std::is_same_v<T, MappingRecord>) return "mapping";
+        else if constexpr (std::is_same_v<T, CommRecord>) return "comm";
+        else if constexpr (std::is_same_v<T, TaskRecord>) return rec.exit ? "exit" : "fork";
+        else if constexpr (std::is_same_v<T, LostRecord>) return "lost";
+        else if constexpr (std::is_same_v<T, ThrottleRecord>) return rec.throttled ? "throttle" : "unthrottle";
+        else if constexpr (std::is_same_v<T, ImageRecord>) return "image";
+        else return "end";
+      },
+      r);
+}
+
+std::string format_time(uint64_t unix_ns) {
+  time_t secs = static_cast<time_t>(unix_ns / 1000000000ull);
+  tm t;
+  gmtime_r(&secs, &t);
+  char buf[64];
+  strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &t);
+  return buf;
+}
+
+std::string quote_command(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const auto& a : argv) {
+    if (!out.empty()) out += ' ';
+    bool plain = !a.empty() && a.find_first_of(" \t\n'\"\\$") == std::string::npos;
+    out += plain ? a : "'" + a + "'";
+  }
+  return out;
+}
+
+}  // namespace
+
+uint32_t RecordingInfo::stack_percentile(double p) const {
+  if (stack_sizes.empty()) return 0;
+  std::vector<uint32_t> sorted = stack_sizes;
+  std::sort(sorted.begin(), sorted.end());
+  size_t idx = static_cast<size_t>(p / 100.0 * static_cast<double>(sorted.size() - 1) + 0.5);
+  return sorted[std::min(idx, sorted.size() - 1)];
+}
+
+uint32_t RecordingInfo::suggested_stack_size() const {
+  const uint32_t current = header.stack_size;
+  if (samples > 0 && truncated * 100 > samples)  // more than 1% cut short
+    return std::min<uint32_t>(kMaxStackSize, std::max<uint32_t>(current * 2, 16384) & ~7u);
+  // Whole stacks fit: the p99 of what was copied, with headroom, in 4 KiB steps.
+  uint32_t want = stack_percentile(99) + stack_percentile(99) / 4;
+  want = (want + 4095) / 4096 * 4096;
+  return std::clamp<uint32_t>(want, 8192, kMaxStackSize);
+}
+
+RecordingInfo collect_info(RecordingReader& reader) {
+  RecordingInfo info;
+  info.header = reader.header();
+  while (auto rec = reader.next()) {
+    ++info.record_counts[type_name(*rec)];
+    if (auto* s = std::get_if<SampleView>(&*rec)) {
+      ++info.samples;
+      info.kernel_mode_samples += s->in_kernel;
+      info.truncated += s->stack_truncated;
+      info.stack_sizes.push_back(static_cast<uint32_t>(s->stack.size()));
+      if (!info.first_time || s->time < info.first_time) info.first_time = s->time;
+      info.last_time = std::max(info.last_time, s->time);
+      auto& t = info.threads[s->tid];
+      t.pid = s->pid;
+      ++t.samples;
+    } else if (auto* m = std::get_if<MappingRecord>(&*rec)) {
+      auto& b = info.binaries[m->path];
+      ++b.mappings;
+      if (m->build_id_size) b.build_id = m->build_id_hex();
+    } else if (auto* c = std::get_if<CommRecord>(&*rec)) {
+      auto& t = info.threads[c->tid];
+      t.pid = c->pid;
+      t.comm = c->comm;
+    } else if (auto* l = std::get_if<LostRecord>(&*rec)) {
+      info.lost += l->count;
+    } else if (auto* th = std::get_if<ThrottleRecord>(&*rec)) {
+      info.throttles += th->throttled;
+    } else if (auto* e = std::get_if<EndRecord>(&*rec)) {
+      info.end_json = e->json;
+    }
+  }
+  info.status = reader.status();
+  return info;
+}
+
+std::string format_info(const RecordingInfo& info) {
+  const RecordingHeader& h = info.header;
+  std::string out;
+  char line[1024];
+  auto add = [&](const char* fmt, auto... args) {
+    snprintf(line, sizeof line, fmt, args...);
+    out += line;
+  };
+  add("command:      %s\n", quote_command(h.command).c_str());
+  add("mode:         %s (pid %lld)\n", h.mode.c_str(), static_cast<long long>(h.target_pid));
+  if (h.period) add("event:        %s, every %llu events\n", h.event.c_str(), static_cast<unsigned long long>(h.period));
+  else add("event:        %s at %u Hz\n", h.event.c_str(), h.frequency);
+  add("stack size:   %u bytes\n", h.stack_size);
+  add("kernel:       %s%s%s\n", h.kernel_samples ? "samples and callchains recorded" : "not sampled",
+      h.kernel_note.empty() ? "" : " -- ", h.kernel_note.c_str());
+  add("host:         %s (Linux %s)\n", h.host.c_str(), h.kernel_release.c_str());
+  add("started:      %s\n", format_time(h.start_unix_ns).c_str());
+  add("recorded by:  swprof %s\n", h.swprof_version.c_str());
+  const double span = info.last_time > info.first_time ? static_cast<double>(info.last_time - info.first_time) / 1e9 : 0;
+  add("duration:     %.2f s of samples\n", span);
+  add("file:         %llu bytes in %llu chunks", static_cast<unsigned long long>(info.status.file_bytes),
+      static_cast<unsigned long long>(info.status.chunks));
+  if (info.samples) add(", %.0f bytes/sample", static_cast<double>(info.status.file_bytes) / static_cast<double>(info.samples));
+  out += "\n\nrecords:\n";
+  for (const auto& [name, n] : info.record_counts) add("  %-12s %llu\n", name.c_str(), static_cast<unsigned long long>(n));
+
+  out += "\nsamples:\n";
+  add("  total          %llu\n", static_cast<unsigned long long>(info.samples));
+  add("  in kernel      %llu\n", static_cast<unsigned long long>(info.kernel_mode_samples));
+  add("  lost           %llu\n", static_cast<unsigned long long>(info.lost));
+  add("  throttled      %llu times\n", static_cast<unsigned long long>(info.throttles));
+  const double trunc_pct = info.samples ? 100.0 * static_cast<double>(info.truncated) / static_cast<double>(info.samples) : 0;
+  add("  truncated      %llu (%.1f%%) stack copies cut at %u bytes\n", static_cast<unsigned long long>(info.truncated),
+      trunc_pct, h.stack_size);
+  add("  stack copied   p50 %u bytes, p99 %u bytes, max %u bytes\n", info.stack_percentile(50),
+      info.stack_percentile(99), info.stack_percentile(100));
+  const uint32_t suggest = info.suggested_stack_size();
+  if (info.samples) {
+    if (suggest > h.stack_size) add("  suggestion     --stack-size %u (stacks were cut short)\n", suggest);
+    else if (suggest < h.stack_size) add("  suggestion     --stack-size %u would still copy 99%% of stacks whole\n", suggest);
+    else add("  suggestion     --stack-size %u is right\n", suggest);
+  }
+
+  add("\nthreads: %zu\n", info.threads.size());
+  add("  %8s %8s %10s  %s\n", "pid", "tid", "samples", "name");
+  for (const auto& [tid, t] : info.threads)
+    add("  %8u %8u %10llu  %s\n", t.pid, tid, static_cast<unsigned long long>(t.samples), t.comm.c_str());
+
+  add("\nbinaries: %zu\n", info.binaries.size());
+  for (const auto& [path, b] : info.binaries)
+    add("  %-40s %s\n", b.build_id.empty() ? "(no build-id)" : b.build_id.c_str(), path.c_str());
+
+  out += "\nstatus:       ";
+  switch (info.status.state) {
+    case ReadStatus::State::kComplete:
+      out += info.status.finalized ? "complete\n" : "readable, but not finalized (swprof was stopped abruptly)\n";
+      break;
+    case ReadStatus::State::kTruncated: out += "TRUNCATED: " + info.status.problem + "\n"; break;
+    case ReadStatus::State::kCorrupt: out += "CORRUPT: " + info.status.problem + "\n"; break;
+    case ReadStatus::State::kReading: out += "incomplete read\n"; break;
+  }
+  return out;
+}
+
+}  // namespace swprof

@@ -1,0 +1,47 @@
+#pragma once
+// `swprof info`: what a recording holds, read in one streaming pass.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sampler/recording_reader.h"
+
+namespace swprof {
+
+struct ThreadInfo {
+  uint32_t pid = 0;
+  std::string comm;
+  uint64_t samples = 0;
+};
+
+struct BinaryInfo {
+  std::string build_id;  // hex, empty when unknown
+  uint64_t mappings = 0;
+};
+
+struct RecordingInfo {
+  RecordingHeader header;
+  ReadStatus status;
+  std::map<std::string, uint64_t> record_counts;  // by record type name
+  uint64_t samples = 0;
+  uint64_t kernel_mode_samples = 0;
+  uint64_t truncated = 0;
+  uint64_t lost = 0;
+  uint64_t throttles = 0;
+  uint64_t first_time = 0;
+  uint64_t last_time = 0;
+  std::map<uint32_t, ThreadInfo> threads;           // by tid
+  std::map<std::string, BinaryInfo> binaries;       // by path
+  std::vector<uint32_t> stack_sizes;                // dyn_size of every sample
+  std::string end_json;                             // the end record, if finalized
+
+  uint32_t stack_percentile(double p) const;        // p in [0, 100]
+  uint32_t suggested_stack_size() const;
+};
+
+RecordingInfo collect_info(RecordingReader& reader);
+std::string format_info(const RecordingInfo& info);
+
+}  // namespace swprof

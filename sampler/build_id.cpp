@@ -1,0 +1,60 @@
+#include "sampler/build_id.h"
+
+#include <elfutils/libdwelf.h>
+#include <fcntl.h>
+#include <libelf.h>
+
+#include <memory>
+
+#include "common/unique_fd.h"
+
+namespace swprof {
+namespace {
+
+struct ElfDeleter {
+  void operator()(Elf* e) const { elf_end(e); }
+};
+using ElfPtr = std::unique_ptr<Elf, ElfDeleter>;
+
+void ensure_libelf() {
+  static const bool ready = elf_version(EV_CURRENT) != EV_NONE;
+  (void)ready;
+}
+
+std::optional<BuildId> build_id_of(Elf* elf) {
+  if (!elf || elf_kind(elf) != ELF_K_ELF) return std::nullopt;
+  const void* data = nullptr;
+  ssize_t n = dwelf_elf_gnu_build_id(elf, &data);
+  if (n <= 0 || !data) return std::nullopt;
+  const auto* p = static_cast<const uint8_t*>(data);
+  return BuildId(p, p + n);
+}
+
+}  // namespace
+
+std::optional<BuildId> read_build_id(const std::string& path) {
+  ensure_libelf();
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return std::nullopt;
+  ElfPtr elf(elf_begin(fd.get(), ELF_C_READ_MMAP, nullptr));
+  return build_id_of(elf.get());
+}
+
+std::optional<BuildId> read_build_id(Bytes image) {
+  ensure_libelf();
+  // elf_memory wants a mutable pointer but does not write through ELF_C_READ.
+  ElfPtr elf(elf_memory(const_cast<char*>(reinterpret_cast<const char*>(image.data())), image.size()));
+  return build_id_of(elf.get());
+}
+
+std::string to_hex(const BuildId& id) {
+  static const char* digits = "0123456789abcdef";
+  std::string hex;
+  for (uint8_t b : id) {
+    hex += digits[b >> 4];
+    hex += digits[b & 15];
+  }
+  return hex;
+}
+
+}  // namespace swprof

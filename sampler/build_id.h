@@ -1,0 +1,24 @@
+#pragma once
+// GNU build-id of an ELF file or in-memory ELF image (elfutils' dwelf).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/byte_reader.h"
+
+namespace swprof {
+
+using BuildId = std::vector<uint8_t>;
+
+// The build-id note of the ELF file at `path`; nullopt when the file cannot be
+// read, is not ELF, or has no build-id.
+std::optional<BuildId> read_build_id(const std::string& path);
+
+// The same for an ELF image in memory (for example the vDSO).
+std::optional<BuildId> read_build_id(Bytes image);
+
+std::string to_hex(const BuildId& id);
+
+}  // namespace swprof

@@ -1,0 +1,124 @@
+#include "sampler/event_spec.h"
+
+#include <linux/perf_event.h>
+
+#include <fstream>
+#include <map>
+
+#include "common/error.h"
+
+namespace swprof {
+namespace {
+
+struct KnownEvent {
+  const char* name;
+  uint32_t type;
+  uint64_t config;
+};
+
+constexpr KnownEvent kEvents[] = {
+    {"cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK},
+    {"task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK},
+    {"page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS},
+    {"minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN},
+    {"major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ},
+    {"context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES},
+    {"cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS},
+    {"cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
+    {"instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS},
+    {"cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES},
+    {"cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES},
+    {"branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
+    {"branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES},
+    {"bus-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES},
+    {"ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES},
+};
+
+const std::map<std::string, std::string> kAliases = {
+    {"faults", "page-faults"},        {"cs", "context-switches"},
+    {"migrations", "cpu-migrations"}, {"cpu-cycles", "cycles"},
+    {"branch-instructions", "branches"},
+};
+
+}  // namespace
+
+std::vector<std::string> known_event_names() {
+  std::vector<std::string> names;
+  for (const auto& e : kEvents) names.emplace_back(e.name);
+  return names;
+}
+
+EventSpec parse_event(const std::string& raw) {
+  std::string name = raw;
+  if (auto alias = kAliases.find(name); alias != kAliases.end()) name = alias->second;
+  for (const auto& e : kEvents) {
+    if (name == e.name) return {e.name, e.type, e.config, e.type == PERF_TYPE_HARDWARE};
+  }
+  std::string list;
+  for (const auto& n : known_event_names()) list += (list.empty() ? "" : ", ") + n;
+  throw Error("unknown event '" + raw + "'; known events: " + list);
+}
+
+std::optional<uint64_t> max_sample_rate() {
+  std::ifstream in("/proc/sys/kernel/perf_event_max_sample_rate");
+  uint64_t rate = 0;
+  if (in >> rate) return rate;
+  return std::nullopt;
+}
+
+uint64_t parse_byte_size(const std::string& text, const char* option) {
+  size_t used = 0;
+  uint64_t value = 0;
+  try {
+    value = std::stoull(text, &used);
+  } catch (const std::exception&) {
+    throw Error(std::string("invalid ") + option + " '" + text + "': expected a size such as 4096, 512K or 16M");
+  }
+  std::string suffix = text.substr(used);
+  uint64_t scale = 1;
+  if (suffix == "K" || suffix == "k" || suffix == "KiB") scale = 1ULL << 10;
+  else if (suffix == "M" || suffix == "m" || suffix == "MiB") scale = 1ULL << 20;
+  else if (suffix == "G" || suffix == "g" || suffix == "GiB") scale = 1ULL << 30;
+  else if (!suffix.empty())
+    throw Error(std::string("invalid ") + option + " '" + text + "': unknown unit '" + suffix + "' (use K, M or G)");
+  return value * scale;
+}
+
+SamplingOptions make_sampling_options(const std::string& event, std::optional<uint64_t> frequency,
+                                      std::optional<uint64_t> period, uint64_t stack_size,
+                                      uint64_t buffer_bytes, bool inherit,
+                                      std::optional<bool> kernel) {
+  SamplingOptions o;
+  o.event = parse_event(event);
+  o.inherit = inherit;
+  o.kernel = kernel;
+  if (frequency && period) throw Error("-F and -c cannot be used together: choose a frequency or a period");
+  if (period) {
+    if (*period == 0) throw Error("invalid -c 0: the sample period must be at least 1");
+    o.period = *period;
+    o.frequency = 0;
+  } else {
+    uint64_t f = frequency.value_or(kDefaultFrequency);
+    if (f == 0) throw Error("invalid -F 0: the sampling frequency must be at least 1 Hz");
+    auto max = max_sample_rate();
+    if (max && f > *max)
+      throw Error("invalid -F " + std::to_string(f) + ": above kernel.perf_event_max_sample_rate (" +
+                  std::to_string(*max) + "); lower -F or raise the sysctl");
+    if (f > 1000000) throw Error("invalid -F " + std::to_string(f) + ": at most 1000000 Hz");
+    o.frequency = static_cast<uint32_t>(f);
+  }
+  if (stack_size < 8 || stack_size > kMaxStackSize || stack_size % 8 != 0)
+    throw Error("invalid --stack-size " + std::to_string(stack_size) +
+                ": must be a multiple of 8 between 8 and " + std::to_string(kMaxStackSize));
+  o.stack_size = static_cast<uint32_t>(stack_size);
+  if (buffer_bytes != 0) {
+    const uint64_t page = 4096;
+    if (buffer_bytes < 2 * page || (buffer_bytes & (buffer_bytes - 1)) != 0 || buffer_bytes > (1ULL << 30))
+      throw Error("invalid --buffer-size " + std::to_string(buffer_bytes) +
+                  ": must be a power of two between 8K and 1G");
+  }
+  o.buffer_bytes = buffer_bytes;
+  return o;
+}
+
+}  // namespace swprof

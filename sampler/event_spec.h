@@ -1,0 +1,53 @@
+#pragma once
+// What to sample: the event, its rate and how much user stack to copy.
+// Validation lives here so the CLI and tests share it.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace swprof {
+
+struct EventSpec {
+  std::string name;    // canonical name, e.g. "cpu-clock"
+  uint32_t type = 0;   // perf_event_attr.type
+  uint64_t config = 0; // perf_event_attr.config
+  bool hardware = false;
+};
+
+// Looks up an event by name ("cpu-clock", "cycles", "page-faults", ...).
+// Throws Error naming the known events when the name is unknown.
+EventSpec parse_event(const std::string& name);
+std::vector<std::string> known_event_names();
+
+inline constexpr uint32_t kDefaultFrequency = 999;
+inline constexpr uint32_t kDefaultStackSize = 32768;
+// The kernel stores a sample's size in a u16 header field; the largest user
+// stack that fits beside the rest of the sample is 65528 bytes (as in perf).
+inline constexpr uint32_t kMaxStackSize = 65528;
+
+struct SamplingOptions {
+  EventSpec event;
+  uint32_t frequency = kDefaultFrequency;  // samples per second; 0 when period is used
+  uint64_t period = 0;                     // events per sample; 0 when frequency is used
+  uint32_t stack_size = kDefaultStackSize;
+  bool inherit = true;                     // follow threads and children
+  std::optional<bool> kernel;              // nullopt: on when permitted
+  uint64_t buffer_bytes = 0;               // per-CPU ring buffer; 0: sized from the rate
+};
+
+// Validates -F / -c / --stack-size / --buffer-size and fills SamplingOptions.
+// `frequency`/`period` are the raw user values (0 = not given).
+SamplingOptions make_sampling_options(const std::string& event, std::optional<uint64_t> frequency,
+                                      std::optional<uint64_t> period, uint64_t stack_size,
+                                      uint64_t buffer_bytes, bool inherit,
+                                      std::optional<bool> kernel);
+
+// Parses "512K", "16M", "4096" into bytes; throws Error on garbage.
+uint64_t parse_byte_size(const std::string& text, const char* option);
+
+// kernel.perf_event_max_sample_rate, or nullopt when unreadable.
+std::optional<uint64_t> max_sample_rate();
+
+}  // namespace swprof

@@ -1,0 +1,31 @@
+#pragma once
+// Parsing of raw perf ring-buffer records (include/uapi/linux/perf_event.h,
+// enum perf_event_type) for the attributes make_attr() sets: sample_type =
+// kSampleType (+ CALLCHAIN when kernel samples are on) and sample_id_all.
+
+#include <cstdint>
+#include <optional>
+
+#include "common/byte_reader.h"
+#include "sampler/records.h"
+
+namespace swprof {
+
+struct PerfLayout {
+  uint64_t sample_type = 0;
+  uint64_t regs_mask = 0;
+};
+
+// What a raw record turned out to be; nullopt in `record` for types swprof
+// does not keep (and for malformed records, counted by the caller).
+struct ParsedPerfRecord {
+  uint32_t type = 0;
+  bool malformed = false;
+  std::optional<Record> record;
+};
+
+ParsedPerfRecord parse_perf_record(Bytes raw, const PerfLayout& layout);
+
+std::optional<SampleView> parse_perf_sample(Bytes raw, const PerfLayout& layout);
+
+}  // namespace swprof

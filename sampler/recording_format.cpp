@@ -1,0 +1,79 @@
+#include "sampler/recording_format.h"
+
+#include <sys/utsname.h>
+
+#include <chrono>
+#include <ctime>
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+
+namespace swprof {
+
+uint64_t monotonic_now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+void stamp_header(RecordingHeader& header) {
+  utsname u;
+  if (uname(&u) == 0) {
+    header.host = u.nodename;
+    header.kernel_release = u.release;
+  }
+  header.start_unix_ns = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count());
+  header.start_monotonic_ns = monotonic_now_ns();
+  header.swprof_version = SWPROF_VERSION;
+}
+
+std::string RecordingHeader::to_json() const {
+  nlohmann::json j = {
+      {"mode", mode},
+      {"command", command},
+      {"target_pid", target_pid},
+      {"event", event},
+      {"frequency", frequency},
+      {"period", period},
+      {"stack_size", stack_size},
+      {"regs_mask", regs_mask},
+      {"kernel_samples", kernel_samples},
+      {"kernel_note", kernel_note},
+      {"host", host},
+      {"kernel_release", kernel_release},
+      {"start_unix_ns", start_unix_ns},
+      {"start_monotonic_ns", start_monotonic_ns},
+      {"swprof_version", swprof_version},
+  };
+  // Names come from the system; never let bad UTF-8 abort the dump.
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+RecordingHeader RecordingHeader::from_json(const std::string& text) {
+  try {
+    auto j = nlohmann::json::parse(text);
+    RecordingHeader h;
+    h.mode = j.value("mode", "");
+    h.command = j.value("command", std::vector<std::string>{});
+    h.target_pid = j.value("target_pid", int64_t{0});
+    h.event = j.value("event", "");
+    h.frequency = j.value("frequency", uint32_t{0});
+    h.period = j.value("period", uint64_t{0});
+    h.stack_size = j.value("stack_size", uint32_t{0});
+    h.regs_mask = j.value("regs_mask", uint64_t{0});
+    h.kernel_samples = j.value("kernel_samples", false);
+    h.kernel_note = j.value("kernel_note", "");
+    h.host = j.value("host", "");
+    h.kernel_release = j.value("kernel_release", "");
+    h.start_unix_ns = j.value("start_unix_ns", uint64_t{0});
+    h.start_monotonic_ns = j.value("start_monotonic_ns", uint64_t{0});
+    h.swprof_version = j.value("swprof_version", "");
+    return h;
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(std::string("damaged recording header: ") + e.what());
+  }
+}
+
+}  // namespace swprof

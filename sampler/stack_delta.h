@@ -1,0 +1,51 @@
+#pragma once
+// Delta coding of copied user stacks against the previous sample of the same
+// thread. Consecutive samples of a thread share most of their stack: the
+// caller frames near the top do not change while the leaf runs. Each stack
+// is stored as its bytes XOR the previous stack's bytes at the same
+// addresses, with the trailing (high-address) run of zeros cut off:
+//
+//   prev:     [psp ................................ psp+pn)
+//   new:            [sp ..................................... sp+n)
+//   stored:          new[i] ^ prev[at same address], or new[i] where prev has no byte
+//   kept:            stored[0 .. n - trailing zero run)
+//
+// zstd then squeezes the rest. Encoder and decoder keep identical per-thread
+// state; both reset it at every chunk so chunks decode independently.
+
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "common/byte_reader.h"
+
+namespace swprof {
+
+class StackDeltaCoder {
+ public:
+  // Encodes `stack` (valid bytes from `sp`) for thread `tid`; returns the bytes
+  // to store (a view into an internal buffer, valid until the next call). The
+  // stored size may be smaller than the stack: the rest is zero.
+  Bytes encode(uint32_t tid, uint64_t sp, Bytes stack);
+
+  // Rebuilds the stack from `stored` bytes and its full size; returns a view
+  // valid until the next decode() for the same thread. nullopt when the sizes
+  // are impossible.
+  std::optional<Bytes> decode(uint32_t tid, uint64_t sp, uint32_t size, Bytes stored);
+
+  void reset() { threads_.clear(); }
+
+ private:
+  struct ThreadStack {
+    uint64_t sp = 0;
+    std::vector<uint8_t> bytes;
+  };
+  // XORs `buf` (which starts at address sp) with prev's bytes where they overlap.
+  static void xor_overlap(const ThreadStack& prev, uint64_t sp, std::vector<uint8_t>& buf);
+
+  std::unordered_map<uint32_t, ThreadStack> threads_;
+  std::vector<uint8_t> scratch_;
+};
+
+}  // namespace swprof

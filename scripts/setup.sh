@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs every package swprof needs to build, test and benchmark.
+# Idempotent: when everything is installed it only checks and returns.
+set -euo pipefail
+
+PACKAGES=(
+  g++ cmake ninja-build pkg-config make
+  libunwind-dev libdw-dev libelf-dev libcapstone-dev
+  nlohmann-json3-dev libcli11-dev catch2 libzstd-dev libbenchmark-dev
+  linux-perf xz-utils procps
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "setup: installing ${missing[*]}" >&2
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,58 @@
+#pragma once
+// Runs the real swprof binary and the test workloads, and summarizes the
+// recordings they write.
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace swprof::testing {
+
+struct ProcessResult {
+  int exit_code = -1;  // 128+N when killed by signal N
+  std::string out;
+  std::string err;
+};
+
+// Starts a process with stdout/stderr captured to files; the caller waits.
+struct Spawned {
+  pid_t pid = -1;
+  std::string out_path;
+  std::string err_path;
+};
+Spawned spawn(const std::vector<std::string>& argv, const std::string& dir);
+ProcessResult wait_for(const Spawned& p, int timeout_s = 120);
+ProcessResult run(const std::vector<std::string>& argv, const std::string& dir, int timeout_s = 120);
+
+// Everything the tests check about a recording.
+struct RecordingSummary {
+  uint64_t samples = 0;
+  uint64_t kernel_mode_samples = 0;
+  uint64_t samples_with_kernel_chain = 0;
+  uint64_t samples_with_user_stack = 0;
+  uint64_t samples_without_regs = 0;
+  std::map<uint32_t, uint64_t> samples_by_tid;
+  std::map<uint32_t, uint64_t> samples_by_pid;
+  std::map<uint32_t, std::string> comm_by_tid;
+  std::set<std::string> mapped_paths;
+  uint64_t mappings_with_build_id = 0;
+  uint64_t mappings = 0;
+  int64_t target_pid = 0;
+  bool finalized = false;
+  bool complete = false;
+  std::string end_json;
+};
+RecordingSummary summarize(const std::string& path);
+
+std::string swprof_bin();
+std::string workload_bin();
+
+// Lines in `text` (the one-clear-line rule for errors).
+size_t line_count(const std::string& text);
+
+}  // namespace swprof::testing

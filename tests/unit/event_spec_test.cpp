@@ -1,0 +1,61 @@
+#include "sampler/event_spec.h"
+
+#include <linux/perf_event.h>
+
+#include <catch2/catch.hpp>
+
+#include "common/error.h"
+
+using namespace swprof;
+
+namespace {
+SamplingOptions make(std::optional<uint64_t> f, std::optional<uint64_t> c, uint64_t stack, uint64_t buffer = 0,
+                     const std::string& event = "cpu-clock") {
+  return make_sampling_options(event, f, c, stack, buffer, true, std::nullopt);
+}
+}  // namespace
+
+TEST_CASE("events are looked up by name and alias", "[event_spec]") {
+  CHECK(parse_event("cpu-clock").type == PERF_TYPE_SOFTWARE);
+  CHECK(parse_event("cpu-clock").config == PERF_COUNT_SW_CPU_CLOCK);
+  CHECK(parse_event("faults").name == "page-faults");
+  CHECK(parse_event("cycles").hardware);
+  CHECK_FALSE(parse_event("task-clock").hardware);
+  CHECK_THROWS_WITH(parse_event("bogus"), Catch::Contains("unknown event 'bogus'") && Catch::Contains("cpu-clock"));
+}
+
+TEST_CASE("sampling defaults", "[event_spec]") {
+  auto o = make(std::nullopt, std::nullopt, kDefaultStackSize);
+  CHECK(o.frequency == 999);
+  CHECK(o.period == 0);
+  CHECK(o.stack_size == 32768);
+  CHECK(o.event.name == "cpu-clock");
+}
+
+TEST_CASE("invalid -F, -c and --stack-size are rejected", "[event_spec]") {
+  CHECK_THROWS_AS(make(0, std::nullopt, 32768), Error);
+  CHECK_THROWS_WITH(make(100, 1000, 32768), Catch::Contains("cannot be used together"));
+  CHECK_THROWS_WITH(make(std::nullopt, 0, 32768), Catch::Contains("-c 0"));
+  CHECK_THROWS_WITH(make(99, std::nullopt, 65536), Catch::Contains("65528"));
+  CHECK_THROWS_WITH(make(99, std::nullopt, 100), Catch::Contains("multiple of 8"));
+  CHECK_THROWS_AS(make(99, std::nullopt, 0), Error);
+  CHECK_THROWS_WITH(make(50000000, std::nullopt, 8192), Catch::Contains("-F 50000000"));
+  CHECK(make(99, std::nullopt, 65528).stack_size == 65528);
+  CHECK(make(std::nullopt, 12345, 8).period == 12345);
+  CHECK(make(std::nullopt, 12345, 8).frequency == 0);
+}
+
+TEST_CASE("the ring buffer size must be a power of two", "[event_spec]") {
+  CHECK(make(99, std::nullopt, 8192, 1 << 20).buffer_bytes == (1u << 20));
+  CHECK_THROWS_WITH(make(99, std::nullopt, 8192, 3 << 20), Catch::Contains("power of two"));
+  CHECK_THROWS_AS(make(99, std::nullopt, 8192, 4096), Error);
+}
+
+TEST_CASE("byte sizes with units", "[event_spec]") {
+  CHECK(parse_byte_size("4096", "--x") == 4096);
+  CHECK(parse_byte_size("512K", "--x") == 512u * 1024);
+  CHECK(parse_byte_size("16M", "--x") == 16u << 20);
+  CHECK(parse_byte_size("1G", "--x") == 1u << 30);
+  CHECK_THROWS_WITH(parse_byte_size("12Q", "--x"), Catch::Contains("unknown unit"));
+  CHECK_THROWS_AS(parse_byte_size("lots", "--x"), Error);
+}
