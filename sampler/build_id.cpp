@@ -47,14 +47,5 @@ std::optional<BuildId> read_build_id(Bytes image) {
   return build_id_of(elf.get());
 }
 
-std::string to_hex(const BuildId& id) {
-  static const char* digits = "0123456789abcdef";
-  std::string hex;
-  for (uint8_t b : id) {
-    hex += digits[b >> 4];
-    hex += digits[b & 15];
-  }
-  return hex;
-}
 
 }  // namespace swprof

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/byte_reader.h"
+#include "common/hex.h"
 
 namespace swprof {
 
@@ -19,6 +20,6 @@ std::optional<BuildId> read_build_id(const std::string& path);
 // The same for an ELF image in memory (for example the vDSO).
 std::optional<BuildId> read_build_id(Bytes image);
 
-std::string to_hex(const BuildId& id);
+inline std::string to_hex(const BuildId& id) { return to_hex(Bytes(id.data(), id.size())); }
 
 }  // namespace swprof

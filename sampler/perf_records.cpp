@@ -4,6 +4,8 @@
 
 #include <bit>
 
+#include "common/hex.h"
+
 namespace swprof {
 namespace {
 
@@ -213,14 +215,6 @@ ParsedPerfRecord parse_perf_record(Bytes raw, const PerfLayout& layout) {
   return out;
 }
 
-std::string MappingRecord::build_id_hex() const {
-  static const char* digits = "0123456789abcdef";
-  std::string hex;
-  for (size_t i = 0; i < build_id_size; ++i) {
-    hex += digits[build_id[i] >> 4];
-    hex += digits[build_id[i] & 15];
-  }
-  return hex;
-}
+std::string MappingRecord::build_id_hex() const { return to_hex(Bytes(build_id.data(), build_id_size)); }
 
 }  // namespace swprof

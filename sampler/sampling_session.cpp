@@ -158,6 +158,14 @@ class EventSet {
     return malformed;
   }
 
+  // What the summary says about how sampling was set up.
+  void describe(SessionSummary& s) const {
+    s.ring_bytes = ring_bytes_;
+    s.stack_size = options_.stack_size;
+    s.kernel_samples = choice_.kernel;
+    s.kernel_note = kernel_note_;
+  }
+
   PerfLayout layout() const {
     return {kSampleType | (choice_.kernel ? PERF_SAMPLE_CALLCHAIN : 0), kX86_64RegsMask};
   }
@@ -484,10 +492,7 @@ SessionSummary run_record(const RecordRequest& req) {
       summary.has_wait_status = true;
     }
   }
-  summary.ring_bytes = events.ring_bytes();
-  summary.stack_size = req.sampling.stack_size;
-  summary.kernel_samples = events.kernel();
-  summary.kernel_note = events.kernel_note();
+  events.describe(summary);
   return summary;
 }
 
@@ -581,10 +586,7 @@ SessionSummary run_attach(const AttachRequest& req) {
     return "";
   });
   SessionSummary summary = recorder.finish(reason, std::nullopt);
-  summary.ring_bytes = events.ring_bytes();
-  summary.stack_size = req.sampling.stack_size;
-  summary.kernel_samples = events.kernel();
-  summary.kernel_note = events.kernel_note();
+  events.describe(summary);
   return summary;
 }
 
