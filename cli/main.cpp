@@ -8,7 +8,7 @@
 #include "common/error.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"swprof: a sampling profiler for native Linux programs"};
+  CLI::App app{"swprof: a sampling profiler for native Linux programs", "swprof"};
   app.require_subcommand(1);
   app.set_version_flag("--version", SWPROF_VERSION);
   std::vector<std::pair<CLI::App*, std::function<int()>>> commands;

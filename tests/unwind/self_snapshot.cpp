@@ -1,0 +1,81 @@
+#include "self_snapshot.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "sampler/build_id.h"
+#include "sampler/proc.h"
+
+namespace swprof::testing {
+
+std::shared_ptr<ProcessMaps> self_maps(BinaryCache& binaries) {
+  auto maps = std::make_shared<ProcessMaps>();
+  auto vdso = read_own_vdso();
+  if (!vdso.empty()) binaries.add_image("[vdso]", vdso);
+  for (const ProcMapping& pm : parse_proc_maps(read_text_file("/proc/self/maps").value_or(""))) {
+    if (pm.perms.size() < 3 || pm.perms[2] != 'x') continue;
+    Mapping m;
+    m.start = pm.start;
+    m.end = pm.end;
+    m.file_offset = pm.offset;
+    m.path = pm.path;
+    m.executable = true;
+    auto found = binaries.get(pm.path, pm.path == "[vdso]" ? std::vector<uint8_t>{} : read_build_id(pm.path).value_or(BuildId{}));
+    if (found.binary) {
+      if (auto bias = found.binary->load_bias(m.start, m.file_offset)) {
+        m.bias = *bias;
+        m.binary = found.binary;
+      }
+    }
+    maps->add(std::move(m));
+  }
+  return maps;
+}
+
+SelfSnapshot capture_self(size_t max_stack) {
+  SelfSnapshot s;
+  uint64_t rip, rsp, rbp, rbx, r12, r13, r14, r15;
+  asm volatile(
+      "lea 0(%%rip), %0\n\t"
+      "mov %%rsp, %1\n\t"
+      "mov %%rbp, %2\n\t"
+      "mov %%rbx, %3\n\t"
+      "mov %%r12, %4\n\t"
+      "mov %%r13, %5\n\t"
+      "mov %%r14, %6\n\t"
+      "mov %%r15, %7\n\t"
+      : "=r"(rip), "=r"(rsp), "=r"(rbp), "=r"(rbx), "=r"(r12), "=r"(r13), "=r"(r14), "=r"(r15));
+  // Copy up to the end of the stack mapping.
+  uint64_t stack_end = rsp + max_stack;
+  for (const ProcMapping& pm : parse_proc_maps(read_text_file("/proc/self/maps").value_or("")))
+    if (rsp >= pm.start && rsp < pm.end) stack_end = std::min(stack_end, pm.end);
+  s.stack.resize(stack_end - rsp);
+  std::memcpy(s.stack.data(), reinterpret_cast<const void*>(rsp), s.stack.size());
+  s.regs.set(kRip, rip);
+  s.regs.set(kRsp, rsp);
+  s.regs.set(kRbp, rbp);
+  s.regs.set(kRbx, rbx);
+  s.regs.set(kR12, r12);
+  s.regs.set(kR13, r13);
+  s.regs.set(kR14, r14);
+  s.regs.set(kR15, r15);
+  s.binaries = std::make_shared<BinaryCache>();
+  s.maps = self_maps(*s.binaries);
+  return s;
+}
+
+std::string function_name_at(uint64_t pc, bool exact, const ProcessMaps& maps) {
+  const uint64_t lookup = exact ? pc : pc - 1;
+  const Mapping* m = maps.find(lookup);
+  if (!m || !m->binary) return "?";
+  const FunctionSymbol* f = m->binary->function_at(m->to_vaddr(lookup));
+  return f ? f->name : "?";
+}
+
+std::vector<std::string> frame_names(const std::vector<Frame>& frames, const ProcessMaps& maps) {
+  std::vector<std::string> names;
+  for (const Frame& f : frames) names.push_back(function_name_at(f.pc, f.flags & kFrameExactPc, maps));
+  return names;
+}
+
+}  // namespace swprof::testing

@@ -1,0 +1,117 @@
+#include "unwind/address_space.h"
+
+#include <algorithm>
+
+#include "common/hex.h"
+
+namespace swprof {
+
+const Mapping* ProcessMaps::find(uint64_t addr) const {
+  auto it = std::upper_bound(maps_.begin(), maps_.end(), addr, [](uint64_t a, const Mapping& m) { return a < m.start; });
+  if (it == maps_.begin()) return nullptr;
+  --it;
+  return addr < it->end ? &*it : nullptr;
+}
+
+void ProcessMaps::add(Mapping m) {
+  if (m.end <= m.start) return;
+  std::vector<Mapping> out;
+  out.reserve(maps_.size() + 2);
+  for (auto& old : maps_) {
+    if (old.end <= m.start || old.start >= m.end) {
+      out.push_back(std::move(old));
+      continue;
+    }
+    // Keep the parts of an overlapped mapping that stick out on either side.
+    if (old.start < m.start) {
+      Mapping left = old;
+      left.end = m.start;
+      out.push_back(std::move(left));
+    }
+    if (old.end > m.end) {
+      Mapping right = old;
+      right.file_offset += m.end - old.start;
+      right.start = m.end;
+      out.push_back(std::move(right));
+    }
+  }
+  out.push_back(std::move(m));
+  std::sort(out.begin(), out.end(), [](const Mapping& a, const Mapping& b) { return a.start < b.start; });
+  maps_ = std::move(out);
+}
+
+BinaryCache::Lookup BinaryCache::get(const std::string& path, const std::vector<uint8_t>& build_id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (auto img = images_.find(path); img != images_.end()) return {img->second, false};
+  const std::string key = path + "\n" + to_hex(Bytes(build_id.data(), build_id.size()));
+  if (auto it = by_path_.find(key); it != by_path_.end()) return it->second;
+  Lookup found;
+  if (!path.empty() && path[0] == '/') {
+    found.binary = ElfBinary::open(path);
+    if (!found.binary) {
+      warnings_.push_back("cannot open " + path + ": its frames are unwound without its unwind info");
+    } else if (!build_id.empty() && found.binary->build_id() != build_id) {
+      found.build_id_mismatch = true;
+      warnings_.push_back(path + " changed since it was recorded (build-id " +
+                          to_hex(Bytes(build_id.data(), build_id.size())) + " recorded, " +
+                          to_hex(Bytes(found.binary->build_id().data(), found.binary->build_id().size())) +
+                          " on disk): its frames are unwound without its unwind info");
+      found.binary = nullptr;  // wrong unwind info is worse than none
+    }
+  }
+  by_path_[key] = found;
+  return found;
+}
+
+void BinaryCache::add_image(const std::string& name, std::vector<uint8_t> bytes) {
+  auto binary = ElfBinary::from_image(name, std::move(bytes));
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (binary) images_[name] = std::move(binary);
+}
+
+std::vector<std::string> BinaryCache::warnings() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return warnings_;
+}
+
+void AddressSpaces::on_mapping(const MappingRecord& r) {
+  Mapping m;
+  m.start = r.start;
+  m.end = r.start + r.length;
+  m.file_offset = r.file_offset;
+  m.path = r.path;
+  m.executable = (r.prot & 0x4) != 0;
+  auto found = binaries_->get(r.path, std::vector<uint8_t>(r.build_id.begin(), r.build_id.begin() + r.build_id_size));
+  m.build_id_mismatch = found.build_id_mismatch;
+  if (found.binary) {
+    // Images (the vDSO) are mapped from their first byte; files by their offset.
+    auto bias = found.binary->load_bias(m.start, m.file_offset);
+    if (bias) {
+      m.bias = *bias;
+      m.binary = found.binary;
+    }
+  }
+  auto& slot = by_pid_[r.pid];
+  auto next = slot ? std::make_shared<ProcessMaps>(*slot) : std::make_shared<ProcessMaps>();
+  next->add(std::move(m));
+  slot = std::move(next);
+}
+
+void AddressSpaces::on_fork(const TaskRecord& t) {
+  if (t.exit || t.pid == t.ppid) return;  // a thread shares its process's maps
+  auto parent = by_pid_.find(t.ppid);
+  if (parent != by_pid_.end()) by_pid_[t.pid] = parent->second;
+}
+
+void AddressSpaces::on_exec(const CommRecord& c) {
+  if (c.exec) by_pid_[c.pid] = std::make_shared<ProcessMaps>();
+}
+
+std::shared_ptr<const ProcessMaps> AddressSpaces::snapshot(uint32_t pid) const {
+  auto it = by_pid_.find(pid);
+  if (it != by_pid_.end()) return it->second;
+  static const auto empty = std::make_shared<const ProcessMaps>();
+  return empty;
+}
+
+}  // namespace swprof

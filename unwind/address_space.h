@@ -1,0 +1,84 @@
+#pragma once
+// Which binary and file offset an address belongs to, per process, as of a
+// point in the recording. Mappings change (dlopen, exec), so the address
+// space is rebuilt from mapping records in recording order; samples take an
+// immutable snapshot (shared) of their process's maps.
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "sampler/records.h"
+#include "unwind/elf_binary.h"
+
+namespace swprof {
+
+struct Mapping {
+  uint64_t start = 0;
+  uint64_t end = 0;
+  uint64_t file_offset = 0;
+  std::string path;
+  std::shared_ptr<const ElfBinary> binary;  // null when the file could not be opened
+  uint64_t bias = 0;                        // ELF vaddr = runtime address - bias
+  bool executable = false;
+  bool build_id_mismatch = false;           // the file on disk is not the one that was mapped
+
+  uint64_t to_vaddr(uint64_t addr) const { return addr - bias; }
+};
+
+class ProcessMaps {
+ public:
+  // The mapping holding addr, or nullptr.
+  const Mapping* find(uint64_t addr) const;
+  // Adds a mapping, replacing whatever overlapped it (as mmap does).
+  void add(Mapping m);
+  const std::vector<Mapping>& mappings() const { return maps_; }
+
+ private:
+  std::vector<Mapping> maps_;  // sorted by start, non-overlapping
+};
+
+// Opens each binary once (by path, checked against the recorded build-id),
+// and serves in-memory images recorded in the file (the vDSO).
+class BinaryCache {
+ public:
+  struct Lookup {
+    std::shared_ptr<const ElfBinary> binary;
+    bool build_id_mismatch = false;
+  };
+  Lookup get(const std::string& path, const std::vector<uint8_t>& build_id);
+  void add_image(const std::string& name, std::vector<uint8_t> bytes);
+  // One line per binary that was missing or changed, for the user.
+  std::vector<std::string> warnings() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::string, Lookup> by_path_;
+  std::map<std::string, std::shared_ptr<const ElfBinary>> images_;
+  std::vector<std::string> warnings_;
+};
+
+// All processes of a recording. Feed it records in order; snapshot() gives
+// the maps a sample at this point should use.
+class AddressSpaces {
+ public:
+  explicit AddressSpaces(std::shared_ptr<BinaryCache> binaries) : binaries_(std::move(binaries)) {}
+
+  void on_mapping(const MappingRecord& m);
+  void on_fork(const TaskRecord& t);  // a new process starts with its parent's maps
+  void on_exec(const CommRecord& c);  // exec replaces the address space
+  std::shared_ptr<const ProcessMaps> snapshot(uint32_t pid) const;
+  BinaryCache& binaries() { return *binaries_; }
+
+ private:
+  std::shared_ptr<BinaryCache> binaries_;
+  std::unordered_map<uint32_t, std::shared_ptr<const ProcessMaps>> by_pid_;
+};
+
+}  // namespace swprof

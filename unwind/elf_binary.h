@@ -1,0 +1,92 @@
+#pragma once
+// One ELF file (or in-memory ELF image such as the vDSO), opened once and
+// shared by every sample that maps it. Gives the unwinder what it needs:
+// sections (.eh_frame, .eh_frame_hdr, .debug_frame, .text), code bytes by
+// virtual address, function symbols, the load bias of a mapping, and the
+// libelf handle for elfutils. All reads are bounds-checked against the file.
+
+#include <libelf.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/byte_reader.h"
+#include "common/unique_fd.h"
+
+namespace swprof {
+
+struct ElfDeleter {
+  void operator()(Elf* e) const { elf_end(e); }
+};
+using ElfPtr = std::unique_ptr<Elf, ElfDeleter>;
+
+struct ElfSection {
+  uint64_t addr = 0;  // sh_addr (virtual address when loaded; 0 for non-alloc sections)
+  uint64_t offset = 0;
+  Bytes data;         // the section's bytes in the file (empty for NOBITS)
+  Elf_Scn* scn = nullptr;
+};
+
+struct FunctionSymbol {
+  uint64_t start = 0;  // ELF virtual address
+  uint64_t size = 0;
+  std::string name;
+};
+
+class ElfBinary {
+ public:
+  // nullptr when the file cannot be opened or is not a 64-bit ELF.
+  static std::shared_ptr<ElfBinary> open(const std::string& path);
+  static std::shared_ptr<ElfBinary> from_image(const std::string& name, std::vector<uint8_t> image);
+
+  ElfBinary(const ElfBinary&) = delete;
+  ElfBinary& operator=(const ElfBinary&) = delete;
+
+  const std::string& path() const { return path_; }
+  Elf* elf() const { return elf_.get(); }
+  Bytes file_bytes() const { return file_; }
+  const std::vector<uint8_t>& build_id() const { return build_id_; }
+  uint64_t entry() const { return entry_; }
+
+  std::optional<ElfSection> section(const std::string& name) const;
+
+  // The bias for a mapping of this file at `map_start` with file offset
+  // `map_offset`: ELF vaddr = runtime address - bias. nullopt when no PT_LOAD
+  // segment holds that file offset.
+  std::optional<uint64_t> load_bias(uint64_t map_start, uint64_t map_offset) const;
+
+  // Copies code bytes at ELF virtual address [vaddr, vaddr + n) from the file;
+  // false when any byte is outside a loaded segment's file image.
+  bool read_code(uint64_t vaddr, void* dst, size_t n) const;
+  // Up to `max` bytes from vaddr within its segment (fewer at the segment end).
+  Bytes code_at(uint64_t vaddr, size_t max) const;
+
+  // The function symbol containing vaddr (.symtab, else .dynsym).
+  const FunctionSymbol* function_at(uint64_t vaddr) const;
+  const FunctionSymbol* function_named(const std::string& name) const;
+
+ private:
+  ElfBinary() = default;
+  bool init();
+  void load_symbols();
+
+  struct Segment {
+    uint64_t vaddr, memsz, offset, filesz;
+    bool exec;
+  };
+
+  std::string path_;
+  UniqueFd fd_;
+  std::vector<uint8_t> image_;  // owned bytes for in-memory images
+  ElfPtr elf_;
+  Bytes file_;
+  uint64_t entry_ = 0;
+  std::vector<uint8_t> build_id_;
+  std::vector<Segment> segments_;
+  std::vector<FunctionSymbol> functions_;  // sorted by start
+};
+
+}  // namespace swprof

@@ -1,0 +1,54 @@
+#pragma once
+// One unwound frame and why a walk ended.
+
+#include <cstdint>
+#include <vector>
+
+namespace swprof {
+
+// Which stepper produced a frame (the Dyninst FrameStepper that handled it).
+enum class StepperKind : uint8_t {
+  kSample = 0,   // frame 0: the sampled registers themselves
+  kBottom,
+  kSignal,
+  kCfi,
+  kFramePointer,
+  kAnalysis,
+  kWanderer,
+  kLibunwind,    // the reference unwinder
+};
+const char* stepper_name(StepperKind kind);
+
+enum FrameFlags : uint8_t {
+  kFrameGuess = 1,        // found by scanning the stack: may be wrong
+  kFrameSignal = 2,       // the interrupted context of a signal handler
+  kFrameExactPc = 4,      // pc is an exact instruction (frame 0, after a signal), not a return address
+};
+
+struct Frame {
+  uint64_t pc = 0;
+  uint64_t sp = 0;
+  StepperKind stepper = StepperKind::kSample;  // the stepper that produced this frame
+  uint8_t flags = 0;
+};
+
+// Why a walk stopped.
+enum class WalkEnd : uint8_t {
+  kBottom,            // reached the outermost frame (_start, thread entry): complete
+  kStackExhausted,    // the next read was past the copied stack (raise --stack-size)
+  kNoUnwindInfo,      // no stepper could handle the pc
+  kUnmappedPc,        // the pc is in no known mapping
+  kBadFramePointer,   // the frame pointer chain led nowhere sensible
+  kNoProgress,        // pc and sp did not change, or sp went down
+  kMaxDepth,
+  kNoRegisters,       // the sample has no user registers (kernel thread)
+};
+const char* walk_end_name(WalkEnd end);
+
+struct WalkResult {
+  std::vector<Frame> frames;
+  WalkEnd end = WalkEnd::kNoUnwindInfo;
+  bool complete() const { return end == WalkEnd::kBottom; }
+};
+
+}  // namespace swprof

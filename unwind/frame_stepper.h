@@ -1,0 +1,56 @@
+#pragma once
+// The stepper interface, after Dyninst StackwalkerAPI's FrameStepper: given
+// the current frame, produce the caller's registers, or say the stack ends
+// here, or that this stepper does not handle this frame.
+
+#include <cstdint>
+
+#include "unwind/address_space.h"
+#include "unwind/frame.h"
+#include "unwind/memory.h"
+#include "unwind/registers.h"
+
+namespace swprof {
+
+struct StepInput {
+  const Registers& regs;      // the current frame's known registers
+  const Memory& stack;        // the copied stack (reads outside fail)
+  const Mapping* mapping;     // the mapping holding regs.pc(), or nullptr
+  const ProcessMaps& maps;    // the whole address space (for the wanderer)
+  bool exact_pc;              // pc is the interrupted instruction (frame 0, signal), not a return address
+  int depth;                  // 0 for the sampled frame
+
+  // The address to look unwind info up for: a return address points after
+  // the call, which may be past the end of the calling function.
+  uint64_t lookup_pc() const { return exact_pc ? regs.pc() : regs.pc() - 1; }
+};
+
+enum class StepStatus : uint8_t {
+  kSuccess,     // `caller` holds the caller frame's registers
+  kStackBottom, // this is the outermost frame
+  kNotMe,       // this stepper does not handle this frame: try the next one
+  kError,       // this stepper handles the frame but could not step (see `error`)
+};
+
+struct StepOutcome {
+  StepStatus status = StepStatus::kNotMe;
+  Registers caller;
+  uint8_t caller_flags = 0;  // FrameFlags for the caller frame
+  WalkEnd error = WalkEnd::kNoUnwindInfo;
+
+  static StepOutcome not_me() { return {}; }
+  static StepOutcome bottom() { return {StepStatus::kStackBottom, {}, 0, WalkEnd::kBottom}; }
+  static StepOutcome fail(WalkEnd why) { return {StepStatus::kError, {}, 0, why}; }
+  static StepOutcome success(const Registers& caller, uint8_t flags = 0) {
+    return {StepStatus::kSuccess, caller, flags, WalkEnd::kBottom};
+  }
+};
+
+class FrameStepper {
+ public:
+  virtual ~FrameStepper() = default;
+  virtual StepperKind kind() const = 0;
+  virtual StepOutcome step(const StepInput& in) = 0;
+};
+
+}  // namespace swprof

@@ -1,0 +1,53 @@
+#pragma once
+// Memory the unwinder may read: the copied user stack of a sample, or a
+// buffer for tests. Every read is bounds-checked: a read that is not wholly
+// inside the memory fails and copies nothing.
+
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <vector>
+
+#include "common/byte_reader.h"
+
+namespace swprof {
+
+class Memory {
+ public:
+  virtual ~Memory() = default;
+  // Copies n bytes at addr to dst; false when any byte is outside this memory.
+  virtual bool read(uint64_t addr, void* dst, size_t n) const = 0;
+
+  std::optional<uint64_t> read_u64(uint64_t addr) const {
+    uint64_t v;
+    if (!read(addr, &v, sizeof v)) return std::nullopt;
+    return v;
+  }
+};
+
+// Bytes that start at a fixed address: [base, base + bytes.size()).
+class BufferMemory : public Memory {
+ public:
+  BufferMemory(uint64_t base, Bytes bytes) : base_(base), bytes_(bytes) {}
+  bool read(uint64_t addr, void* dst, size_t n) const override {
+    if (addr < base_) return false;
+    const uint64_t off = addr - base_;
+    if (off > bytes_.size() || n > bytes_.size() - off) return false;
+    std::memcpy(dst, bytes_.data() + off, n);
+    return true;
+  }
+  uint64_t base() const { return base_; }
+  uint64_t end() const { return base_ + bytes_.size(); }
+
+ private:
+  uint64_t base_;
+  Bytes bytes_;
+};
+
+// A sample's copied stack: valid only in [sp, sp + dyn_size).
+class SampleStackMemory : public BufferMemory {
+ public:
+  SampleStackMemory(uint64_t sp, Bytes stack) : BufferMemory(sp, stack) {}
+};
+
+}  // namespace swprof

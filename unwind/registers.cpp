@@ -1,0 +1,19 @@
+#include "unwind/registers.h"
+
+#include "sampler/records.h"
+
+namespace swprof {
+
+Registers Registers::from_sample(const SampleView& s) {
+  // perf order for kX86_64RegsMask: AX BX CX DX SI DI BP SP IP FLAGS CS SS R8..R15
+  static constexpr int kPerfToDwarf[] = {kRax, kRbx, kRcx, kRdx, kRsi, kRdi, kRbp, kRsp, kRip,
+                                         -1,   -1,   -1,   kR8,  kR9,  kR10, kR11, kR12, kR13,
+                                         kR14, kR15};
+  Registers r;
+  if (s.nregs != sizeof kPerfToDwarf / sizeof kPerfToDwarf[0]) return r;
+  for (uint32_t i = 0; i < s.nregs; ++i)
+    if (kPerfToDwarf[i] >= 0) r.set(kPerfToDwarf[i], s.regs[i]);
+  return r;
+}
+
+}  // namespace swprof

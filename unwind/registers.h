@@ -1,0 +1,44 @@
+#pragma once
+// x86-64 registers in DWARF numbering (System V psABI, "DWARF Register
+// Number Mapping"), with a mask of which ones are known. Frame 0 knows every
+// register the sample copied; caller frames know only what was recovered.
+
+#include <array>
+#include <cstdint>
+
+namespace swprof {
+
+enum DwarfReg : uint8_t {
+  kRax = 0, kRdx = 1, kRcx = 2, kRbx = 3, kRsi = 4, kRdi = 5, kRbp = 6, kRsp = 7,
+  kR8 = 8, kR9 = 9, kR10 = 10, kR11 = 11, kR12 = 12, kR13 = 13, kR14 = 14, kR15 = 15,
+  kRip = 16,  // the return address column
+  kRegCount = 17,
+};
+
+struct SampleView;
+
+class Registers {
+ public:
+  bool has(int reg) const { return (valid_ >> reg) & 1u; }
+  uint64_t get(int reg) const { return value_[reg]; }
+  void set(int reg, uint64_t v) {
+    value_[reg] = v;
+    valid_ |= 1u << reg;
+  }
+  void clear(int reg) { valid_ &= ~(1u << reg); }
+
+  uint64_t pc() const { return value_[kRip]; }
+  uint64_t sp() const { return value_[kRsp]; }
+  uint64_t bp() const { return value_[kRbp]; }
+  uint32_t valid_mask() const { return valid_; }
+
+  // The user registers of a sample recorded with kX86_64RegsMask; empty when
+  // the sample has none (kernel threads).
+  static Registers from_sample(const SampleView& s);
+
+ private:
+  std::array<uint64_t, kRegCount> value_{};
+  uint32_t valid_ = 0;
+};
+
+}  // namespace swprof
