@@ -17,5 +17,6 @@ bool& command_after_dashdash_given();
 std::function<int()> add_record_command(CLI::App& app);
 std::function<int()> add_attach_command(CLI::App& app);
 std::function<int()> add_info_command(CLI::App& app);
+std::function<int()> add_script_command(CLI::App& app);
 
 }  // namespace swprof::cli

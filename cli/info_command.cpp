@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "common/error.h"
+#include "cli/unwind_options.h"
 #include "output/recording_info.h"
 
 namespace swprof::cli {
@@ -13,11 +14,23 @@ namespace swprof::cli {
 std::function<int()> add_info_command(CLI::App& app) {
   auto* sub = app.add_subcommand("info", "describe a recording: header, records, threads, binaries, stack sizes");
   auto path = std::make_shared<std::string>("swprof.data");
+  auto unwind = std::make_shared<UnwindArgs>();
+  auto no_unwind = std::make_shared<bool>(false);
   sub->add_option("file", *path, "recording file (default swprof.data)");
-  return [path]() {
+  sub->add_flag("--no-unwind", *no_unwind, "skip unwinding (no unwind-quality section)");
+  unwind->add_to(sub);
+  return [path, unwind, no_unwind]() {
+    const UnwindOptions options = unwind->to_options();
     RecordingReader reader(*path);
     RecordingInfo info = collect_info(reader);
     std::fputs(format_info(info).c_str(), stdout);
+    if (!*no_unwind && info.samples > 0) {
+      RecordingReader again(*path);
+      RecordingUnwinder unwinder(options);
+      unwinder.run(again, [](const UnwoundSample&) {});
+      std::fputs(format_unwind_quality(unwinder.stats(), options.unwinder).c_str(), stdout);
+      for (const auto& w : unwinder.warnings()) std::fprintf(stderr, "swprof: warning: %s\n", w.c_str());
+    }
     std::fflush(stdout);
     const ReadStatus& st = info.status;
     if (st.state == ReadStatus::State::kTruncated || st.state == ReadStatus::State::kCorrupt) {

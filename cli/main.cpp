@@ -12,7 +12,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", SWPROF_VERSION);
   std::vector<std::pair<CLI::App*, std::function<int()>>> commands;
-  for (auto add : {swprof::cli::add_record_command, swprof::cli::add_attach_command, swprof::cli::add_info_command}) {
+  for (auto add : {swprof::cli::add_record_command, swprof::cli::add_attach_command, swprof::cli::add_info_command,
+                   swprof::cli::add_script_command}) {
     auto run = add(app);
     commands.emplace_back(app.get_subcommands({}).back(), std::move(run));
   }

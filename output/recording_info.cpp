@@ -163,4 +163,43 @@ std::string format_info(const RecordingInfo& info) {
   return out;
 }
 
+std::string format_unwind_quality(const UnwindStats& st, UnwinderChoice unwinder) {
+  std::string out;
+  char line[256];
+  auto pct = [](uint64_t part, uint64_t whole) {
+    return whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+  };
+  snprintf(line, sizeof line, "\nunwind quality (%s):\n",
+           unwinder == UnwinderChoice::kChain ? "stepper chain" : "libunwind reference");
+  out += line;
+  snprintf(line, sizeof line, "  complete stacks  %.1f%% (%llu of %llu samples)\n", pct(st.complete, st.samples),
+           static_cast<unsigned long long>(st.complete), static_cast<unsigned long long>(st.samples));
+  out += line;
+  snprintf(line, sizeof line, "  frames           %llu (%.1f per sample), %llu guessed\n",
+           static_cast<unsigned long long>(st.frames),
+           st.samples ? static_cast<double>(st.frames) / static_cast<double>(st.samples) : 0.0,
+           static_cast<unsigned long long>(st.guessed_frames));
+  out += line;
+  out += "  frames by stepper";
+  for (size_t k = 1; k < st.frames_by_stepper.size(); ++k) {
+    if (!st.frames_by_stepper[k]) continue;
+    snprintf(line, sizeof line, "  %s %llu (%.1f%%)", stepper_name(static_cast<StepperKind>(k)),
+             static_cast<unsigned long long>(st.frames_by_stepper[k]), pct(st.frames_by_stepper[k], st.frames));
+    out += line;
+  }
+  out += "\n";
+  std::vector<std::pair<uint64_t, WalkEnd>> early;
+  for (const auto& [end, n] : st.ends)
+    if (end != WalkEnd::kBottom) early.emplace_back(n, end);
+  std::sort(early.rbegin(), early.rend());
+  if (early.empty()) out += "  walks ended early: none\n";
+  for (size_t i = 0; i < early.size() && i < 5; ++i) {
+    snprintf(line, sizeof line, "  ended early: %-22s %llu (%.1f%%)%s\n", walk_end_name(early[i].second),
+             static_cast<unsigned long long>(early[i].first), pct(early[i].first, st.samples),
+             early[i].second == WalkEnd::kStackExhausted ? "  -- raise --stack-size" : "");
+    out += line;
+  }
+  return out;
+}
+
 }  // namespace swprof

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sampler/recording_reader.h"
+#include "unwind/recording_unwinder.h"
 
 namespace swprof {
 
@@ -43,5 +44,9 @@ struct RecordingInfo {
 
 RecordingInfo collect_info(RecordingReader& reader);
 std::string format_info(const RecordingInfo& info);
+
+// "unwind quality" section: complete stacks, frames per stepper, why walks
+// ended early.
+std::string format_unwind_quality(const UnwindStats& stats, UnwinderChoice unwinder);
 
 }  // namespace swprof

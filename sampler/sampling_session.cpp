@@ -458,13 +458,14 @@ SessionSummary run_record(const RecordRequest& req) {
   EventSet events(req.sampling, /*enable_on_exec=*/true);
   Launcher child(req.command);
   if (int err = events.open_task(child.pid())) throw Error(describe_setup_error(err, events, child.pid()));
+  // Stamped before the command runs: no sample is older than the start time.
+  RecordingHeader header = make_header("record", req.sampling, events);
+  header.command = req.command;
+  header.target_pid = child.pid();
   child.release();
   StopSignals::kill_on_abort(child.pid());
 
   Recorder recorder(events.layout(), req.progress);
-  RecordingHeader header = make_header("record", req.sampling, events);
-  header.command = req.command;
-  header.target_pid = child.pid();
   try {
     recorder.open(req.output, header);
   } catch (const Error&) {
@@ -561,11 +562,13 @@ SessionSummary run_attach(const AttachRequest& req) {
   StopSignals signals;
 
   EventSet events(req.sampling, /*enable_on_exec=*/false);
-  const uint64_t start_ns = monotonic_now_ns();
+  RecordingHeader header = make_header("attach", req.sampling, events);
+  const uint64_t start_ns = header.start_monotonic_ns;
   open_all_threads(events, req.pid);
+  header.kernel_samples = events.kernel();  // opening may have fallen back to user mode only
+  header.kernel_note = events.kernel_note();
 
   Recorder recorder(events.layout(), req.progress);
-  RecordingHeader header = make_header("attach", req.sampling, events);
   header.target_pid = req.pid;
   if (auto cmdline = read_text_file("/proc/" + std::to_string(req.pid) + "/cmdline")) {
     std::string arg;

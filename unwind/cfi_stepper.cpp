@@ -1,1 +1,182 @@
-// (being written)
+#include "unwind/cfi_stepper.h"
+
+#include <optional>
+
+namespace swprof {
+namespace {
+
+std::optional<uint64_t> add_offset(uint64_t base, int64_t off) {
+  uint64_t out = 0;
+  const bool overflow = off >= 0 ? __builtin_add_overflow(base, static_cast<uint64_t>(off), &out)
+                                 : __builtin_sub_overflow(base, uint64_t{0} - static_cast<uint64_t>(off), &out);
+  if (overflow) return std::nullopt;
+  return out;
+}
+
+// A value or why there is none.
+struct Computed {
+  uint64_t value = 0;
+  bool ok = false;
+  WalkEnd error = WalkEnd::kNoUnwindInfo;
+  static Computed of(uint64_t v) { return {v, true, WalkEnd::kBottom}; }
+  static Computed fail(WalkEnd why) { return {0, false, why}; }
+};
+
+// *(base + off) from the copied stack.
+inline Computed load(uint64_t base, int64_t off, const Memory& stack) {
+  auto addr = add_offset(base, off);
+  if (!addr) return Computed::fail(WalkEnd::kStackExhausted);  // no such address: not in the copied stack
+  auto v = stack.read_u64(*addr);
+  if (!v) return Computed::fail(WalkEnd::kStackExhausted);
+  return Computed::of(*v);
+}
+
+Computed compute_cfa(const CfiRule& rule, const Registers& regs, const Memory& stack) {
+  if (rule.cfa_reg >= kRegCount || !regs.has(rule.cfa_reg)) return Computed::fail(WalkEnd::kNoUnwindInfo);
+  const uint64_t base = regs.get(rule.cfa_reg);
+  switch (rule.cfa) {
+    case CfaRule::kRspOffset:
+    case CfaRule::kRbpOffset:
+    case CfaRule::kRegOffset: {
+      auto cfa = add_offset(base, rule.cfa_offset);
+      return cfa ? Computed::of(*cfa) : Computed::fail(WalkEnd::kNoUnwindInfo);
+    }
+    case CfaRule::kDerefReg:
+      return load(base, rule.cfa_offset, stack);
+    case CfaRule::kPlt: {
+      if (!regs.has(kRip)) return Computed::fail(WalkEnd::kNoUnwindInfo);
+      // rsp + off + ((rip & 15) >= K ? 8 : 0): past the push in the PLT entry,
+      // one more word is on the stack.
+      const int64_t extra = (regs.pc() & 15) >= rule.plt_threshold ? 8 : 0;
+      auto cfa = add_offset(base, int64_t{rule.cfa_offset} + extra);
+      return cfa ? Computed::of(*cfa) : Computed::fail(WalkEnd::kNoUnwindInfo);
+    }
+  }
+  return Computed::fail(WalkEnd::kNoUnwindInfo);
+}
+
+// Recovers one caller register whose rule is not "same value" into
+// `caller`; an error ends the step.
+std::optional<WalkEnd> recover(SavedRule how, int reg, int64_t off, uint64_t cfa, const Registers& regs,
+                               const Memory& stack, Registers& caller) {
+  switch (how) {
+    case SavedRule::kSameValue:
+      return std::nullopt;  // already carried over
+    case SavedRule::kUndefined:
+      caller.clear(reg);
+      return std::nullopt;
+    case SavedRule::kAtCfa: {
+      Computed v = load(cfa, off, stack);
+      if (!v.ok) return v.error;
+      caller.set(reg, v.value);
+      return std::nullopt;
+    }
+    case SavedRule::kValCfa: {
+      auto v = add_offset(cfa, off);
+      if (!v) return WalkEnd::kNoUnwindInfo;
+      caller.set(reg, *v);
+      return std::nullopt;
+    }
+    case SavedRule::kAtRbp: {
+      if (!regs.has(kRbp)) return WalkEnd::kNoUnwindInfo;
+      Computed v = load(regs.bp(), off, stack);
+      if (!v.ok) return v.error;
+      caller.set(reg, v.value);
+      return std::nullopt;
+    }
+  }
+  return WalkEnd::kNoUnwindInfo;
+}
+
+// Registers whose caller value is dead across a call (psABI §3.2.1): never
+// carried into the caller frame.
+// Written out so the clears fold into one mask operation.
+void drop_caller_saved(Registers& r) {
+  r.clear(kRax), r.clear(kRdx), r.clear(kRcx), r.clear(kRsi), r.clear(kRdi), r.clear(kR8);
+  r.clear(kR9), r.clear(kR10), r.clear(kR11), r.clear(kRip), r.clear(kRsp);
+}
+
+size_t cache_index(const ElfBinary* binary, uint64_t vaddr, unsigned bits) {
+  const uint64_t key = vaddr ^ (reinterpret_cast<uintptr_t>(binary) >> 4);
+  return static_cast<size_t>((key * 0x9e3779b97f4a7c15ull) >> (64 - bits));
+}
+
+}  // namespace
+
+CfiStepper::CfiStepper(std::shared_ptr<CfiTableCache> tables) : tables_(std::move(tables)) {}
+
+namespace {
+
+// The caller's registers once the CFA is known. One named outcome is
+// returned on every path, so it is built in place in the caller's storage.
+StepOutcome apply_with_cfa(const CfiRule& rule, const Registers& regs, const Memory& stack, uint64_t cfa) {
+  // Start from this frame's registers: every "same value" register is then
+  // already carried over.
+  StepOutcome out = StepOutcome::success(regs);
+  Registers& caller = out.caller;
+  drop_caller_saved(caller);
+  std::optional<WalkEnd> error;
+  for (int slot = 0; slot < kSavedSlotCount && !error; ++slot) {
+    const SavedRule how = rule.saved[slot];
+    if (how != SavedRule::kSameValue) {
+      error = recover(how, kSavedSlotReg[slot], rule.saved_offset[slot], cfa, regs, stack, caller);
+    } else if (slot == kSlotRa && regs.has(kRip)) {
+      caller.set(kRip, regs.pc());  // RA "same value": the caller's rip is this rip
+    }
+  }
+  if (!error && !caller.has(kRip)) error = WalkEnd::kNoUnwindInfo;
+  if (error) {
+    out.status = StepStatus::kError;
+    out.error = *error;
+    out.caller = Registers();
+    return out;
+  }
+  caller.set(kRsp, cfa);
+  // A signal trampoline's caller is the interrupted context: its pc is exact.
+  if (rule.flags & kCfiSignalFrame) out.caller_flags = kFrameSignal | kFrameExactPc;
+  return out;
+}
+
+}  // namespace
+
+StepOutcome CfiStepper::apply(const CfiRule& rule, const Registers& regs, const Memory& stack) {
+  if (rule.ra() == SavedRule::kUndefined) return StepOutcome::bottom();
+  const Computed cfa = compute_cfa(rule, regs, stack);
+  if (!cfa.ok) return StepOutcome::fail(cfa.error);
+  return apply_with_cfa(rule, regs, stack, cfa.value);
+}
+
+StepOutcome CfiStepper::step(const StepInput& in) {
+  if (!in.mapping || !in.mapping->binary) return StepOutcome::not_me();
+  const CfiRule* rule = rule_for(*in.mapping, in.lookup_pc());
+  if (!rule) return StepOutcome::not_me();
+  return apply(*rule, in.regs, in.stack);
+}
+
+const CfiRule* CfiStepper::rule_for(const Mapping& mapping, uint64_t pc) {
+  const ElfBinary* binary = mapping.binary.get();
+  if (!binary) return nullptr;
+  const uint64_t vaddr = mapping.to_vaddr(pc);
+  CachedRule& slot = rule_cache_[cache_index(binary, vaddr, kRuleCacheBits)];
+  if (slot.binary == binary && slot.vaddr == vaddr) [[likely]]
+    return slot.rule;
+  return fill(slot, mapping, vaddr);
+}
+
+// The miss path, out of line so the hit path stays small.
+__attribute__((noinline)) const CfiRule* CfiStepper::fill(CachedRule& slot, const Mapping& mapping, uint64_t vaddr) {
+  const CfiRule* rule = table_for(mapping.binary).lookup(vaddr);
+  slot = {mapping.binary.get(), vaddr, rule};
+  return rule;
+}
+
+const CfiTable& CfiStepper::table_for(const std::shared_ptr<const ElfBinary>& binary) {
+  if (binary.get() == last_binary_) return *last_table_;
+  auto it = held_.find(binary.get());
+  if (it == held_.end()) it = held_.emplace(binary.get(), tables_->get(binary)).first;
+  last_binary_ = binary.get();
+  last_table_ = it->second.get();
+  return *last_table_;
+}
+
+}  // namespace swprof

@@ -1,1 +1,115 @@
-// (being written)
+#include "unwind/frame_pointer_stepper.h"
+
+#include <string_view>
+
+namespace swprof {
+
+namespace {
+
+// GCC's hot/cold splitting puts unlikely blocks in `fn.cold`: they run in
+// fn's frame, so their own "prologue" says nothing.
+bool is_cold_part(const FunctionSymbol& fn) { return std::string_view(fn.name).find(".cold") != std::string_view::npos; }
+
+const Mapping* mapping_for(const StepInput& in, uint64_t addr) {
+  if (in.mapping && addr >= in.mapping->start && addr < in.mapping->end) return in.mapping;
+  return in.maps.find(addr);
+}
+
+bool in_executable_mapping(const ProcessMaps& maps, uint64_t addr) {
+  const Mapping* m = maps.find(addr);
+  return m && m->executable;
+}
+
+}  // namespace
+
+const char* frame_pointer_rule_name(FramePointerRule rule) {
+  switch (rule) {
+    case FramePointerRule::kSet: return "set";
+    case FramePointerRule::kHalfset: return "halfset";
+    case FramePointerRule::kUnset: return "unset";
+  }
+  return "?";
+}
+
+StepOutcome FramePointerStepper::step(const StepInput& in) {
+  if (!in.regs.has(kRbp) || !in.regs.has(kRsp)) return StepOutcome::not_me();
+  const std::optional<FramePointerRule> rule = find_rule(in);
+  if (!rule) return StepOutcome::not_me();
+  return apply(*rule, in);
+}
+
+std::optional<FramePointerRule> FramePointerStepper::find_rule(const StepInput& in) {
+  const uint64_t pc = in.lookup_pc();
+  const Mapping* m = mapping_for(in, pc);
+  if (m && m->binary) {
+    const uint64_t vaddr = m->to_vaddr(pc);
+    const FunctionSymbol* fn = m->binary->function_at(vaddr);
+    if (fn && !is_cold_part(*fn)) {
+      if (const FunctionFrameLayout* layout = states_.layout(*m->binary, *fn)) return rule_from_state(in, *layout, vaddr);
+    }
+  }
+  return plain_chain(in);
+}
+
+std::optional<FramePointerRule> FramePointerStepper::rule_from_state(const StepInput& in, const FunctionFrameLayout& layout,
+                                                                     uint64_t vaddr) {
+  switch (layout.kind) {
+    case FrameKind::kNoFrame:
+      return std::nullopt;
+    case FrameKind::kStandard:
+      if (!in.exact_pc) return FramePointerRule::kSet;  // a return address is mid-body
+      switch (layout.setup_at(vaddr)) {
+        case FrameSetup::kUnset: return FramePointerRule::kUnset;
+        case FrameSetup::kHalfset: return FramePointerRule::kHalfset;
+        case FrameSetup::kSet: return FramePointerRule::kSet;
+      }
+      return std::nullopt;
+    case FrameKind::kSaveFpOnly:
+      // rbp is a general register here: only the instants where the saved
+      // rbp or the return address is at rsp are known.
+      if (!in.exact_pc) return std::nullopt;
+      if (layout.setup_at(vaddr) == FrameSetup::kUnset) return FramePointerRule::kUnset;
+      if (vaddr == layout.after_push) return FramePointerRule::kHalfset;
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::optional<FramePointerRule> FramePointerStepper::plain_chain(const StepInput& in) {
+  const uint64_t rbp = in.regs.bp();
+  if (rbp < in.regs.sp() || rbp % 8 != 0) return std::nullopt;
+  uint8_t frame[16];
+  if (!in.stack.read(rbp, frame, sizeof frame)) return std::nullopt;
+  return FramePointerRule::kSet;
+}
+
+StepOutcome FramePointerStepper::apply(FramePointerRule rule, const StepInput& in) {
+  const uint64_t sp = in.regs.sp();
+  const uint64_t rbp = in.regs.bp();
+  uint64_t ra_at = sp;
+  uint64_t caller_sp = 0;
+  uint64_t caller_rbp = rbp;
+  if (rule == FramePointerRule::kUnset) {
+    caller_sp = sp + 8;
+  } else {
+    const uint64_t base = rule == FramePointerRule::kSet ? rbp : sp;
+    if (base < sp || base % 8 != 0) return StepOutcome::fail(WalkEnd::kBadFramePointer);
+    if (__builtin_add_overflow(base, 16, &caller_sp)) return StepOutcome::fail(WalkEnd::kBadFramePointer);
+    const std::optional<uint64_t> saved_rbp = in.stack.read_u64(base);
+    if (!saved_rbp) return StepOutcome::fail(WalkEnd::kStackExhausted);
+    caller_rbp = *saved_rbp;
+    ra_at = base + 8;
+  }
+  if (caller_sp <= sp) return StepOutcome::fail(WalkEnd::kBadFramePointer);
+  const std::optional<uint64_t> ra = in.stack.read_u64(ra_at);
+  if (!ra) return StepOutcome::fail(WalkEnd::kStackExhausted);
+  if (!in_executable_mapping(in.maps, *ra)) return StepOutcome::fail(WalkEnd::kBadFramePointer);
+
+  Registers caller;
+  caller.set(kRip, *ra);
+  caller.set(kRsp, caller_sp);
+  caller.set(kRbp, caller_rbp);
+  return StepOutcome::success(caller);
+}
+
+}  // namespace swprof

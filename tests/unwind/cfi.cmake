@@ -1,0 +1,25 @@
+# Fixtures of the CFI table and stepper tests: tiny shared libraries whose
+# .eh_frame/.debug_frame come from the .cfi_* directives of
+# tests/unwind/fixtures/cfi_*.S (see the recipe at the top of cfi_rules.S).
+# One is linked with .eh_frame_hdr (the usual case) and one without, so both
+# ways of enumerating FDEs are exercised. Included from tests/CMakeLists.txt.
+set(SWPROF_CFI_FIXTURE_SOURCES
+  ${CMAKE_CURRENT_SOURCE_DIR}/unwind/fixtures/cfi_rules.S
+  ${CMAKE_CURRENT_SOURCE_DIR}/unwind/fixtures/cfi_debug_frame.S)
+# Every target using ASM lives in tests/, so enabling it here is enough.
+enable_language(ASM)
+
+add_library(swprof_cfi_fixture SHARED ${SWPROF_CFI_FIXTURE_SOURCES})
+target_link_options(swprof_cfi_fixture PRIVATE -nostdlib -Wl,--eh-frame-hdr)
+
+add_library(swprof_cfi_fixture_nohdr SHARED ${SWPROF_CFI_FIXTURE_SOURCES})
+target_link_options(swprof_cfi_fixture_nohdr PRIVATE -nostdlib -Wl,--no-eh-frame-hdr)
+
+# Link through the C driver (the ASM language has no shared-library link rule
+# when it is enabled below the top directory).
+set_target_properties(swprof_cfi_fixture swprof_cfi_fixture_nohdr PROPERTIES LINKER_LANGUAGE C)
+
+add_dependencies(swprof_unwind_tests swprof_cfi_fixture swprof_cfi_fixture_nohdr)
+target_compile_definitions(swprof_unwind_tests PRIVATE
+  SWPROF_CFI_FIXTURE="$<TARGET_FILE:swprof_cfi_fixture>"
+  SWPROF_CFI_FIXTURE_NOHDR="$<TARGET_FILE:swprof_cfi_fixture_nohdr>")

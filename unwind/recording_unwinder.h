@@ -1,0 +1,80 @@
+#pragma once
+// Unwinds every sample of a recording: replays mapping/fork/exec records to
+// keep each process's address space current, collects samples in batches,
+// unwinds a batch in parallel on all cores (one walker per thread, so stepper
+// caches need no locks), and hands the results back in recording order.
+
+#include <array>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sampler/recording_reader.h"
+#include "unwind/address_space.h"
+#include "unwind/frame.h"
+
+namespace swprof {
+
+enum class UnwinderChoice { kChain, kLibunwind };
+
+struct UnwindOptions {
+  UnwinderChoice unwinder = UnwinderChoice::kChain;
+  unsigned threads = 0;  // 0: one per core
+  size_t max_depth = 256;
+  size_t batch = 2048;
+};
+
+struct UnwoundSample {
+  uint64_t time = 0;
+  uint32_t pid = 0;
+  uint32_t tid = 0;
+  uint32_t cpu = 0;
+  uint64_t period = 0;
+  bool in_kernel = false;
+  bool stack_truncated = false;
+  std::vector<uint64_t> kernel_ips;
+  WalkResult walk;
+  std::shared_ptr<const ProcessMaps> maps;  // the address space the sample saw
+};
+
+struct UnwindStats {
+  uint64_t samples = 0;
+  uint64_t complete = 0;
+  uint64_t frames = 0;
+  uint64_t guessed_frames = 0;
+  std::array<uint64_t, 8> frames_by_stepper{};  // indexed by StepperKind
+  std::map<WalkEnd, uint64_t> ends;
+
+  void add(const WalkResult& walk);
+};
+
+class RecordingUnwinder {
+ public:
+  explicit RecordingUnwinder(UnwindOptions options = {});
+  ~RecordingUnwinder();
+
+  // Streams the whole recording. on_sample sees every sample in recording
+  // order; on_record (optional) sees every other record.
+  void run(RecordingReader& reader, const std::function<void(const UnwoundSample&)>& on_sample,
+           const std::function<void(const Record&)>& on_record = {});
+
+  const UnwindStats& stats() const { return stats_; }
+  // Missing or changed binaries, once each.
+  std::vector<std::string> warnings() const;
+
+ private:
+  struct Pending;
+  void flush(const std::function<void(const UnwoundSample&)>& on_sample);
+
+  UnwindOptions options_;
+  std::shared_ptr<BinaryCache> binaries_;
+  AddressSpaces spaces_;
+  UnwindStats stats_;
+  struct Workers;
+  std::unique_ptr<Workers> workers_;
+  std::vector<Pending> pending_;
+};
+
+}  // namespace swprof

@@ -1,0 +1,28 @@
+#pragma once
+// Signal frames: a handler returns into the sigreturn trampoline
+// (`__restore_rt` in libc, or in the vDSO), recognized by its exact bytes:
+//
+//   48 c7 c0 0f 00 00 00    mov $0xf, %rax      (rt_sigreturn)
+//   0f 05                   syscall
+//
+// When the pc is there, rsp points at the ucontext_t the kernel pushed, and
+// the interrupted registers are rebuilt from its mcontext (gregs):
+//
+//   rsp -> ucontext_t { uc_flags; uc_link; stack_t uc_stack;   // 40 bytes
+//                       mcontext_t { gregs[23]: R8..R15, RDI, RSI, RBP, RBX,
+//                                    RDX, RAX, RCX, RSP, RIP, ... } }
+
+#include "unwind/frame_stepper.h"
+
+namespace swprof {
+
+class SignalStepper : public FrameStepper {
+ public:
+  StepperKind kind() const override { return StepperKind::kSignal; }
+  StepOutcome step(const StepInput& in) override;
+
+  // The byte offset of gregs[i] from the ucontext start.
+  static constexpr uint64_t kGregsOffset = 40;
+};
+
+}  // namespace swprof

@@ -1,0 +1,67 @@
+#include "unwind/standard_chain.h"
+
+#include "unwind/bottom_stepper.h"
+#include "unwind/cfi_stepper.h"
+#include "unwind/cfi_table.h"
+#include "unwind/libunwind_unwinder.h"
+#include "unwind/signal_stepper.h"
+#include "unwind/walker.h"
+#include "unwind/wanderer_stepper.h"
+
+namespace swprof {
+
+// Compiled CFI tables are shared by every unwinding thread; each binary's
+// table is compiled once.
+struct SharedUnwindState {
+  std::shared_ptr<CfiTableCache> cfi_tables = std::make_shared<CfiTableCache>();
+};
+
+namespace {
+
+// Priorities: lower runs first (DESIGN.md, "The stepper chain").
+enum Priority { kBottomFirst = 0, kSignalNext = 10, kCfiThen = 20, kFramePointerThen = 30, kAnalysisThen = 40, kWandererLast = 50 };
+
+class ChainWalker : public SampleWalker {
+ public:
+  ChainWalker(const UnwindOptions& options, std::shared_ptr<SharedUnwindState> shared)
+      : shared_(std::move(shared)), walker_(make_group(), WalkerOptions{options.max_depth}) {}
+  WalkResult walk(const Registers& regs, const Memory& stack, const ProcessMaps& maps) override {
+    return walker_.walk(regs, stack, maps);
+  }
+
+ private:
+  StepperGroup make_group() {
+    StepperGroup g;
+    g.add(std::make_unique<BottomStepper>(), kBottomFirst);
+    g.add(std::make_unique<SignalStepper>(), kSignalNext);
+    g.add(std::make_unique<CfiStepper>(shared_->cfi_tables), kCfiThen);
+    g.add(std::make_unique<WandererStepper>(), kWandererLast);
+    return g;
+  }
+  std::shared_ptr<SharedUnwindState> shared_;
+  Walker walker_;
+};
+
+class ReferenceWalker : public SampleWalker {
+ public:
+  explicit ReferenceWalker(const UnwindOptions& options) : max_depth_(options.max_depth) {}
+  WalkResult walk(const Registers& regs, const Memory& stack, const ProcessMaps& maps) override {
+    return unwinder_.unwind(regs, stack, maps, max_depth_);
+  }
+
+ private:
+  size_t max_depth_;
+  LibunwindUnwinder unwinder_;
+};
+
+}  // namespace
+
+std::shared_ptr<SharedUnwindState> make_shared_unwind_state() { return std::make_shared<SharedUnwindState>(); }
+
+std::unique_ptr<SampleWalker> make_sample_walker(const UnwindOptions& options,
+                                                 std::shared_ptr<SharedUnwindState> shared) {
+  if (options.unwinder == UnwinderChoice::kLibunwind) return std::make_unique<ReferenceWalker>(options);
+  return std::make_unique<ChainWalker>(options, std::move(shared));
+}
+
+}  // namespace swprof

@@ -1,0 +1,61 @@
+#include "unwind/walker.h"
+
+namespace swprof {
+namespace {
+
+bool in_executable_mapping(const ProcessMaps& maps, uint64_t pc) {
+  const Mapping* m = maps.find(pc);
+  return m && m->executable;
+}
+
+}  // namespace
+
+WalkResult Walker::walk(const Registers& sampled, const Memory& stack, const ProcessMaps& maps) const {
+  WalkResult result;
+  if (!sampled.has(kRip) || !sampled.has(kRsp)) {
+    result.end = WalkEnd::kNoRegisters;
+    return result;
+  }
+  Registers regs = sampled;
+  result.frames.push_back({regs.pc(), regs.sp(), StepperKind::kSample, kFrameExactPc});
+  bool exact = true;
+  for (;;) {
+    if (result.frames.size() >= options_.max_depth) {
+      result.end = WalkEnd::kMaxDepth;
+      return result;
+    }
+    const StepInput in{regs, stack, maps.find(exact ? regs.pc() : regs.pc() - 1), maps, exact,
+                       static_cast<int>(result.frames.size() - 1)};
+    GroupOutcome step = group_.step(in);
+    if (step.outcome.status == StepStatus::kStackBottom) {
+      result.end = WalkEnd::kBottom;
+      return result;
+    }
+    if (step.outcome.status != StepStatus::kSuccess) {
+      result.end = step.outcome.error;
+      return result;
+    }
+    const Registers& caller = step.outcome.caller;
+    if (!caller.has(kRip) || !caller.has(kRsp) || caller.pc() == 0) {
+      result.end = WalkEnd::kBottom;  // a zero return address ends every ABI-conforming stack
+      return result;
+    }
+    const bool signal = step.outcome.caller_flags & kFrameSignal;
+    const bool moved = caller.sp() != regs.sp() || caller.pc() != regs.pc();
+    if (!moved || (!signal && caller.sp() <= regs.sp())) {
+      result.end = WalkEnd::kNoProgress;
+      return result;
+    }
+    if (!in_executable_mapping(maps, signal ? caller.pc() : caller.pc() - 1)) {
+      // A return address outside code means the step went wrong: drop it.
+      result.end = WalkEnd::kUnmappedPc;
+      return result;
+    }
+    exact = signal;
+    result.frames.push_back({caller.pc(), caller.sp(), step.by,
+                             static_cast<uint8_t>(step.outcome.caller_flags | (signal ? kFrameExactPc : 0))});
+    regs = caller;
+  }
+}
+
+}  // namespace swprof

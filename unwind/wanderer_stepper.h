@@ -1,0 +1,23 @@
+#pragma once
+// Last resort: scan up the copied stack for a word that looks like a return
+// address -- it points into an executable mapping just after a call
+// instruction. Frames it makes are guesses (kFrameGuess) and shown as such.
+
+#include "unwind/frame_stepper.h"
+
+namespace swprof {
+
+class WandererStepper : public FrameStepper {
+ public:
+  explicit WandererStepper(size_t max_words = 1024) : max_words_(max_words) {}
+  StepperKind kind() const override { return StepperKind::kWanderer; }
+  StepOutcome step(const StepInput& in) override;
+
+  // Whether the bytes before `ret` in `m` end with a call instruction.
+  static bool follows_call(const Mapping& m, uint64_t ret);
+
+ private:
+  size_t max_words_;
+};
+
+}  // namespace swprof
