@@ -12,6 +12,7 @@ bool contains(const std::vector<std::pair<uint64_t, uint64_t>>& ranges, uint64_t
 }  // namespace
 
 const BottomStepper::Ranges& BottomStepper::entry_ranges(const ElfBinary& binary, bool thread_entries) {
+  if (&binary == last_binary_) return thread_entries ? last_->second : last_->first;
   auto it = cache_.find(&binary);
   if (it == cache_.end()) {
     std::pair<Ranges, Ranges> found;
@@ -24,6 +25,8 @@ const BottomStepper::Ranges& BottomStepper::entry_ranges(const ElfBinary& binary
       add(found.second, binary.function_named(name));
     it = cache_.emplace(&binary, std::move(found)).first;
   }
+  last_binary_ = &binary;
+  last_ = &it->second;
   return thread_entries ? it->second.second : it->second.first;
 }
 

@@ -21,6 +21,8 @@ class BottomStepper : public FrameStepper {
   const Ranges& entry_ranges(const ElfBinary& binary, bool thread_entries);
   // Per binary: the program entry and thread entry function ranges.
   std::unordered_map<const ElfBinary*, std::pair<Ranges, Ranges>> cache_;
+  const ElfBinary* last_binary_ = nullptr;
+  const std::pair<Ranges, Ranges>* last_ = nullptr;
 };
 
 }  // namespace swprof

@@ -112,6 +112,15 @@ Bytes ElfBinary::code_at(uint64_t vaddr, size_t max) const {
   return {};
 }
 
+std::vector<std::pair<uint64_t, Bytes>> ElfBinary::executable_code() const {
+  std::vector<std::pair<uint64_t, Bytes>> out;
+  for (const auto& s : segments_) {
+    if (!s.exec || s.offset >= file_.size()) continue;
+    out.emplace_back(s.vaddr, file_.subspan(s.offset, std::min<uint64_t>(s.filesz, file_.size() - s.offset)));
+  }
+  return out;
+}
+
 void ElfBinary::load_symbols() {
   for (const char* table : {".symtab", ".dynsym"}) {
     Elf_Scn* scn = nullptr;

@@ -64,6 +64,9 @@ class ElfBinary {
   // Up to `max` bytes from vaddr within its segment (fewer at the segment end).
   Bytes code_at(uint64_t vaddr, size_t max) const;
 
+  // The file bytes of every executable segment, with its ELF vaddr.
+  std::vector<std::pair<uint64_t, Bytes>> executable_code() const;
+
   // The function symbol containing vaddr (.symtab, else .dynsym).
   const FunctionSymbol* function_at(uint64_t vaddr) const;
   const FunctionSymbol* function_named(const std::string& name) const;

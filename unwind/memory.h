@@ -18,17 +18,42 @@ class Memory {
   // Copies n bytes at addr to dst; false when any byte is outside this memory.
   virtual bool read(uint64_t addr, void* dst, size_t n) const = 0;
 
+  // The unwinder's hot path: one 8-byte read, served inline when the memory
+  // is one contiguous buffer (the copied stack), else through read().
   std::optional<uint64_t> read_u64(uint64_t addr) const {
     uint64_t v;
+    if (contiguous_) {
+      const uint64_t off = addr - base_;
+      if (addr < base_ || off > size_ || size_ - off < sizeof v) return std::nullopt;
+      std::memcpy(&v, data_ + off, sizeof v);
+      return v;
+    }
     if (!read(addr, &v, sizeof v)) return std::nullopt;
     return v;
   }
+
+ protected:
+  // For implementations that are one buffer at a fixed address.
+  void set_contiguous(uint64_t base, const uint8_t* data, size_t size) {
+    contiguous_ = true;
+    base_ = base;
+    data_ = data;
+    size_ = size;
+  }
+
+ private:
+  bool contiguous_ = false;
+  uint64_t base_ = 0;
+  const uint8_t* data_ = nullptr;
+  size_t size_ = 0;
 };
 
 // Bytes that start at a fixed address: [base, base + bytes.size()).
 class BufferMemory : public Memory {
  public:
-  BufferMemory(uint64_t base, Bytes bytes) : base_(base), bytes_(bytes) {}
+  BufferMemory(uint64_t base, Bytes bytes) : base_(base), bytes_(bytes) {
+    set_contiguous(base, bytes.data(), bytes.size());
+  }
   bool read(uint64_t addr, void* dst, size_t n) const override {
     if (addr < base_) return false;
     const uint64_t off = addr - base_;

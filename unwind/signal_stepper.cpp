@@ -13,14 +13,34 @@ constexpr int kGregToDwarf[] = {kR8,  kR9,  kR10, kR11, kR12, kR13, kR14, kR15, 
 
 }  // namespace
 
+std::vector<uint64_t> SignalStepper::find_trampolines(const ElfBinary& binary) {
+  std::vector<uint64_t> found;
+  for (const auto& [vaddr, code] : binary.executable_code()) {
+    for (size_t i = 0; i + sizeof kRestoreRt <= code.size(); ++i) {
+      if (code[i] == kRestoreRt[0] && std::memcmp(code.data() + i, kRestoreRt, sizeof kRestoreRt) == 0)
+        found.push_back(vaddr + i);
+    }
+  }
+  return found;
+}
+
+bool SignalStepper::is_trampoline(const ElfBinary& binary, uint64_t vaddr) {
+  if (&binary != last_binary_) {
+    auto it = trampolines_.find(&binary);
+    if (it == trampolines_.end()) it = trampolines_.emplace(&binary, find_trampolines(binary)).first;
+    last_binary_ = &binary;
+    last_ = &it->second;
+  }
+  for (uint64_t t : *last_)
+    if (t == vaddr) return true;
+  return false;
+}
+
 StepOutcome SignalStepper::step(const StepInput& in) {
   // The handler's return address is the trampoline's first byte: no "- 1".
   const uint64_t pc = in.regs.pc();
-  const Mapping* m = in.exact_pc ? in.mapping : in.maps.find(pc);
-  if (!m || !m->binary) return StepOutcome::not_me();
-  uint8_t code[sizeof kRestoreRt];
-  if (!m->binary->read_code(m->to_vaddr(pc), code, sizeof code) || std::memcmp(code, kRestoreRt, sizeof code) != 0)
-    return StepOutcome::not_me();
+  const Mapping* m = in.mapping && pc >= in.mapping->start && pc < in.mapping->end ? in.mapping : in.maps.find(pc);
+  if (!m || !m->binary || !is_trampoline(*m->binary, m->to_vaddr(pc))) return StepOutcome::not_me();
   Registers caller;
   const uint64_t gregs = in.regs.sp() + kGregsOffset;
   for (size_t i = 0; i < sizeof kGregToDwarf / sizeof kGregToDwarf[0]; ++i) {

@@ -3,6 +3,8 @@
 #include "unwind/bottom_stepper.h"
 #include "unwind/cfi_stepper.h"
 #include "unwind/cfi_table.h"
+#include "unwind/analysis_stepper.h"
+#include "unwind/frame_pointer_stepper.h"
 #include "unwind/libunwind_unwinder.h"
 #include "unwind/signal_stepper.h"
 #include "unwind/walker.h"
@@ -35,6 +37,8 @@ class ChainWalker : public SampleWalker {
     g.add(std::make_unique<BottomStepper>(), kBottomFirst);
     g.add(std::make_unique<SignalStepper>(), kSignalNext);
     g.add(std::make_unique<CfiStepper>(shared_->cfi_tables), kCfiThen);
+    g.add(std::make_unique<FramePointerStepper>(), kFramePointerThen);
+    g.add(std::make_unique<AnalysisStepper>(), kAnalysisThen);
     g.add(std::make_unique<WandererStepper>(), kWandererLast);
     return g;
   }

@@ -1,15 +1,6 @@
 #include "unwind/walker.h"
 
 namespace swprof {
-namespace {
-
-bool in_executable_mapping(const ProcessMaps& maps, uint64_t pc) {
-  const Mapping* m = maps.find(pc);
-  return m && m->executable;
-}
-
-}  // namespace
-
 WalkResult Walker::walk(const Registers& sampled, const Memory& stack, const ProcessMaps& maps) const {
   WalkResult result;
   if (!sampled.has(kRip) || !sampled.has(kRsp)) {
@@ -17,15 +8,16 @@ WalkResult Walker::walk(const Registers& sampled, const Memory& stack, const Pro
     return result;
   }
   Registers regs = sampled;
+  result.frames.reserve(32);
   result.frames.push_back({regs.pc(), regs.sp(), StepperKind::kSample, kFrameExactPc});
   bool exact = true;
+  const Mapping* mapping = maps.find(regs.pc());
   for (;;) {
     if (result.frames.size() >= options_.max_depth) {
       result.end = WalkEnd::kMaxDepth;
       return result;
     }
-    const StepInput in{regs, stack, maps.find(exact ? regs.pc() : regs.pc() - 1), maps, exact,
-                       static_cast<int>(result.frames.size() - 1)};
+    const StepInput in{regs, stack, mapping, maps, exact, static_cast<int>(result.frames.size() - 1)};
     GroupOutcome step = group_.step(in);
     if (step.outcome.status == StepStatus::kStackBottom) {
       result.end = WalkEnd::kBottom;
@@ -46,7 +38,9 @@ WalkResult Walker::walk(const Registers& sampled, const Memory& stack, const Pro
       result.end = WalkEnd::kNoProgress;
       return result;
     }
-    if (!in_executable_mapping(maps, signal ? caller.pc() : caller.pc() - 1)) {
+    // The caller's code, looked up once: checked here, used by the next step.
+    mapping = maps.find(signal ? caller.pc() : caller.pc() - 1);
+    if (!mapping || !mapping->executable) {
       // A return address outside code means the step went wrong: drop it.
       result.end = WalkEnd::kUnmappedPc;
       return result;

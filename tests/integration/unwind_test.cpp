@@ -87,6 +87,8 @@ UnwindCheck check_recording(const std::string& recording, const std::string& lea
       ++c.in_leaf;
       bool exact = s.walk.complete() && names.size() >= path.size() &&
                    std::equal(path.begin(), path.end(), names.begin());
+      // The known path must be unwound, not guessed.
+      for (size_t i = 0; exact && i < path.size(); ++i) exact = !(s.walk.frames[i].flags & kFrameGuess);
       c.leaf_exact += exact;
     }
   });
@@ -174,4 +176,56 @@ TEST_CASE("unwind: C++ exceptions in flight", "[integration][unwind]") {
   INFO("samples " << c.samples << " complete " << c.complete << " first wrong: " << c.first_wrong);
   CHECK(c.wrong == 0);
   CHECK(c.complete * 100 >= c.samples * 99);
+}
+
+namespace {
+
+std::vector<std::vector<uint64_t>> unwind_pcs(const std::string& recording, UnwinderChoice choice) {
+  RecordingReader reader(recording);
+  UnwindOptions options;
+  options.unwinder = choice;
+  RecordingUnwinder unwinder(options);
+  std::vector<std::vector<uint64_t>> out;
+  unwinder.run(reader, [&](const UnwoundSample& s) {
+    std::vector<uint64_t> pcs;
+    for (const Frame& f : s.walk.frames) pcs.push_back(f.pc);
+    out.push_back(std::move(pcs));
+  });
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("unwind: the stepper chain agrees with libunwind frame by frame", "[integration][unwind]") {
+  TempDir dir;
+  struct Workload {
+    std::vector<std::string> command;
+  };
+  const std::vector<Workload> workloads = {
+      {{known_bin("O2_nofp"), "plt", "0.4"}},
+      {{known_bin("O2_fp"), "threads", "0.2"}},
+      {{std::string(KNOWN_STACK_DIR) + "/known_exceptions", "0.6"}},
+      {{workload_bin(), "syscalls", "0.4"}},
+  };
+  uint64_t compared = 0, agreed = 0, samples = 0;
+  for (const auto& w : workloads) {
+    const std::string out = dir.file("agree.swprof");
+    std::vector<std::string> argv = {swprof_bin(), "record", "-F", "999", "-o", out, "--"};
+    argv.insert(argv.end(), w.command.begin(), w.command.end());
+    REQUIRE(run(argv, dir.path()).exit_code == 0);
+    auto chain = unwind_pcs(out, UnwinderChoice::kChain);
+    auto reference = unwind_pcs(out, UnwinderChoice::kLibunwind);
+    REQUIRE(chain.size() == reference.size());
+    for (size_t i = 0; i < chain.size(); ++i) {
+      // Frames both unwinders produced, position by position.
+      const size_t n = std::min(chain[i].size(), reference[i].size());
+      for (size_t k = 0; k < n; ++k) agreed += chain[i][k] == reference[i][k];
+      compared += n;
+    }
+    samples += chain.size();
+  }
+  INFO("samples " << samples << ", frames compared " << compared << ", agreed " << agreed);
+  WARN("agreement: " << agreed << " of " << compared << " frames in " << samples << " samples");
+  REQUIRE(samples >= 1000);
+  CHECK(agreed * 100 >= compared * 99);
 }

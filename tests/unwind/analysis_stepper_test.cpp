@@ -35,7 +35,7 @@ struct FakeStack {
   FakeStack(const FakeStack&) = delete;
   explicit FakeStack(const std::vector<uint64_t>& words)
       : bytes(words.size() * 8), memory(kStackBase, Bytes(bytes.data(), bytes.size())) {
-    std::memcpy(bytes.data(), words.data(), bytes.size());
+    if (!words.empty()) std::memcpy(bytes.data(), words.data(), bytes.size());
   }
 };
 

@@ -44,7 +44,7 @@ struct FakeFrame {
 
   explicit FakeFrame(std::vector<uint64_t> stack_words) : words(std::move(stack_words)) {
     bytes.resize(words.size() * 8);
-    std::memcpy(bytes.data(), words.data(), bytes.size());
+    if (!words.empty()) std::memcpy(bytes.data(), words.data(), bytes.size());
     memory.emplace(kStackBase, Bytes(bytes));
   }
   static uint64_t at(size_t word) { return kStackBase + 8 * word; }
