@@ -30,15 +30,15 @@ const BottomStepper::Ranges& BottomStepper::entry_ranges(const ElfBinary& binary
   return thread_entries ? it->second.second : it->second.first;
 }
 
-StepOutcome BottomStepper::step(const StepInput& in) {
-  if (in.regs.pc() == 0) return StepOutcome::bottom();
-  if (!in.mapping || !in.mapping->binary) return StepOutcome::not_me();
+StepResult BottomStepper::step_into(const StepInput& in, Registers&) {
+  if (in.regs.pc() == 0) return StepResult::bottom();
+  if (!in.mapping || !in.mapping->binary) return StepResult::not_me();
   const uint64_t vaddr = in.mapping->to_vaddr(in.lookup_pc());
-  if (contains(entry_ranges(*in.mapping->binary, false), vaddr)) return StepOutcome::bottom();
+  if (contains(entry_ranges(*in.mapping->binary, false), vaddr)) return StepResult::bottom();
   // A thread's first frame returns into clone/clone3; the parent calling clone
   // is only ever the sampled frame itself, so exact pcs are not the bottom.
-  if (!in.exact_pc && contains(entry_ranges(*in.mapping->binary, true), vaddr)) return StepOutcome::bottom();
-  return StepOutcome::not_me();
+  if (!in.exact_pc && contains(entry_ranges(*in.mapping->binary, true), vaddr)) return StepResult::bottom();
+  return StepResult::not_me();
 }
 
 }  // namespace swprof

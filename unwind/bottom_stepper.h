@@ -14,7 +14,7 @@ namespace swprof {
 class BottomStepper : public FrameStepper {
  public:
   StepperKind kind() const override { return StepperKind::kBottom; }
-  StepOutcome step(const StepInput& in) override;
+  StepResult step_into(const StepInput& in, Registers& caller) override;
 
  private:
   using Ranges = std::vector<std::pair<uint64_t, uint64_t>>;  // ELF vaddr [start, end)

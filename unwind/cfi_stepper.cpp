@@ -107,13 +107,12 @@ CfiStepper::CfiStepper(std::shared_ptr<CfiTableCache> tables) : tables_(std::mov
 
 namespace {
 
-// The caller's registers once the CFA is known. One named outcome is
-// returned on every path, so it is built in place in the caller's storage.
-StepOutcome apply_with_cfa(const CfiRule& rule, const Registers& regs, const Memory& stack, uint64_t cfa) {
+// The caller's registers once the CFA is known, written into `caller`.
+StepResult apply_with_cfa(const CfiRule& rule, const Registers& regs, const Memory& stack, uint64_t cfa,
+                          Registers& caller) {
   // Start from this frame's registers: every "same value" register is then
   // already carried over.
-  StepOutcome out = StepOutcome::success(regs);
-  Registers& caller = out.caller;
+  caller = regs;
   drop_caller_saved(caller);
   std::optional<WalkEnd> error;
   for (int slot = 0; slot < kSavedSlotCount && !error; ++slot) {
@@ -125,32 +124,32 @@ StepOutcome apply_with_cfa(const CfiRule& rule, const Registers& regs, const Mem
     }
   }
   if (!error && !caller.has(kRip)) error = WalkEnd::kNoUnwindInfo;
-  if (error) {
-    out.status = StepStatus::kError;
-    out.error = *error;
-    out.caller = Registers();
-    return out;
-  }
+  if (error) return StepResult::fail(*error);
   caller.set(kRsp, cfa);
   // A signal trampoline's caller is the interrupted context: its pc is exact.
-  if (rule.flags & kCfiSignalFrame) out.caller_flags = kFrameSignal | kFrameExactPc;
-  return out;
+  return StepResult::success((rule.flags & kCfiSignalFrame) ? kFrameSignal | kFrameExactPc : 0);
 }
 
 }  // namespace
 
-StepOutcome CfiStepper::apply(const CfiRule& rule, const Registers& regs, const Memory& stack) {
-  if (rule.ra() == SavedRule::kUndefined) return StepOutcome::bottom();
+StepResult CfiStepper::apply_into(const CfiRule& rule, const Registers& regs, const Memory& stack, Registers& caller) {
+  if (rule.ra() == SavedRule::kUndefined) return StepResult::bottom();
   const Computed cfa = compute_cfa(rule, regs, stack);
-  if (!cfa.ok) return StepOutcome::fail(cfa.error);
-  return apply_with_cfa(rule, regs, stack, cfa.value);
+  if (!cfa.ok) return StepResult::fail(cfa.error);
+  return apply_with_cfa(rule, regs, stack, cfa.value, caller);
 }
 
-StepOutcome CfiStepper::step(const StepInput& in) {
-  if (!in.mapping || !in.mapping->binary) return StepOutcome::not_me();
+StepOutcome CfiStepper::apply(const CfiRule& rule, const Registers& regs, const Memory& stack) {
+  Registers caller;
+  const StepResult r = apply_into(rule, regs, stack, caller);
+  return StepOutcome::of(r, caller);
+}
+
+StepResult CfiStepper::step_into(const StepInput& in, Registers& caller) {
+  if (!in.mapping || !in.mapping->binary) return StepResult::not_me();
   const CfiRule* rule = rule_for(*in.mapping, in.lookup_pc());
-  if (!rule) return StepOutcome::not_me();
-  return apply(*rule, in.regs, in.stack);
+  if (!rule) return StepResult::not_me();
+  return apply_into(*rule, in.regs, in.stack, caller);
 }
 
 const CfiRule* CfiStepper::rule_for(const Mapping& mapping, uint64_t pc) {

@@ -30,12 +30,14 @@ class CfiStepper : public FrameStepper {
   // not_me when the pc's binary has no row for it; bottom when the return
   // address is undefined; errors: kNoUnwindInfo when a register the rule
   // needs is unknown, kStackExhausted when a read falls outside the copied stack.
-  StepOutcome step(const StepInput& in) override;
+  StepResult step_into(const StepInput& in, Registers& caller) override;
 
   // The formulas of `rule` (see CfaRule, SavedRule) applied to one frame.
   // The caller gets rip = RA, rsp = CFA, and rbp/rbx/r12..r15 per rule;
   // caller-saved registers stay unknown. No allocation, no exceptions.
   static StepOutcome apply(const CfiRule& rule, const Registers& regs, const Memory& stack);
+  // The same, writing the caller's registers into `caller` (the hot path).
+  static StepResult apply_into(const CfiRule& rule, const Registers& regs, const Memory& stack, Registers& caller);
 
   // The rule for runtime address `pc` inside `mapping`, or nullptr.
   const CfiRule* rule_for(const Mapping& mapping, uint64_t pc);

@@ -32,6 +32,19 @@ enum class StepStatus : uint8_t {
   kError,       // this stepper handles the frame but could not step (see `error`)
 };
 
+// What a step decided; the caller's registers are written separately.
+struct StepResult {
+  StepStatus status = StepStatus::kNotMe;
+  uint8_t caller_flags = 0;  // FrameFlags for the caller frame
+  WalkEnd error = WalkEnd::kNoUnwindInfo;
+
+  static constexpr StepResult not_me() { return {}; }
+  static constexpr StepResult bottom() { return {StepStatus::kStackBottom, 0, WalkEnd::kBottom}; }
+  static constexpr StepResult fail(WalkEnd why) { return {StepStatus::kError, 0, why}; }
+  static constexpr StepResult success(uint8_t flags = 0) { return {StepStatus::kSuccess, flags, WalkEnd::kBottom}; }
+};
+
+// A step's result together with the caller's registers, as one value.
 struct StepOutcome {
   StepStatus status = StepStatus::kNotMe;
   Registers caller;
@@ -44,13 +57,30 @@ struct StepOutcome {
   static StepOutcome success(const Registers& caller, uint8_t flags = 0) {
     return {StepStatus::kSuccess, caller, flags, WalkEnd::kBottom};
   }
+  static StepOutcome of(const StepResult& r, const Registers& caller) {
+    return {r.status, r.status == StepStatus::kSuccess ? caller : Registers{}, r.caller_flags, r.error};
+  }
+  StepResult result() const { return {status, caller_flags, error}; }
 };
 
+// Two ways to step, after Dyninst's getCallerFrame(in, out): step_into()
+// writes the caller's registers into a frame the walker owns (the hot path:
+// nothing is copied), step() returns them as a value (simple steppers,
+// tests). Override either; each defaults to the other.
 class FrameStepper {
  public:
   virtual ~FrameStepper() = default;
   virtual StepperKind kind() const = 0;
-  virtual StepOutcome step(const StepInput& in) = 0;
+  virtual StepOutcome step(const StepInput& in) {
+    Registers caller;
+    const StepResult r = step_into(in, caller);
+    return StepOutcome::of(r, caller);
+  }
+  virtual StepResult step_into(const StepInput& in, Registers& caller) {
+    const StepOutcome out = step(in);
+    if (out.status == StepStatus::kSuccess) caller = out.caller;
+    return out.result();
+  }
 };
 
 }  // namespace swprof

@@ -23,7 +23,7 @@ struct UnwindOptions {
   UnwinderChoice unwinder = UnwinderChoice::kChain;
   unsigned threads = 0;  // 0: one per core
   size_t max_depth = 256;
-  size_t batch = 2048;
+  size_t batch = 256;  // small enough that a batch's stacks stay in cache
 };
 
 struct UnwoundSample {

@@ -36,19 +36,19 @@ bool SignalStepper::is_trampoline(const ElfBinary& binary, uint64_t vaddr) {
   return false;
 }
 
-StepOutcome SignalStepper::step(const StepInput& in) {
+StepResult SignalStepper::step_into(const StepInput& in, Registers& caller) {
   // The handler's return address is the trampoline's first byte: no "- 1".
   const uint64_t pc = in.regs.pc();
   const Mapping* m = in.mapping && pc >= in.mapping->start && pc < in.mapping->end ? in.mapping : in.maps.find(pc);
-  if (!m || !m->binary || !is_trampoline(*m->binary, m->to_vaddr(pc))) return StepOutcome::not_me();
-  Registers caller;
+  if (!m || !m->binary || !is_trampoline(*m->binary, m->to_vaddr(pc))) return StepResult::not_me();
+  caller = Registers();
   const uint64_t gregs = in.regs.sp() + kGregsOffset;
   for (size_t i = 0; i < sizeof kGregToDwarf / sizeof kGregToDwarf[0]; ++i) {
     auto v = in.stack.read_u64(gregs + 8 * i);
-    if (!v) return StepOutcome::fail(WalkEnd::kStackExhausted);
+    if (!v) return StepResult::fail(WalkEnd::kStackExhausted);
     caller.set(kGregToDwarf[i], *v);
   }
-  return StepOutcome::success(caller, kFrameSignal);
+  return StepResult::success(kFrameSignal);
 }
 
 }  // namespace swprof

@@ -22,7 +22,7 @@ namespace swprof {
 class SignalStepper : public FrameStepper {
  public:
   StepperKind kind() const override { return StepperKind::kSignal; }
-  StepOutcome step(const StepInput& in) override;
+  StepResult step_into(const StepInput& in, Registers& caller) override;
 
   // The byte offset of gregs[i] from the ucontext start.
   static constexpr uint64_t kGregsOffset = 40;

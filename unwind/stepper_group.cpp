@@ -10,20 +10,25 @@ void StepperGroup::add(std::unique_ptr<FrameStepper> stepper, int priority) {
   steppers_.insert(at, Entry{priority, std::move(stepper)});
 }
 
-GroupOutcome StepperGroup::step(const StepInput& in) const {
-  GroupOutcome result;
-  result.outcome = StepOutcome::fail(WalkEnd::kNoUnwindInfo);
+GroupResult StepperGroup::step_into(const StepInput& in, Registers& caller) const {
+  GroupResult first_error{StepResult::fail(WalkEnd::kNoUnwindInfo), StepperKind::kSample};
   bool have_error = false;
   for (const Entry& e : steppers_) {
-    StepOutcome out = e.stepper->step(in);
-    if (out.status == StepStatus::kSuccess || out.status == StepStatus::kStackBottom) return {out, e.stepper->kind()};
+    const StepResult r = e.stepper->step_into(in, caller);
+    if (r.status == StepStatus::kSuccess || r.status == StepStatus::kStackBottom) return {r, e.stepper->kind()};
     // Keep the first specific error (the best-informed stepper's reason).
-    if (out.status == StepStatus::kError && !have_error) {
-      result = {out, e.stepper->kind()};
+    if (r.status == StepStatus::kError && !have_error) {
+      first_error = {r, e.stepper->kind()};
       have_error = true;
     }
   }
-  return result;
+  return first_error;
+}
+
+GroupOutcome StepperGroup::step(const StepInput& in) const {
+  Registers caller;
+  const GroupResult r = step_into(in, caller);
+  return {StepOutcome::of(r.result, caller), r.by};
 }
 
 }  // namespace swprof

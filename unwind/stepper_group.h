@@ -15,10 +15,17 @@ struct GroupOutcome {
   StepperKind by = StepperKind::kSample;  // the stepper that answered
 };
 
+struct GroupResult {
+  StepResult result;
+  StepperKind by = StepperKind::kSample;  // the stepper that answered
+};
+
 class StepperGroup {
  public:
   // Lower priority runs first; equal priorities keep insertion order.
   void add(std::unique_ptr<FrameStepper> stepper, int priority);
+  // Writes the caller's registers into `caller` (on success).
+  GroupResult step_into(const StepInput& in, Registers& caller) const;
   GroupOutcome step(const StepInput& in) const;
   bool empty() const { return steppers_.empty(); }
 

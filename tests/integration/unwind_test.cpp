@@ -5,6 +5,7 @@
 // functions is one of its known callers.
 
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -228,4 +229,45 @@ TEST_CASE("unwind: the stepper chain agrees with libunwind frame by frame", "[in
   WARN("agreement: " << agreed << " of " << compared << " frames in " << samples << " samples");
   REQUIRE(samples >= 1000);
   CHECK(agreed * 100 >= compared * 99);
+}
+
+TEST_CASE("unwind: a binary changed or removed since recording is reported once, the rest still unwinds",
+          "[integration][unwind]") {
+  TempDir dir;
+  const std::string app = dir.file("app");
+  std::filesystem::copy_file(known_bin("O2_nofp"), app);
+  const std::string out = dir.file("c.swprof");
+  REQUIRE(run({swprof_bin(), "record", "-o", out, "--", app, "leaf", "0.3"}, dir.path()).exit_code == 0);
+  auto before = run({swprof_bin(), "script", out}, dir.path());
+  REQUIRE(before.exit_code == 0);
+  CHECK(before.err.empty());
+  CHECK(before.out.find("leaf+") != std::string::npos);
+
+  // Another build at the same path: its unwind info and symbols would be wrong.
+  std::filesystem::copy_file(known_bin("O0_fp"), app, std::filesystem::copy_options::overwrite_existing);
+  auto changed = run({swprof_bin(), "script", out}, dir.path());
+  INFO(changed.err);
+  CHECK(changed.exit_code == 0);
+  CHECK(line_count(changed.err) == 1);
+  CHECK(changed.err.find("changed since it was recorded") != std::string::npos);
+  CHECK(changed.out.find("leaf+") == std::string::npos);        // not named from the wrong binary
+  CHECK(changed.out.find("libc.so.6") != std::string::npos);    // other binaries still unwind
+
+  std::filesystem::remove(app);
+  auto missing = run({swprof_bin(), "script", out}, dir.path());
+  CHECK(missing.exit_code == 0);
+  CHECK(line_count(missing.err) == 1);
+  CHECK(missing.err.find("cannot open") != std::string::npos);
+}
+
+TEST_CASE("unwind: script on a truncated recording shows what it can and fails clearly", "[integration][unwind]") {
+  TempDir dir;
+  const std::string out = dir.file("t.swprof");
+  REQUIRE(run({swprof_bin(), "record", "-o", out, "--", known_bin("O2_nofp"), "leaf", "2.5"}, dir.path()).exit_code == 0);
+  std::filesystem::resize_file(out, std::filesystem::file_size(out) - 200);
+  auto r = run({swprof_bin(), "script", out}, dir.path());
+  CHECK(r.exit_code == 2);
+  CHECK(line_count(r.err) == 1);
+  CHECK(r.err.find("damaged") != std::string::npos);
+  CHECK(r.out.find("leaf+") != std::string::npos);
 }
