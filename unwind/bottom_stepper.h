@@ -14,6 +14,7 @@ namespace swprof {
 class BottomStepper : public FrameStepper {
  public:
   StepperKind kind() const override { return StepperKind::kBottom; }
+  bool claims_by_pc_only() const override { return true; }
   StepResult step_into(const StepInput& in, Registers& caller) override;
 
  private:

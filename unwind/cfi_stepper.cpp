@@ -114,14 +114,14 @@ StepResult apply_with_cfa(const CfiRule& rule, const Registers& regs, const Memo
   // already carried over.
   caller = regs;
   drop_caller_saved(caller);
+  if (rule.ra() == SavedRule::kSameValue && regs.has(kRip)) caller.set(kRip, regs.pc());
   std::optional<WalkEnd> error;
-  for (int slot = 0; slot < kSavedSlotCount && !error; ++slot) {
-    const SavedRule how = rule.saved[slot];
-    if (how != SavedRule::kSameValue) {
-      error = recover(how, kSavedSlotReg[slot], rule.saved_offset[slot], cfa, regs, stack, caller);
-    } else if (slot == kSlotRa && regs.has(kRip)) {
-      caller.set(kRip, regs.pc());  // RA "same value": the caller's rip is this rip
-    }
+  // Only the slots whose rule is not "same value" (usually the return
+  // address and rbp).
+  for (unsigned mask = rule.recover_mask ? rule.recover_mask : rule.slots_to_recover(); mask && !error;
+       mask &= mask - 1) {
+    const int slot = __builtin_ctz(mask);
+    error = recover(rule.saved[slot], kSavedSlotReg[slot], rule.saved_offset[slot], cfa, regs, stack, caller);
   }
   if (!error && !caller.has(kRip)) error = WalkEnd::kNoUnwindInfo;
   if (error) return StepResult::fail(*error);

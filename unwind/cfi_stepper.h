@@ -27,6 +27,7 @@ class CfiStepper : public FrameStepper {
   explicit CfiStepper(std::shared_ptr<CfiTableCache> tables);
 
   StepperKind kind() const override { return StepperKind::kCfi; }
+  bool claims_by_pc_only() const override { return true; }
   // not_me when the pc's binary has no row for it; bottom when the return
   // address is undefined; errors: kNoUnwindInfo when a register the rule
   // needs is unknown, kStackExhausted when a read falls outside the copied stack.

@@ -277,6 +277,7 @@ std::optional<CfiRule> convert_row(Dwarf_Frame* frame, int ra_column, bool signa
   const bool rsp_is_cfa = (rsp->first == SavedRule::kValCfa && rsp->second == 0) || rsp->first == SavedRule::kUndefined;
   if (!rsp_is_cfa) return std::nullopt;
   if (signal) rule.flags |= kCfiSignalFrame;
+  rule.finalize();
   return rule;
 }
 

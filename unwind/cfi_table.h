@@ -70,11 +70,24 @@ struct CfiRule {
   std::array<SavedRule, kSavedSlotCount> saved{SavedRule::kUndefined, SavedRule::kSameValue, SavedRule::kSameValue,
                                                SavedRule::kSameValue, SavedRule::kSameValue, SavedRule::kSameValue,
                                                SavedRule::kSameValue};
-  uint8_t reserved = 0;
+  // Bit per slot whose rule is not "same value": the slots a step must
+  // recover. Set by finalize(); 0 on a rule built by hand (then derived).
+  uint8_t recover_mask = 0;
   std::array<int16_t, kSavedSlotCount> saved_offset{};
 
   SavedRule ra() const { return saved[kSlotRa]; }
-  bool operator==(const CfiRule&) const = default;
+  uint8_t slots_to_recover() const {
+    uint8_t mask = 0;
+    for (int slot = 0; slot < kSavedSlotCount; ++slot)
+      if (saved[slot] != SavedRule::kSameValue) mask |= static_cast<uint8_t>(1u << slot);
+    return mask;
+  }
+  void finalize() { recover_mask = slots_to_recover(); }
+  // recover_mask is derived from `saved`, so it takes no part in equality.
+  bool operator==(const CfiRule& o) const {
+    return cfa_offset == o.cfa_offset && cfa == o.cfa && cfa_reg == o.cfa_reg && plt_threshold == o.plt_threshold &&
+           flags == o.flags && saved == o.saved && saved_offset == o.saved_offset;
+  }
 };
 static_assert(sizeof(CfiRule) <= 32);
 

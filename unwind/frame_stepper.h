@@ -71,6 +71,10 @@ class FrameStepper {
  public:
   virtual ~FrameStepper() = default;
   virtual StepperKind kind() const = 0;
+  // True when whether this stepper answers not_me depends only on the
+  // frame's binary, pc and exactness (not on registers or stack contents):
+  // the group may then remember that it passes such a frame on.
+  virtual bool claims_by_pc_only() const { return false; }
   virtual StepOutcome step(const StepInput& in) {
     Registers caller;
     const StepResult r = step_into(in, caller);

@@ -1,6 +1,8 @@
 #include "unwind/recording_unwinder.h"
 
 #include <algorithm>
+#include <limits>
+#include <queue>
 #include <thread>
 
 #include "unwind/memory.h"
@@ -45,9 +47,57 @@ RecordingUnwinder::~RecordingUnwinder() = default;
 
 std::vector<std::string> RecordingUnwinder::warnings() const { return binaries_->warnings(); }
 
+// A record waiting in the reorder window: a sample (with its own copy of
+// the stack) or another record (which owns its data).
+struct RecordingUnwinder::Timed {
+  uint64_t time = 0;
+  uint64_t seq = 0;  // file order breaks ties
+  std::variant<Pending, Record> item;
+};
+
+struct RecordingUnwinder::Later {
+  bool operator()(const Timed& a, const Timed& b) const {
+    return a.time != b.time ? a.time > b.time : a.seq > b.seq;
+  }
+};
+
+namespace {
+
+uint64_t record_time(const Record& r) {
+  return std::visit(
+      [](const auto& rec) -> uint64_t {
+        using T = std::decay_t<decltype(rec)>;
+        if constexpr (std::is_same_v<T, EndRecord>) return std::numeric_limits<uint64_t>::max();
+        else if constexpr (std::is_same_v<T, ImageRecord>) return 0;
+        else return rec.time;
+      },
+      r);
+}
+
+}  // namespace
+
 void RecordingUnwinder::run(RecordingReader& reader, const std::function<void(const UnwoundSample&)>& on_sample,
                             const std::function<void(const Record&)>& on_record) {
+  std::priority_queue<Timed, std::vector<Timed>, Later> window;
+  uint64_t newest = 0;
+  uint64_t seq = 0;
+  auto release = [&](bool all) {
+    while (!window.empty() && (all || window.size() > options_.reorder_max_records ||
+                               window.top().time + options_.reorder_window_ns <= newest)) {
+      Timed t = std::move(const_cast<Timed&>(window.top()));
+      window.pop();
+      replay(std::move(t), on_sample, on_record);
+    }
+  };
   while (auto rec = reader.next()) {
+    if (auto* img = std::get_if<ImageRecord>(&*rec)) {
+      // Owns no copy of its bytes and has no time: used at once.
+      binaries_->add_image(img->name, std::vector<uint8_t>(img->bytes.begin(), img->bytes.end()));
+      if (on_record) on_record(*rec);
+      continue;
+    }
+    Timed t;
+    t.seq = seq++;
     if (auto* s = std::get_if<SampleView>(&*rec)) {
       Pending p;
       p.out.time = s->time;
@@ -58,22 +108,36 @@ void RecordingUnwinder::run(RecordingReader& reader, const std::function<void(co
       p.out.in_kernel = s->in_kernel;
       p.out.stack_truncated = s->stack_truncated;
       for (size_t i = 0; i < s->kernel_depth(); ++i) p.out.kernel_ips.push_back(s->kernel_ip(i));
-      p.out.maps = spaces_.snapshot(s->pid);
       p.regs = Registers::from_sample(*s);
       p.stack_sp = p.regs.sp();
       p.stack.assign(s->stack.begin(), s->stack.end());
-      pending_.push_back(std::move(p));
-      if (pending_.size() >= options_.batch) flush(on_sample);
-      continue;
+      t.time = s->time;
+      t.item = std::move(p);
+    } else {
+      t.time = record_time(*rec);
+      t.item = std::move(*rec);
     }
-    if (auto* m = std::get_if<MappingRecord>(&*rec)) spaces_.on_mapping(*m);
-    else if (auto* t = std::get_if<TaskRecord>(&*rec)) spaces_.on_fork(*t);
-    else if (auto* c = std::get_if<CommRecord>(&*rec)) spaces_.on_exec(*c);
-    else if (auto* img = std::get_if<ImageRecord>(&*rec))
-      binaries_->add_image(img->name, std::vector<uint8_t>(img->bytes.begin(), img->bytes.end()));
-    if (on_record) on_record(*rec);
+    if (t.time != std::numeric_limits<uint64_t>::max()) newest = std::max(newest, t.time);
+    window.push(std::move(t));
+    release(false);
   }
+  release(true);
   flush(on_sample);
+}
+
+void RecordingUnwinder::replay(Timed&& t, const std::function<void(const UnwoundSample&)>& on_sample,
+                               const std::function<void(const Record&)>& on_record) {
+  if (auto* p = std::get_if<Pending>(&t.item)) {
+    p->out.maps = spaces_.snapshot(p->out.pid);  // the address space as of the sample's time
+    pending_.push_back(std::move(*p));
+    if (pending_.size() >= options_.batch) flush(on_sample);
+    return;
+  }
+  const Record& rec = std::get<Record>(t.item);
+  if (auto* m = std::get_if<MappingRecord>(&rec)) spaces_.on_mapping(*m);
+  else if (auto* task = std::get_if<TaskRecord>(&rec)) spaces_.on_fork(*task);
+  else if (auto* c = std::get_if<CommRecord>(&rec)) spaces_.on_exec(*c);
+  if (on_record) on_record(rec);
 }
 
 void RecordingUnwinder::flush(const std::function<void(const UnwoundSample&)>& on_sample) {

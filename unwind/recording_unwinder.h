@@ -24,6 +24,10 @@ struct UnwindOptions {
   unsigned threads = 0;  // 0: one per core
   size_t max_depth = 256;
   size_t batch = 256;  // small enough that a batch's stacks stay in cache
+  // Records from different CPUs' ring buffers reach the file slightly out of
+  // time order; they are replayed in time order through a window this long.
+  uint64_t reorder_window_ns = 500'000'000;
+  size_t reorder_max_records = 16384;
 };
 
 struct UnwoundSample {
@@ -66,6 +70,10 @@ class RecordingUnwinder {
 
  private:
   struct Pending;
+  struct Timed;
+  struct Later;
+  void replay(Timed&& item, const std::function<void(const UnwoundSample&)>& on_sample,
+              const std::function<void(const Record&)>& on_record);
   void flush(const std::function<void(const UnwoundSample&)>& on_sample);
 
   UnwindOptions options_;

@@ -22,6 +22,7 @@ namespace swprof {
 class SignalStepper : public FrameStepper {
  public:
   StepperKind kind() const override { return StepperKind::kSignal; }
+  bool claims_by_pc_only() const override { return true; }
   StepResult step_into(const StepInput& in, Registers& caller) override;
 
   // The byte offset of gregs[i] from the ucontext start.

@@ -1,7 +1,7 @@
 #include "unwind/walker.h"
 
 namespace swprof {
-WalkResult Walker::walk(const Registers& sampled, const Memory& stack, const ProcessMaps& maps) const {
+WalkResult Walker::walk(const Registers& sampled, const Memory& stack, const ProcessMaps& maps) {
   WalkResult result;
   if (!sampled.has(kRip) || !sampled.has(kRsp)) {
     result.end = WalkEnd::kNoRegisters;

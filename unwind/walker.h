@@ -19,7 +19,8 @@ class Walker {
  public:
   Walker(StepperGroup group, WalkerOptions options = {}) : group_(std::move(group)), options_(options) {}
 
-  WalkResult walk(const Registers& regs, const Memory& stack, const ProcessMaps& maps) const;
+  // Not const: the steppers and the group keep per-walker caches.
+  WalkResult walk(const Registers& regs, const Memory& stack, const ProcessMaps& maps);
 
  private:
   StepperGroup group_;

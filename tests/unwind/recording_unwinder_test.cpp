@@ -1,0 +1,83 @@
+#include "unwind/recording_unwinder.h"
+
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "sampler/recording_writer.h"
+
+using namespace swprof;
+
+namespace {
+
+struct TempFile {
+  std::string path = "/tmp/swprof-ru-" + std::to_string(getpid()) + ".swprof";
+  ~TempFile() { std::filesystem::remove(path); }
+};
+
+SampleView sample_at(uint32_t pid, uint64_t time, uint64_t pc, const std::vector<uint8_t>& stack) {
+  SampleView s;
+  s.pid = s.tid = pid;
+  s.time = time;
+  s.abi = 2;
+  s.nregs = 20;
+  s.regs[8] = pc;        // IP in perf order
+  s.regs[7] = 0x7ff000;  // SP
+  s.stack = Bytes(stack.data(), stack.size());
+  return s;
+}
+
+MappingRecord mapping_at(uint32_t pid, uint64_t time, uint64_t start) {
+  MappingRecord m;
+  m.pid = m.tid = pid;
+  m.time = time;
+  m.start = start;
+  m.length = 0x10000;
+  m.prot = 5;
+  m.path = "/nonexistent/app";
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("records are replayed in time order, not file order", "[recording_unwinder]") {
+  TempFile file;
+  std::vector<uint8_t> stack(64, 0);
+  {
+    RecordingWriter w(file.path, RecordingHeader{});
+    // As when two CPUs' ring buffers are drained one after the other: the
+    // sample (CPU 1) reaches the file before the mapping it needs (CPU 0).
+    w.write(sample_at(7, 2000, 0x401234, stack));
+    w.write(mapping_at(7, 1000, 0x400000));
+    w.write(sample_at(7, 3000, 0x401234, stack));
+    w.finish(EndRecord{"{}"});
+  }
+  RecordingReader reader(file.path);
+  RecordingUnwinder unwinder(UnwindOptions{UnwinderChoice::kChain, 1});
+  std::vector<uint64_t> times;
+  std::vector<bool> mapped;
+  unwinder.run(reader, [&](const UnwoundSample& s) {
+    times.push_back(s.time);
+    mapped.push_back(s.maps->find(0x401234) != nullptr);
+  });
+  CHECK(times == std::vector<uint64_t>{2000, 3000});
+  CHECK(mapped == std::vector<bool>{true, true});
+  CHECK(unwinder.stats().samples == 2);
+}
+
+TEST_CASE("a mapping after a sample in time does not apply to it", "[recording_unwinder]") {
+  TempFile file;
+  std::vector<uint8_t> stack(64, 0);
+  {
+    RecordingWriter w(file.path, RecordingHeader{});
+    w.write(sample_at(9, 1000, 0x501234, stack));
+    w.write(mapping_at(9, 5000, 0x500000));  // mapped later (dlopen)
+    w.finish(EndRecord{"{}"});
+  }
+  RecordingReader reader(file.path);
+  RecordingUnwinder unwinder(UnwindOptions{UnwinderChoice::kChain, 1});
+  bool mapped = true;
+  unwinder.run(reader, [&](const UnwoundSample& s) { mapped = s.maps->find(0x501234) != nullptr; });
+  CHECK_FALSE(mapped);
+}
