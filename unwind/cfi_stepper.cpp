@@ -67,7 +67,14 @@ std::optional<WalkEnd> recover(SavedRule how, int reg, int64_t off, uint64_t cfa
       return std::nullopt;
     case SavedRule::kAtCfa: {
       Computed v = load(cfa, off, stack);
-      if (!v.ok) return v.error;
+      if (!v.ok) {
+        // In an epilogue the CFI may still place an already popped register
+        // below sp, outside the copy: without it the caller's value is
+        // unknown, which is fine for any register but the return address.
+        if (reg == kRip) return v.error;
+        caller.clear(reg);
+        return std::nullopt;
+      }
       caller.set(reg, v.value);
       return std::nullopt;
     }
@@ -78,9 +85,12 @@ std::optional<WalkEnd> recover(SavedRule how, int reg, int64_t off, uint64_t cfa
       return std::nullopt;
     }
     case SavedRule::kAtRbp: {
-      if (!regs.has(kRbp)) return WalkEnd::kNoUnwindInfo;
-      Computed v = load(regs.bp(), off, stack);
-      if (!v.ok) return v.error;
+      Computed v = regs.has(kRbp) ? load(regs.bp(), off, stack) : Computed::fail(WalkEnd::kNoUnwindInfo);
+      if (!v.ok) {
+        if (reg == kRip) return v.error;
+        caller.clear(reg);  // as above: unknown, not fatal
+        return std::nullopt;
+      }
       caller.set(reg, v.value);
       return std::nullopt;
     }
