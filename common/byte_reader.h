@@ -107,4 +107,31 @@ inline std::optional<std::string_view> read_string(ByteReader& r) {
   return std::string_view(reinterpret_cast<const char*>(raw->data()), raw->size());
 }
 
+// Unsigned LEB128 (DWARF 5 §7.6); nullopt when cut short or longer than 64 bits.
+inline std::optional<uint64_t> read_uleb128(ByteReader& r) {
+  uint64_t value = 0;
+  for (unsigned shift = 0; shift < 64; shift += 7) {
+    auto byte = r.read<uint8_t>();
+    if (!byte) return std::nullopt;
+    value |= uint64_t{*byte & 0x7fu} << shift;
+    if (!(*byte & 0x80)) return value;
+  }
+  return std::nullopt;
+}
+
+// Signed LEB128 (DWARF 5 §7.6).
+inline std::optional<int64_t> read_sleb128(ByteReader& r) {
+  uint64_t value = 0;
+  for (unsigned shift = 0; shift < 64; shift += 7) {
+    auto byte = r.read<uint8_t>();
+    if (!byte) return std::nullopt;
+    value |= uint64_t{*byte & 0x7fu} << shift;
+    if (!(*byte & 0x80)) {
+      if (shift + 7 < 64 && (*byte & 0x40)) value |= ~uint64_t{0} << (shift + 7);
+      return static_cast<int64_t>(value);
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace swprof

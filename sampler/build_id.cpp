@@ -6,15 +6,11 @@
 
 #include <memory>
 
+#include "common/elf_handle.h"
 #include "common/unique_fd.h"
 
 namespace swprof {
 namespace {
-
-struct ElfDeleter {
-  void operator()(Elf* e) const { elf_end(e); }
-};
-using ElfPtr = std::unique_ptr<Elf, ElfDeleter>;
 
 void ensure_libelf() {
   static const bool ready = elf_version(EV_CURRENT) != EV_NONE;

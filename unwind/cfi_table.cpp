@@ -16,31 +16,6 @@ namespace swprof {
 namespace cfi_detail {
 namespace {
 
-std::optional<uint64_t> read_uleb128(ByteReader& r) {
-  uint64_t value = 0;
-  for (unsigned shift = 0; shift < 64; shift += 7) {
-    auto byte = r.read<uint8_t>();
-    if (!byte) return std::nullopt;
-    value |= uint64_t{*byte & 0x7fu} << shift;
-    if (!(*byte & 0x80)) return value;
-  }
-  return std::nullopt;  // longer than any 64-bit value
-}
-
-std::optional<int64_t> read_sleb128(ByteReader& r) {
-  uint64_t value = 0;
-  for (unsigned shift = 0; shift < 64; shift += 7) {
-    auto byte = r.read<uint8_t>();
-    if (!byte) return std::nullopt;
-    value |= uint64_t{*byte & 0x7fu} << shift;
-    if (!(*byte & 0x80)) {
-      if (shift + 7 < 64 && (*byte & 0x40)) value |= ~uint64_t{0} << (shift + 7);
-      return static_cast<int64_t>(value);
-    }
-  }
-  return std::nullopt;
-}
-
 template <typename T>
 std::optional<uint64_t> read_as_u64(ByteReader& r) {
   auto v = r.read<T>();
@@ -85,7 +60,7 @@ std::optional<uint64_t> read_encoded_pointer(ByteReader& r, uint8_t encoding, co
   }
 }
 
-std::optional<std::vector<EhFrameHdrEntry>> parse_eh_frame_hdr(Bytes hdr, uint64_t hdr_vaddr) {
+std::optional<EhFrameHdrTable> read_eh_frame_hdr_table(Bytes hdr, uint64_t hdr_vaddr) {
   // LSB 5.0 §10.6.2: version, eh_frame_ptr_enc, fde_count_enc, table_enc,
   // eh_frame_ptr, fde_count, then fde_count pairs (initial_location, address),
   // datarel values being relative to the start of .eh_frame_hdr.
@@ -102,11 +77,20 @@ std::optional<std::vector<EhFrameHdrEntry>> parse_eh_frame_hdr(Bytes hdr, uint64
   if (!count) return std::nullopt;
   // Each entry takes at least 2 bytes: a count beyond that is corrupt.
   if (*count > r.remaining() / 2) return std::nullopt;
+  return EhFrameHdrTable{hdr_vaddr + r.offset(), r.offset(), *count, *table_enc};
+}
+
+std::optional<std::vector<EhFrameHdrEntry>> parse_eh_frame_hdr(Bytes hdr, uint64_t hdr_vaddr) {
+  auto table = read_eh_frame_hdr_table(hdr, hdr_vaddr);
+  if (!table) return std::nullopt;
+  ByteReader r(hdr);
+  r.skip(table->offset);
+  const PointerBase base{hdr_vaddr, hdr_vaddr};
   std::vector<EhFrameHdrEntry> entries;
-  entries.reserve(static_cast<size_t>(*count));
-  for (uint64_t i = 0; i < *count; ++i) {
-    auto location = read_encoded_pointer(r, *table_enc, base);
-    auto fde = read_encoded_pointer(r, *table_enc, base);
+  entries.reserve(static_cast<size_t>(table->fde_count));
+  for (uint64_t i = 0; i < table->fde_count; ++i) {
+    auto location = read_encoded_pointer(r, table->encoding, base);
+    auto fde = read_encoded_pointer(r, table->encoding, base);
     if (!location || !fde) return std::nullopt;
     entries.push_back({*location, *fde});
   }

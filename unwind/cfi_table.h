@@ -217,6 +217,15 @@ struct EhFrameHdrEntry {
 // nullopt when the header is malformed or has no search table.
 std::optional<std::vector<EhFrameHdrEntry>> parse_eh_frame_hdr(Bytes hdr, uint64_t hdr_vaddr);
 
+// Where the search table starts and how it is encoded, from the header alone.
+struct EhFrameHdrTable {
+  uint64_t vaddr = 0;     // of the first entry
+  uint64_t offset = 0;    // of the first entry, from the start of .eh_frame_hdr
+  uint64_t fde_count = 0;
+  uint8_t encoding = 0;   // DW_EH_PE_* of every entry field
+};
+std::optional<EhFrameHdrTable> read_eh_frame_hdr_table(Bytes hdr, uint64_t hdr_vaddr);
+
 }  // namespace cfi_detail
 
 }  // namespace swprof

@@ -14,14 +14,10 @@
 #include <vector>
 
 #include "common/byte_reader.h"
+#include "common/elf_handle.h"
 #include "common/unique_fd.h"
 
 namespace swprof {
-
-struct ElfDeleter {
-  void operator()(Elf* e) const { elf_end(e); }
-};
-using ElfPtr = std::unique_ptr<Elf, ElfDeleter>;
 
 struct ElfSection {
   uint64_t addr = 0;  // sh_addr (virtual address when loaded; 0 for non-alloc sections)

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/byte_reader.h"
+#include "unwind/cfi_table.h"
 
 // Exported by libunwind-x86_64 (what libunwind-generic is on x86-64) but not
 // declared by its public headers; perf declares it the same way.
@@ -33,47 +34,8 @@ namespace {
 // and only understands table_enc == DW_EH_PE_datarel | DW_EH_PE_sdata4, with
 // entries relative to the start of .eh_frame_hdr (the "segbase").
 
-constexpr uint8_t kPeOmit = 0xff;
 constexpr uint8_t kPeDatarelSdata4 = 0x3b;
-constexpr uint8_t kPeApplicationMask = 0x70;
 constexpr size_t kTableEntrySize = 8;
-
-std::optional<uint64_t> read_leb128(ByteReader& r, bool is_signed) {
-  uint64_t value = 0;
-  for (unsigned shift = 0; shift < 64; shift += 7) {
-    auto byte = r.read<uint8_t>();
-    if (!byte) return std::nullopt;
-    value |= uint64_t{*byte & 0x7fu} << shift;
-    if (!(*byte & 0x80)) {
-      if (is_signed && (*byte & 0x40) && shift + 7 < 64) value |= ~uint64_t{0} << (shift + 7);
-      return value;
-    }
-  }
-  return std::nullopt;
-}
-
-template <typename T>
-std::optional<uint64_t> read_as_u64(ByteReader& r) {
-  auto v = r.read<T>();
-  if (!v) return std::nullopt;
-  return static_cast<uint64_t>(*v);
-}
-
-// The raw value of a DWARF-encoded pointer (its application bits ignored).
-std::optional<uint64_t> read_encoded(ByteReader& r, uint8_t enc) {
-  switch (enc & 0x0f) {
-    case 0x00: return read_as_u64<uint64_t>(r);  // absptr
-    case 0x01: return read_leb128(r, false);
-    case 0x02: return read_as_u64<uint16_t>(r);
-    case 0x03: return read_as_u64<uint32_t>(r);
-    case 0x04: return read_as_u64<uint64_t>(r);
-    case 0x09: return read_leb128(r, true);
-    case 0x0a: return read_as_u64<int16_t>(r);
-    case 0x0b: return read_as_u64<int32_t>(r);
-    case 0x0c: return read_as_u64<int64_t>(r);
-    default: return std::nullopt;
-  }
-}
 
 // Where a binary's .eh_frame_hdr search table is, in ELF virtual addresses.
 struct EhFrameIndex {
@@ -85,17 +47,12 @@ struct EhFrameIndex {
 std::optional<EhFrameIndex> find_eh_frame_index(const ElfBinary& binary) {
   auto hdr = binary.section(".eh_frame_hdr");
   if (!hdr || hdr->addr == 0) return std::nullopt;
-  ByteReader r(hdr->data);
-  auto version = r.read<uint8_t>();
-  auto eh_frame_ptr_enc = r.read<uint8_t>();
-  auto fde_count_enc = r.read<uint8_t>();
-  auto table_enc = r.read<uint8_t>();
-  if (!table_enc || *version != 1 || *table_enc != kPeDatarelSdata4) return std::nullopt;
-  if (*fde_count_enc == kPeOmit || (*fde_count_enc & kPeApplicationMask) != 0) return std::nullopt;
-  if (*eh_frame_ptr_enc != kPeOmit && !read_encoded(r, *eh_frame_ptr_enc)) return std::nullopt;
-  auto fde_count = read_encoded(r, *fde_count_enc);
-  if (!fde_count || *fde_count == 0 || r.remaining() / kTableEntrySize < *fde_count) return std::nullopt;
-  return EhFrameIndex{hdr->addr, hdr->addr + r.offset(), *fde_count};
+  auto table = cfi_detail::read_eh_frame_hdr_table(hdr->data, hdr->addr);
+  // libunwind's remote table format wants (datarel, sdata4) pairs.
+  if (!table || table->encoding != kPeDatarelSdata4 || table->fde_count == 0 ||
+      (hdr->data.size() - table->offset) / kTableEntrySize < table->fde_count)
+    return std::nullopt;
+  return EhFrameIndex{hdr->addr, table->vaddr, table->fde_count};
 }
 
 // The parsed header of each binary, found once. A weak_ptr tells a binary
