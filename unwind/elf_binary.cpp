@@ -56,27 +56,33 @@ bool ElfBinary::init() {
   const void* id = nullptr;
   ssize_t n = dwelf_elf_gnu_build_id(elf_.get(), &id);
   if (n > 0 && id) build_id_.assign(static_cast<const uint8_t*>(id), static_cast<const uint8_t*>(id) + n);
+  load_sections();
   load_symbols();
   return true;
 }
 
-std::optional<ElfSection> ElfBinary::section(const std::string& name) const {
+void ElfBinary::load_sections() {
   size_t shstrndx = 0;
-  if (elf_getshdrstrndx(elf_.get(), &shstrndx) != 0) return std::nullopt;
+  if (elf_getshdrstrndx(elf_.get(), &shstrndx) != 0) return;
   Elf_Scn* scn = nullptr;
   while ((scn = elf_nextscn(elf_.get(), scn)) != nullptr) {
     GElf_Shdr sh;
     if (!gelf_getshdr(scn, &sh)) continue;
-    const char* sname = elf_strptr(elf_.get(), shstrndx, sh.sh_name);
-    if (!sname || name != sname) continue;
+    const char* name = elf_strptr(elf_.get(), shstrndx, sh.sh_name);
+    if (!name) continue;
     ElfSection out;
     out.addr = sh.sh_addr;
     out.offset = sh.sh_offset;
     out.scn = scn;
     if (sh.sh_type != SHT_NOBITS && sh.sh_offset <= file_.size() && sh.sh_size <= file_.size() - sh.sh_offset)
       out.data = file_.subspan(sh.sh_offset, sh.sh_size);
-    return out;
+    sections_.emplace_back(name, out);
   }
+}
+
+std::optional<ElfSection> ElfBinary::section(const std::string& name) const {
+  for (const auto& [n, sec] : sections_)
+    if (n == name) return sec;
   return std::nullopt;
 }
 

@@ -47,6 +47,8 @@ class ElfBinary {
   const std::vector<uint8_t>& build_id() const { return build_id_; }
   uint64_t entry() const { return entry_; }
 
+  // Sections are indexed once when the file is opened, so lookups never call
+  // into libelf (whose lazy loading is not safe from several threads).
   std::optional<ElfSection> section(const std::string& name) const;
 
   // The bias for a mapping of this file at `map_start` with file offset
@@ -70,6 +72,7 @@ class ElfBinary {
  private:
   ElfBinary() = default;
   bool init();
+  void load_sections();
   void load_symbols();
 
   struct Segment {
@@ -85,6 +88,7 @@ class ElfBinary {
   uint64_t entry_ = 0;
   std::vector<uint8_t> build_id_;
   std::vector<Segment> segments_;
+  std::vector<std::pair<std::string, ElfSection>> sections_;
   std::vector<FunctionSymbol> functions_;  // sorted by start
 };
 
