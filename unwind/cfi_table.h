@@ -57,6 +57,7 @@ inline constexpr std::array<uint8_t, kSavedSlotCount> kSavedSlotReg = {kRip, kRb
 
 enum CfiRuleFlags : uint8_t {
   kCfiSignalFrame = 1,  // the FDE's CIE has the 'S' augmentation: the caller's pc is exact
+  kCfiSimple = 2,       // set by finalize(): CFA = rsp/rbp + n and every recovered register at CFA + k
 };
 
 // One row of unwind info: how to get the caller's registers at any pc of a
@@ -82,11 +83,18 @@ struct CfiRule {
       if (saved[slot] != SavedRule::kSameValue) mask |= static_cast<uint8_t>(1u << slot);
     return mask;
   }
-  void finalize() { recover_mask = slots_to_recover(); }
-  // recover_mask is derived from `saved`, so it takes no part in equality.
+  void finalize() {
+    recover_mask = slots_to_recover();
+    bool simple = (cfa == CfaRule::kRspOffset || cfa == CfaRule::kRbpOffset) && saved[kSlotRa] == SavedRule::kAtCfa &&
+                  !(flags & kCfiSignalFrame);
+    for (int slot = 0; slot < kSavedSlotCount; ++slot)
+      simple = simple && (saved[slot] == SavedRule::kSameValue || saved[slot] == SavedRule::kAtCfa);
+    flags = static_cast<uint8_t>(simple ? flags | kCfiSimple : flags & ~kCfiSimple);
+  }
+  // recover_mask and kCfiSimple are derived, so they take no part in equality.
   bool operator==(const CfiRule& o) const {
     return cfa_offset == o.cfa_offset && cfa == o.cfa && cfa_reg == o.cfa_reg && plt_threshold == o.plt_threshold &&
-           flags == o.flags && saved == o.saved && saved_offset == o.saved_offset;
+           (flags & ~kCfiSimple) == (o.flags & ~kCfiSimple) && saved == o.saved && saved_offset == o.saved_offset;
   }
 };
 static_assert(sizeof(CfiRule) <= 32);

@@ -26,6 +26,8 @@ class Registers {
     valid_ |= 1u << reg;
   }
   void clear(int reg) { valid_ &= ~(1u << reg); }
+  // Forgets every register not in `mask` (bit per DWARF register).
+  void keep_only(uint32_t mask) { valid_ &= mask; }
 
   uint64_t pc() const { return value_[kRip]; }
   uint64_t sp() const { return value_[kRsp]; }
