@@ -153,7 +153,8 @@ constexpr uint32_t kCalleeSaved = (1u << kRbx) | (1u << kRbp) | (1u << kR12) | (
 // cannot overflow.
 //
 //   (rip, rsp, reg...) = (*(cfa + k_ra), cfa, *(cfa + k_reg)...)
-StepResult apply_simple(const CfiRule& rule, const Registers& regs, const Memory& stack, Registers& caller) {
+template <typename Stack>
+StepResult apply_simple(const CfiRule& rule, const Registers& regs, const Stack& stack, Registers& caller) {
   if (!regs.has(rule.cfa_reg)) return StepResult::fail(WalkEnd::kNoUnwindInfo);
   uint64_t cfa = 0;
   if (__builtin_add_overflow(regs.get(rule.cfa_reg), static_cast<int64_t>(rule.cfa_offset), &cfa) ||
@@ -177,8 +178,10 @@ StepResult apply_simple(const CfiRule& rule, const Registers& regs, const Memory
 }  // namespace
 
 StepResult CfiStepper::apply_into(const CfiRule& rule, const Registers& regs, const Memory& stack, Registers& caller) {
-  if (rule.flags & kCfiSimple) [[likely]]
+  if (rule.flags & kCfiSimple) [[likely]] {
+    if (auto view = stack.contiguous()) return apply_simple(rule, regs, *view, caller);
     return apply_simple(rule, regs, stack, caller);
+  }
   if (rule.ra() == SavedRule::kUndefined) return StepResult::bottom();
   const Computed cfa = compute_cfa(rule, regs, stack);
   if (!cfa.ok) return StepResult::fail(cfa.error);

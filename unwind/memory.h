@@ -12,22 +12,40 @@
 
 namespace swprof {
 
+// A contiguous buffer at a fixed address, held by value: hot loops read
+// through a local copy, so stores elsewhere cannot force its fields to be
+// reloaded from memory on every read.
+struct ContiguousView {
+  uint64_t base = 0;
+  const uint8_t* data = nullptr;
+  size_t size = 0;
+
+  std::optional<uint64_t> read_u64(uint64_t addr) const {
+    const uint64_t off = addr - base;  // wraps for addr < base: then off >= size
+    if (off >= size || size - off < 8) return std::nullopt;
+    uint64_t v;
+    std::memcpy(&v, data + off, sizeof v);
+    return v;
+  }
+};
+
 class Memory {
  public:
   virtual ~Memory() = default;
   // Copies n bytes at addr to dst; false when any byte is outside this memory.
   virtual bool read(uint64_t addr, void* dst, size_t n) const = 0;
 
+  // The whole memory as one buffer, when it is one (the copied stack).
+  std::optional<ContiguousView> contiguous() const {
+    if (!contiguous_) return std::nullopt;
+    return ContiguousView{base_, data_, size_};
+  }
+
   // The unwinder's hot path: one 8-byte read, served inline when the memory
   // is one contiguous buffer (the copied stack), else through read().
   std::optional<uint64_t> read_u64(uint64_t addr) const {
+    if (contiguous_) return ContiguousView{base_, data_, size_}.read_u64(addr);
     uint64_t v;
-    if (contiguous_) {
-      const uint64_t off = addr - base_;
-      if (addr < base_ || off > size_ || size_ - off < sizeof v) return std::nullopt;
-      std::memcpy(&v, data_ + off, sizeof v);
-      return v;
-    }
     if (!read(addr, &v, sizeof v)) return std::nullopt;
     return v;
   }
