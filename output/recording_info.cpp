@@ -5,25 +5,10 @@
 #include <ctime>
 
 #include "sampler/event_spec.h"
+#include "sampler/record_codec.h"
 
 namespace swprof {
 namespace {
-
-const char* type_name(const Record& r) {
-  return std::visit(
-      [](const auto& rec) -> const char* {
-        using T = std::decay_t<decltype(rec)>;
-        if constexpr (std::is_same_v<T, SampleView>) return "sample";
-        else if constexpr (std::is_same_v<T, MappingRecord>) return "mapping";
-        else if constexpr (std::is_same_v<T, CommRecord>) return "comm";
-        else if constexpr (std::is_same_v<T, TaskRecord>) return rec.exit ? "exit" : "fork";
-        else if constexpr (std::is_same_v<T, LostRecord>) return "lost";
-        else if constexpr (std::is_same_v<T, ThrottleRecord>) return rec.throttled ? "throttle" : "unthrottle";
-        else if constexpr (std::is_same_v<T, ImageRecord>) return "image";
-        else return "end";
-      },
-      r);
-}
 
 std::string format_time(uint64_t unix_ns) {
   time_t secs = static_cast<time_t>(unix_ns / 1000000000ull);
@@ -68,7 +53,7 @@ RecordingInfo collect_info(RecordingReader& reader) {
   RecordingInfo info;
   info.header = reader.header();
   while (auto rec = reader.next()) {
-    ++info.record_counts[type_name(*rec)];
+    ++info.record_counts[record_type_name(record_type_of(*rec))];
     if (auto* s = std::get_if<SampleView>(&*rec)) {
       ++info.samples;
       info.kernel_mode_samples += s->in_kernel;

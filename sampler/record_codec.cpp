@@ -28,6 +28,22 @@ const char* record_type_name(RecordType type) {
   return "unknown";
 }
 
+RecordType record_type_of(const Record& record) {
+  return std::visit(
+      [](const auto& rec) {
+        using T = std::decay_t<decltype(rec)>;
+        if constexpr (std::is_same_v<T, SampleView>) return RecordType::kSample;
+        else if constexpr (std::is_same_v<T, MappingRecord>) return RecordType::kMapping;
+        else if constexpr (std::is_same_v<T, CommRecord>) return RecordType::kComm;
+        else if constexpr (std::is_same_v<T, TaskRecord>) return rec.exit ? RecordType::kExit : RecordType::kFork;
+        else if constexpr (std::is_same_v<T, LostRecord>) return RecordType::kLost;
+        else if constexpr (std::is_same_v<T, ThrottleRecord>) return rec.throttled ? RecordType::kThrottle : RecordType::kUnthrottle;
+        else if constexpr (std::is_same_v<T, ImageRecord>) return RecordType::kImage;
+        else return RecordType::kEnd;
+      },
+      record);
+}
+
 void RecordEncoder::encode_sample(const SampleView& s, ByteWriter& w) {
   w.put(s.time);
   w.put(s.pid);
@@ -50,20 +66,17 @@ void RecordEncoder::encode(const Record& record, std::vector<uint8_t>& out) {
   ByteWriter w(out);
   const size_t start = w.size();
   w.put<uint32_t>(0);  // size, patched below
-  const size_t type_at = w.size();
-  w.put<uint16_t>(0);
-  w.put<uint16_t>(0);
-  uint16_t type = 0;
+  w.put(static_cast<uint16_t>(record_type_of(record)));
+  const size_t flags_at = w.size();
+  w.put<uint16_t>(0);   // flags, patched below
   uint16_t flags = 0;
   std::visit(
       [&](const auto& rec) {
         using T = std::decay_t<decltype(rec)>;
         if constexpr (std::is_same_v<T, SampleView>) {
-          type = static_cast<uint16_t>(RecordType::kSample);
           flags = (rec.in_kernel ? kSampleInKernel : 0) | (rec.stack_truncated ? kSampleTruncated : 0);
           encode_sample(rec, w);
         } else if constexpr (std::is_same_v<T, MappingRecord>) {
-          type = static_cast<uint16_t>(RecordType::kMapping);
           flags = rec.synthesized ? kMappingSynthesized : 0;
           w.put(rec.time); w.put(rec.pid); w.put(rec.tid);
           w.put(rec.start); w.put(rec.length); w.put(rec.file_offset);
@@ -71,33 +84,26 @@ void RecordEncoder::encode(const Record& record, std::vector<uint8_t>& out) {
           w.put(rec.inode); w.put(rec.build_id_size); w.put(rec.build_id);
           w.put_string(rec.path);
         } else if constexpr (std::is_same_v<T, CommRecord>) {
-          type = static_cast<uint16_t>(RecordType::kComm);
           flags = rec.exec ? kCommExec : 0;
           w.put(rec.time); w.put(rec.pid); w.put(rec.tid);
           w.put_string(rec.comm);
         } else if constexpr (std::is_same_v<T, TaskRecord>) {
-          type = static_cast<uint16_t>(rec.exit ? RecordType::kExit : RecordType::kFork);
           w.put(rec.time); w.put(rec.pid); w.put(rec.ppid); w.put(rec.tid); w.put(rec.ptid);
         } else if constexpr (std::is_same_v<T, LostRecord>) {
-          type = static_cast<uint16_t>(RecordType::kLost);
           w.put(rec.time); w.put(rec.cpu); w.put(rec.count);
         } else if constexpr (std::is_same_v<T, ThrottleRecord>) {
-          type = static_cast<uint16_t>(rec.throttled ? RecordType::kThrottle : RecordType::kUnthrottle);
           w.put(rec.time); w.put(rec.cpu);
         } else if constexpr (std::is_same_v<T, ImageRecord>) {
-          type = static_cast<uint16_t>(RecordType::kImage);
           w.put_string(rec.name);
           w.put(static_cast<uint32_t>(rec.bytes.size()));
           w.put_bytes(rec.bytes);
         } else if constexpr (std::is_same_v<T, EndRecord>) {
-          type = static_cast<uint16_t>(RecordType::kEnd);
           w.put_string(rec.json);
         }
       },
       record);
   w.patch(start, static_cast<uint32_t>(w.size() - start));
-  w.patch(type_at, type);
-  w.patch(type_at + 2, flags);
+  w.patch(flags_at, flags);
 }
 
 std::optional<Record> RecordDecoder::decode_sample(ByteReader& r, uint16_t flags) {

@@ -65,5 +65,7 @@ class RecordDecoder {
 };
 
 const char* record_type_name(RecordType type);
+// The type a record is stored as.
+RecordType record_type_of(const Record& record);
 
 }  // namespace swprof
