@@ -39,14 +39,8 @@ void load(const std::string& path) {
       l.stack.assign(s->stack.begin(), s->stack.end());
       l.maps = spaces.snapshot(s->pid);
       g_samples.push_back(std::move(l));
-    } else if (auto* m = std::get_if<MappingRecord>(&*rec)) {
-      spaces.on_mapping(*m);
-    } else if (auto* t = std::get_if<TaskRecord>(&*rec)) {
-      spaces.on_fork(*t);
-    } else if (auto* c = std::get_if<CommRecord>(&*rec)) {
-      spaces.on_exec(*c);
-    } else if (auto* img = std::get_if<ImageRecord>(&*rec)) {
-      g_binaries->add_image(img->name, std::vector<uint8_t>(img->bytes.begin(), img->bytes.end()));
+    } else {
+      spaces.apply(*rec);
     }
   }
 }

@@ -74,23 +74,37 @@ std::vector<std::string> BinaryCache::warnings() const {
   return warnings_;
 }
 
-void AddressSpaces::on_mapping(const MappingRecord& r) {
+Mapping resolve_mapping(BinaryCache& binaries, uint64_t start, uint64_t end, uint64_t file_offset,
+                        const std::string& path, bool executable, const std::vector<uint8_t>& build_id) {
   Mapping m;
-  m.start = r.start;
-  m.end = r.start + r.length;
-  m.file_offset = r.file_offset;
-  m.path = r.path;
-  m.executable = (r.prot & 0x4) != 0;
-  auto found = binaries_->get(r.path, std::vector<uint8_t>(r.build_id.begin(), r.build_id.begin() + r.build_id_size));
+  m.start = start;
+  m.end = end;
+  m.file_offset = file_offset;
+  m.path = path;
+  m.executable = executable;
+  auto found = binaries.get(path, build_id);
   m.build_id_mismatch = found.build_id_mismatch;
   if (found.binary) {
     // Images (the vDSO) are mapped from their first byte; files by their offset.
-    auto bias = found.binary->load_bias(m.start, m.file_offset);
-    if (bias) {
+    if (auto bias = found.binary->load_bias(m.start, m.file_offset)) {
       m.bias = *bias;
       m.binary = found.binary;
     }
   }
+  return m;
+}
+
+void AddressSpaces::apply(const Record& record) {
+  if (auto* m = std::get_if<MappingRecord>(&record)) on_mapping(*m);
+  else if (auto* t = std::get_if<TaskRecord>(&record)) on_fork(*t);
+  else if (auto* c = std::get_if<CommRecord>(&record)) on_exec(*c);
+  else if (auto* img = std::get_if<ImageRecord>(&record))
+    binaries_->add_image(img->name, std::vector<uint8_t>(img->bytes.begin(), img->bytes.end()));
+}
+
+void AddressSpaces::on_mapping(const MappingRecord& r) {
+  Mapping m = resolve_mapping(*binaries_, r.start, r.start + r.length, r.file_offset, r.path, (r.prot & 0x4) != 0,
+                              std::vector<uint8_t>(r.build_id.begin(), r.build_id.begin() + r.build_id_size));
   auto& slot = by_pid_[r.pid];
   auto next = slot ? std::make_shared<ProcessMaps>(*slot) : std::make_shared<ProcessMaps>();
   next->add(std::move(m));

@@ -44,6 +44,13 @@ class ProcessMaps {
   std::vector<Mapping> maps_;  // sorted by start, non-overlapping
 };
 
+class BinaryCache;
+
+// A mapping of `path` at [start, end) from `file_offset`, with its binary
+// (checked against `build_id` when one is given) and load bias resolved.
+Mapping resolve_mapping(BinaryCache& binaries, uint64_t start, uint64_t end, uint64_t file_offset,
+                        const std::string& path, bool executable, const std::vector<uint8_t>& build_id);
+
 // Opens each binary once (by path, checked against the recorded build-id),
 // and serves in-memory images recorded in the file (the vDSO).
 class BinaryCache {
@@ -70,13 +77,18 @@ class AddressSpaces {
  public:
   explicit AddressSpaces(std::shared_ptr<BinaryCache> binaries) : binaries_(std::move(binaries)) {}
 
-  void on_mapping(const MappingRecord& m);
-  void on_fork(const TaskRecord& t);  // a new process starts with its parent's maps
-  void on_exec(const CommRecord& c);  // exec replaces the address space
+  // Replays one record: mappings, forks (a new process starts with its
+  // parent's maps), execs (which replace the address space) and memory
+  // images (the vDSO). Other records change nothing.
+  void apply(const Record& record);
   std::shared_ptr<const ProcessMaps> snapshot(uint32_t pid) const;
   BinaryCache& binaries() { return *binaries_; }
 
  private:
+  void on_mapping(const MappingRecord& m);
+  void on_fork(const TaskRecord& t);
+  void on_exec(const CommRecord& c);
+
   std::shared_ptr<BinaryCache> binaries_;
   std::unordered_map<uint32_t, std::shared_ptr<const ProcessMaps>> by_pid_;
 };

@@ -90,9 +90,9 @@ void RecordingUnwinder::run(RecordingReader& reader, const std::function<void(co
     }
   };
   while (auto rec = reader.next()) {
-    if (auto* img = std::get_if<ImageRecord>(&*rec)) {
+    if (std::holds_alternative<ImageRecord>(*rec)) {
       // Owns no copy of its bytes and has no time: used at once.
-      binaries_->add_image(img->name, std::vector<uint8_t>(img->bytes.begin(), img->bytes.end()));
+      spaces_.apply(*rec);
       if (on_record) on_record(*rec);
       continue;
     }
@@ -134,9 +134,7 @@ void RecordingUnwinder::replay(Timed&& t, const std::function<void(const Unwound
     return;
   }
   const Record& rec = std::get<Record>(t.item);
-  if (auto* m = std::get_if<MappingRecord>(&rec)) spaces_.on_mapping(*m);
-  else if (auto* task = std::get_if<TaskRecord>(&rec)) spaces_.on_fork(*task);
-  else if (auto* c = std::get_if<CommRecord>(&rec)) spaces_.on_exec(*c);
+  spaces_.apply(rec);
   if (on_record) on_record(rec);
 }
 

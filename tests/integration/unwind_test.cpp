@@ -11,6 +11,7 @@
 
 #include "../unit/temp_dir.h"
 #include "harness.h"
+#include "output/frame_format.h"
 #include "sampler/recording_reader.h"
 #include "unwind/recording_unwinder.h"
 
@@ -22,11 +23,8 @@ namespace {
 std::string known_bin(const std::string& variant) { return std::string(KNOWN_STACK_DIR) + "/known_stack_" + variant; }
 
 std::string frame_name(const UnwoundSample& s, const Frame& f) {
-  const uint64_t lookup = (f.flags & kFrameExactPc) ? f.pc : f.pc - 1;
-  const Mapping* m = s.maps->find(lookup);
-  if (!m || !m->binary) return "?";
-  const FunctionSymbol* fn = m->binary->function_at(m->to_vaddr(lookup));
-  return fn ? fn->name : "?";
+  std::string name = locate_frame(*s.maps, f).function;
+  return name.empty() ? "?" : name;
 }
 
 // The known callers of the program's own functions ("libc": anything outside

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "output/frame_format.h"
 #include "sampler/build_id.h"
 #include "sampler/proc.h"
 
@@ -14,20 +15,8 @@ std::shared_ptr<ProcessMaps> self_maps(BinaryCache& binaries) {
   if (!vdso.empty()) binaries.add_image("[vdso]", vdso);
   for (const ProcMapping& pm : parse_proc_maps(read_text_file("/proc/self/maps").value_or(""))) {
     if (pm.perms.size() < 3 || pm.perms[2] != 'x') continue;
-    Mapping m;
-    m.start = pm.start;
-    m.end = pm.end;
-    m.file_offset = pm.offset;
-    m.path = pm.path;
-    m.executable = true;
-    auto found = binaries.get(pm.path, pm.path == "[vdso]" ? std::vector<uint8_t>{} : read_build_id(pm.path).value_or(BuildId{}));
-    if (found.binary) {
-      if (auto bias = found.binary->load_bias(m.start, m.file_offset)) {
-        m.bias = *bias;
-        m.binary = found.binary;
-      }
-    }
-    maps->add(std::move(m));
+    const BuildId id = pm.path == "[vdso]" ? BuildId{} : read_build_id(pm.path).value_or(BuildId{});
+    maps->add(resolve_mapping(binaries, pm.start, pm.end, pm.offset, pm.path, true, id));
   }
   return maps;
 }
@@ -76,11 +65,9 @@ SelfSnapshot capture_self(size_t max_stack) {
 }
 
 std::string function_name_at(uint64_t pc, bool exact, const ProcessMaps& maps) {
-  const uint64_t lookup = exact ? pc : pc - 1;
-  const Mapping* m = maps.find(lookup);
-  if (!m || !m->binary) return "?";
-  const FunctionSymbol* f = m->binary->function_at(m->to_vaddr(lookup));
-  return f ? f->name : "?";
+  const Frame frame{pc, 0, StepperKind::kSample, static_cast<uint8_t>(exact ? kFrameExactPc : 0)};
+  std::string name = locate_frame(maps, frame).function;
+  return name.empty() ? "?" : name;
 }
 
 std::vector<std::string> frame_names(const std::vector<Frame>& frames, const ProcessMaps& maps) {
