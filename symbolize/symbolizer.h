@@ -1,0 +1,70 @@
+#pragma once
+// Turns unwound frames into what people read: function names (demangled),
+// modules, source file:line and inline frames, with elfutils (libdwfl/libdw).
+// Debug information is looked up per binary: the binary itself, then separate
+// debuginfo by build-id, by .gnu_debuglink, and minidebuginfo (.gnu_debugdata).
+// JIT code is named from /tmp/perf-PID.map. Every distinct address is
+// symbolized once; results are cached per (binary, address).
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "unwind/address_space.h"
+#include "unwind/frame.h"
+
+namespace swprof {
+
+// One frame as shown in reports. An address inside inlined code gives several
+// of these: the inlined functions, innermost first, then the real function.
+struct SourceFrame {
+  std::string function;        // demangled name (unless demangling is off); empty when unknown
+  std::string module;          // basename of the mapped file, "[vdso]", "[jit]", "[unknown]"
+  std::string file;            // source file of the address (full path as DWARF has it); empty without lines
+  uint32_t line = 0;           // source line of the address (for an outer frame of an inline chain: the call site)
+  uint32_t decl_line = 0;      // line where the function is declared, 0 when unknown
+  uint64_t module_offset = 0;  // file offset of the address in its module (how unknown frames are named)
+  bool inlined = false;        // this function was inlined into the next frame's function
+};
+
+struct SymbolizedAddress {
+  std::vector<SourceFrame> frames;  // innermost first; never empty; only the last has inlined == false
+};
+
+struct SymbolizerOptions {
+  bool demangle = true;
+  bool inline_frames = true;
+  bool lines = true;
+  // Roots searched for separate debuginfo: <root>/.build-id/xx/yyyy.debug,
+  // and for .gnu_debuglink names: beside the binary, in its .debug/ folder and
+  // under <root>/<binary's folder>/.
+  std::vector<std::string> debug_roots = {"/usr/lib/debug"};
+  // Folder holding JIT maps (perf-PID.map).
+  std::string perf_map_dir = "/tmp";
+};
+
+class Symbolizer {
+ public:
+  explicit Symbolizer(SymbolizerOptions options = {});
+  ~Symbolizer();
+  Symbolizer(const Symbolizer&) = delete;
+  Symbolizer& operator=(const Symbolizer&) = delete;
+
+  // Symbolizes one frame of a sample of process `pid` whose address space was
+  // `maps`. The reference stays valid for the Symbolizer's lifetime. Never
+  // fails: unknown addresses give one frame with an empty function.
+  const SymbolizedAddress& symbolize(const ProcessMaps& maps, uint32_t pid, const Frame& frame);
+
+  // Unreadable or corrupt debuginfo and similar, once per binary.
+  std::vector<std::string> warnings() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// "name" or, for an unknown function, "[unknown] module+0xOFFSET".
+std::string display_name(const SourceFrame& frame);
+
+}  // namespace swprof
