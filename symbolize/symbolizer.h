@@ -3,8 +3,9 @@
 // modules, source file:line and inline frames, with elfutils (libdwfl/libdw).
 // Debug information is looked up per binary: the binary itself, then separate
 // debuginfo by build-id, by .gnu_debuglink, and minidebuginfo (.gnu_debugdata).
-// JIT code is named from /tmp/perf-PID.map. Every distinct address is
-// symbolized once; results are cached per (binary, address).
+// JIT code is named from /tmp/perf-PID.map, kernel code from /proc/kallsyms.
+// Every distinct address is symbolized once; results are cached per
+// (binary, address), per (pid, address) for JIT code, per kernel address.
 
 #include <cstdint>
 #include <memory>
@@ -20,11 +21,14 @@ namespace swprof {
 // of these: the inlined functions, innermost first, then the real function.
 struct SourceFrame {
   std::string function;        // demangled name (unless demangling is off); empty when unknown
-  std::string module;          // basename of the mapped file, "[vdso]", "[jit]", "[unknown]"
+  std::string module;          // basename of the mapped file, "[vdso]", "[jit]", "[anon]", "[unknown]",
+                               // "[kernel]" or a kernel module as "[ext4]"
   std::string file;            // source file of the address (full path as DWARF has it); empty without lines
   uint32_t line = 0;           // source line of the address (for an outer frame of an inline chain: the call site)
   uint32_t decl_line = 0;      // line where the function is declared, 0 when unknown
-  uint64_t module_offset = 0;  // file offset of the address in its module (how unknown frames are named)
+  uint64_t module_offset = 0;  // file offset of the address in its module (how unknown frames are named);
+                               // the address itself for JIT, anonymous and kernel code
+  uint64_t function_offset = 0;  // address - start of the function's symbol (real frame only, 0 when unknown)
   bool inlined = false;        // this function was inlined into the next frame's function
 };
 
@@ -42,6 +46,8 @@ struct SymbolizerOptions {
   std::vector<std::string> debug_roots = {"/usr/lib/debug"};
   // Folder holding JIT maps (perf-PID.map).
   std::string perf_map_dir = "/tmp";
+  // Kernel symbols ("ADDRESS TYPE NAME [MODULE]" lines), read on first use.
+  std::string kallsyms_path = "/proc/kallsyms";
 };
 
 class Symbolizer {
@@ -56,8 +62,16 @@ class Symbolizer {
   // fails: unknown addresses give one frame with an empty function.
   const SymbolizedAddress& symbolize(const ProcessMaps& maps, uint32_t pid, const Frame& frame);
 
+  // Symbolizes a kernel return address (from a sample's kernel call chain)
+  // with kallsyms. Unknown or hidden (non-root) addresses give one frame with
+  // an empty function in module "[kernel]".
+  const SymbolizedAddress& symbolize_kernel(uint64_t addr);
+
   // Unreadable or corrupt debuginfo and similar, once per binary.
   std::vector<std::string> warnings() const;
+
+  // Cache sizes: distinct addresses symbolized so far.
+  size_t cached_addresses() const;
 
  private:
   struct Impl;

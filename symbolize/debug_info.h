@@ -1,0 +1,71 @@
+#pragma once
+// What one binary knows about its addresses: function symbols, source lines
+// and inline chains. Each binary gets its own offline libdwfl session holding
+// only that file at its own link addresses, so queries use ELF virtual
+// addresses (Mapping::to_vaddr) and need no process layout.
+//
+// libdwfl does the finding: symbols from .symtab, else .dynsym, and the
+// minidebuginfo symbol table (.gnu_debugdata, xz); separate debuginfo by
+// build-id (<root>/.build-id/xx/yyyy.debug) and by .gnu_debuglink (beside the
+// binary, in its .debug/ folder, under <root>/<its folder>/), checked against
+// the build-id or the link's CRC. libdw reads lines and scopes. In-memory
+// images (the vDSO) are named from ElfBinary's own symbol table.
+
+#include <elfutils/libdwfl.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "symbolize/symbolizer.h"
+#include "unwind/elf_binary.h"
+
+namespace swprof {
+
+struct DwflDeleter {
+  void operator()(Dwfl* d) const { dwfl_end(d); }
+};
+using DwflPtr = std::unique_ptr<Dwfl, DwflDeleter>;
+
+class DebugInfo {
+ public:
+  DebugInfo(std::shared_ptr<const ElfBinary> binary, const SymbolizerOptions& options);
+  DebugInfo(const DebugInfo&) = delete;
+  DebugInfo& operator=(const DebugInfo&) = delete;
+
+  // The frames at ELF virtual address `vaddr`, innermost first: the inlined
+  // functions (inlined = true), then the real function. Fills function, file,
+  // line, decl_line and function_offset; never empty.
+  std::vector<SourceFrame> frames_at(uint64_t vaddr);
+
+  // Problems met so far (damaged or mismatched debuginfo), each once.
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+ private:
+  static int find_debuginfo(Dwfl_Module* mod, void** userdata, const char* modname, Dwarf_Addr base,
+                            const char* file_name, const char* debuglink_file, GElf_Word debuglink_crc,
+                            char** debuginfo_file_name);
+  void note_rejected_debuginfo(const char* debuglink_file);
+  void check_dwarf();
+  void add_dwarf_frames(Dwarf_Addr addr, SourceFrame& outer, std::vector<SourceFrame>& frames);
+  std::string die_name(Dwarf_Die* die) const;
+  std::string symbol_name(const char* name) const;
+  void warn(const std::string& message);
+
+  std::shared_ptr<const ElfBinary> binary_;
+  SymbolizerOptions options_;
+  // libdwfl keeps pointers to the callbacks and the path string.
+  std::string debuginfo_path_;
+  char* debuginfo_path_ptr_ = nullptr;
+  Dwfl_Callbacks callbacks_{};
+  DwflPtr dwfl_;
+  Dwfl_Module* module_ = nullptr;  // owned by dwfl_
+  Dwarf_Addr module_bias_ = 0;     // module address - ELF vaddr (0 for an offline ET_DYN at base 0)
+  bool dwarf_checked_ = false;
+  bool dwarf_usable_ = false;
+  bool found_separate_debuginfo_ = false;
+  bool damaged_warned_ = false;
+  std::vector<std::string> warnings_;
+};
+
+}  // namespace swprof

@@ -1,0 +1,193 @@
+#include "symbolize/symbolizer.h"
+
+#include <cstdio>
+#include <deque>
+#include <optional>
+#include <unordered_map>
+
+#include "sampler/proc.h"
+#include "symbolize/debug_info.h"
+#include "symbolize/demangle.h"
+#include "symbolize/kernel_symbols.h"
+#include "symbolize/perf_map.h"
+
+namespace swprof {
+namespace {
+
+// A symbolized address is identified by who owns it (a binary, or a
+// process's mapping) and the address.
+struct AddressKey {
+  uintptr_t owner;   // ElfBinary*, or the pid for code outside binaries
+  uint64_t region;   // 0, or the start of the (non-binary) mapping
+  uint64_t addr;     // ELF vaddr of the lookup address, or the pc
+  bool exact;
+  bool operator==(const AddressKey&) const = default;
+};
+
+struct AddressKeyHash {
+  size_t operator()(const AddressKey& k) const {
+    uint64_t h = k.owner * 0x9e3779b97f4a7c15ull;
+    h ^= (k.region + 0x632be59bd9b4e019ull) + (h << 6) + (h >> 2);
+    h ^= (k.addr * 2 + k.exact) * 0xbf58476d1ce4e5b9ull + (h << 6) + (h >> 2);
+    return static_cast<size_t>(h);
+  }
+};
+
+// Mappings with no file behind them, where JIT compilers put code.
+bool is_anonymous(const Mapping& m) {
+  return m.path.empty() || m.path[0] != '/' || m.path.starts_with("//anon") || m.path.starts_with("/memfd:");
+}
+
+std::string module_name(const Mapping& m) {
+  if (m.path.empty() || m.path.starts_with("//anon")) return "[anon]";
+  const auto slash = m.path.rfind('/');
+  std::string name = slash == std::string::npos ? m.path : m.path.substr(slash + 1);
+  return name.empty() ? "[anon]" : name;
+}
+
+}  // namespace
+
+struct Symbolizer::Impl {
+  explicit Impl(SymbolizerOptions o) : options(std::move(o)) {}
+
+  const SymbolizedAddress& in_binary(const Mapping& m, uint64_t pc, uint64_t lookup, bool exact);
+  const SymbolizedAddress& outside_binaries(const Mapping* m, uint32_t pid, uint64_t pc, uint64_t lookup, bool exact);
+  DebugInfo& debug_info(const std::shared_ptr<const ElfBinary>& binary);
+  const PerfMap& perf_map(uint32_t pid);
+  const KernelSymbols& kernel_symbols();
+
+  SymbolizerOptions options;
+  // DebugInfo keeps its binary alive, so an ElfBinary* key is never reused.
+  std::unordered_map<const ElfBinary*, std::unique_ptr<DebugInfo>> debug;
+  std::vector<const DebugInfo*> debug_order;  // for warnings in the order met
+  // unordered_map nodes never move: references handed out stay valid.
+  std::unordered_map<AddressKey, SymbolizedAddress, AddressKeyHash> by_address;
+  std::unordered_map<uint32_t, PerfMap> perf_maps;
+  std::optional<KernelSymbols> kernel;
+  std::unordered_map<uint64_t, SymbolizedAddress> kernel_cache;
+  std::vector<std::string> warnings;
+};
+
+Symbolizer::Symbolizer(SymbolizerOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+Symbolizer::~Symbolizer() = default;
+
+const SymbolizedAddress& Symbolizer::symbolize(const ProcessMaps& maps, uint32_t pid, const Frame& frame) {
+  // A return address may sit just past its call (even past its function):
+  // look up the call instruction instead.
+  const bool exact = (frame.flags & kFrameExactPc) != 0;
+  const uint64_t lookup = exact ? frame.pc : frame.pc - 1;
+  const Mapping* m = maps.find(lookup);
+  if (m && m->binary) return impl_->in_binary(*m, frame.pc, lookup, exact);
+  return impl_->outside_binaries(m, pid, frame.pc, lookup, exact);
+}
+
+const SymbolizedAddress& Symbolizer::Impl::in_binary(const Mapping& m, uint64_t pc, uint64_t lookup, bool exact) {
+  const uint64_t vaddr = m.to_vaddr(lookup);
+  const AddressKey key{reinterpret_cast<uintptr_t>(m.binary.get()), 0, vaddr, exact};
+  if (auto it = by_address.find(key); it != by_address.end()) return it->second;
+  SymbolizedAddress out;
+  out.frames = debug_info(m.binary).frames_at(vaddr);
+  const std::string module = module_name(m);
+  const uint64_t offset = pc - m.start + m.file_offset;
+  for (SourceFrame& f : out.frames) {
+    f.module = module;
+    f.module_offset = offset;
+  }
+  SourceFrame& real = out.frames.back();
+  if (!real.function.empty()) real.function_offset += pc - lookup;
+  return by_address.emplace(key, std::move(out)).first->second;
+}
+
+const SymbolizedAddress& Symbolizer::Impl::outside_binaries(const Mapping* m, uint32_t pid, uint64_t pc,
+                                                            uint64_t lookup, bool exact) {
+  const AddressKey key{pid, m ? m->start : 0, pc, exact};
+  if (auto it = by_address.find(key); it != by_address.end()) return it->second;
+  SourceFrame f;
+  if (!m || is_anonymous(*m)) {
+    if (auto hit = perf_map(pid).find(lookup)) {
+      f.function = options.demangle ? demangle(hit->name->c_str()) : *hit->name;
+      f.module = "[jit]";
+      f.module_offset = pc;
+      f.function_offset = pc - hit->start;
+    }
+  }
+  if (f.module.empty()) {
+    f.module = m ? module_name(*m) : "[unknown]";
+    f.module_offset = m && !is_anonymous(*m) ? pc - m->start + m->file_offset : pc;
+  }
+  SymbolizedAddress out;
+  out.frames.push_back(std::move(f));
+  return by_address.emplace(key, std::move(out)).first->second;
+}
+
+DebugInfo& Symbolizer::Impl::debug_info(const std::shared_ptr<const ElfBinary>& binary) {
+  auto& slot = debug[binary.get()];
+  if (!slot) {
+    slot = std::make_unique<DebugInfo>(binary, options);
+    debug_order.push_back(slot.get());
+  }
+  return *slot;
+}
+
+const PerfMap& Symbolizer::Impl::perf_map(uint32_t pid) {
+  if (auto it = perf_maps.find(pid); it != perf_maps.end()) return it->second;
+  const std::string path = options.perf_map_dir + "/perf-" + std::to_string(pid) + ".map";
+  PerfMap map;
+  if (auto text = read_text_file(path)) {
+    map = PerfMap::parse(*text);
+    if (map.malformed_lines() > 0)
+      warnings.push_back(path + ": skipped " + std::to_string(map.malformed_lines()) +
+                         " malformed line(s) (expected \"START SIZE NAME\" in hex)");
+  }
+  return perf_maps.emplace(pid, std::move(map)).first->second;
+}
+
+const KernelSymbols& Symbolizer::Impl::kernel_symbols() {
+  if (kernel) return *kernel;
+  auto text = read_text_file(options.kallsyms_path);
+  if (!text) {
+    warnings.push_back("cannot read " + options.kallsyms_path + ": kernel frames are shown as addresses");
+    kernel = KernelSymbols{};
+  } else {
+    kernel = KernelSymbols::parse(*text);
+    if (kernel->hidden())
+      warnings.push_back(options.kallsyms_path +
+                         " hides kernel addresses from this user (kernel.kptr_restrict): kernel frames are shown "
+                         "as addresses; run as root to name them");
+    else if (!kernel->available())
+      warnings.push_back(options.kallsyms_path + " has no kernel symbols: kernel frames are shown as addresses");
+  }
+  return *kernel;
+}
+
+const SymbolizedAddress& Symbolizer::symbolize_kernel(uint64_t addr) {
+  if (auto it = impl_->kernel_cache.find(addr); it != impl_->kernel_cache.end()) return it->second;
+  SourceFrame f;
+  f.module = "[kernel]";
+  f.module_offset = addr;
+  if (auto hit = impl_->kernel_symbols().find(addr)) {
+    f.function = *hit->name;
+    f.module = *hit->module;
+    f.function_offset = hit->offset;
+  }
+  SymbolizedAddress out;
+  out.frames.push_back(std::move(f));
+  return impl_->kernel_cache.emplace(addr, std::move(out)).first->second;
+}
+
+std::vector<std::string> Symbolizer::warnings() const {
+  std::vector<std::string> out = impl_->warnings;
+  for (const DebugInfo* d : impl_->debug_order) out.insert(out.end(), d->warnings().begin(), d->warnings().end());
+  return out;
+}
+
+size_t Symbolizer::cached_addresses() const { return impl_->by_address.size() + impl_->kernel_cache.size(); }
+
+std::string display_name(const SourceFrame& frame) {
+  if (!frame.function.empty()) return frame.function;
+  char buf[32];
+  snprintf(buf, sizeof buf, "+0x%llx", static_cast<unsigned long long>(frame.module_offset));
+  return "[unknown] " + frame.module + buf;
+}
+
+}  // namespace swprof

@@ -1,0 +1,44 @@
+#pragma once
+// Helpers for the symbolizer tests: the built test programs
+// (tests/programs/sym_*), their probe addresses, marker lines in their
+// sources, and address spaces laid out as the dynamic loader would.
+// Expected values come from the programs themselves, their sources and
+// binutils (nm), never from the symbolizer.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "unwind/address_space.h"
+
+namespace swprof::testing {
+
+// A file built next to the test programs (build/tests/programs/NAME).
+std::string program_file(const std::string& name);
+
+// 1-based number of the line of tests/programs/SOURCE holding `marker`.
+uint32_t marker_line(const std::string& source, const std::string& marker);
+
+// Runs sym_target once: probe tag -> ELF virtual address of the probe's
+// return address ("inline", "static", "template").
+const std::map<std::string, uint64_t>& probe_addresses();
+
+// Standard output of a shell command; fails the test when it fails.
+std::string command_output(const std::string& command);
+
+// Defined symbols by name from `nm` (`nm -D` when dynamic).
+std::multimap<std::string, uint64_t> nm_symbols(const std::string& path, bool dynamic);
+
+// The mappings the loader makes for `path` at load address `base` (one per
+// PT_LOAD, page-rounded), resolved through `binaries`.
+ProcessMaps load_like_loader(BinaryCache& binaries, const std::string& path, uint64_t base);
+
+// The file offset of ELF virtual address vaddr in `path`.
+uint64_t file_offset_of(const std::string& path, uint64_t vaddr);
+
+std::string basename_of(const std::string& path);
+void copy_file(const std::string& from, const std::string& to);
+void write_file(const std::string& path, const std::string& bytes);
+
+}  // namespace swprof::testing

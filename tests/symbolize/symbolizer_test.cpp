@@ -1,0 +1,416 @@
+// Symbolizer on the sym_target test program and its stripped copies: names,
+// demangling, lines, inline chains, separate debuginfo, .dynsym-only and
+// minidebuginfo binaries, damaged debuginfo, unknown addresses, the vDSO.
+
+#include <sys/auxv.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "common/hex.h"
+#include "sampler/proc.h"
+#include "sym_fixtures.h"
+#include "symbolize/symbolizer.h"
+#include "unit/temp_dir.h"
+
+using namespace swprof;
+using namespace swprof::testing;
+
+namespace {
+
+constexpr uint64_t kBase = 0x555555550000;
+
+// A return address (the probes' addresses are return addresses).
+Frame return_frame(uint64_t pc) {
+  Frame f;
+  f.pc = pc;
+  f.stepper = StepperKind::kCfi;
+  return f;
+}
+
+bool any_warning_mentions(const Symbolizer& s, const std::string& text) {
+  for (const auto& w : s.warnings())
+    if (w.find(text) != std::string::npos) return true;
+  return false;
+}
+
+std::string warnings_text(const Symbolizer& s) {
+  std::string out;
+  for (const auto& w : s.warnings()) out += w + "\n";
+  return out;
+}
+
+// Checks the inline probe's frames: inner_step and outer_step inlined into
+// run_inline, each with the line it was at.
+void check_inline_chain(const SymbolizedAddress& a) {
+  REQUIRE(a.frames.size() == 3);
+  CHECK(a.frames[0].function == "inner_step");
+  CHECK(a.frames[0].inlined);
+  CHECK(basename_of(a.frames[0].file) == "sym_inline.c");
+  CHECK(a.frames[0].line == marker_line("sym_inline.c", "@inner-calls-probe"));
+  CHECK(a.frames[1].function == "outer_step");
+  CHECK(a.frames[1].inlined);
+  CHECK(basename_of(a.frames[1].file) == "sym_inline.c");
+  CHECK(a.frames[1].line == marker_line("sym_inline.c", "@outer-calls-inner"));
+  CHECK(a.frames[2].function == "run_inline");
+  CHECK_FALSE(a.frames[2].inlined);
+  CHECK(basename_of(a.frames[2].file) == "sym_inline.c");
+  CHECK(a.frames[2].line == marker_line("sym_inline.c", "@run-calls-outer"));
+  CHECK(a.frames[2].decl_line == marker_line("sym_inline.c", "@run-inline-decl"));
+}
+
+SymbolizerOptions hermetic_options(const TempDir& dir) {
+  SymbolizerOptions o;
+  o.debug_roots = {dir.file("no-debug-root")};
+  o.perf_map_dir = dir.file("no-perf-maps");
+  return o;
+}
+
+std::string build_id_path(const std::string& root, const std::string& binary) {
+  auto b = ElfBinary::open(binary);
+  REQUIRE(b);
+  REQUIRE(b->build_id().size() > 2);
+  const std::string hex = to_hex(Bytes(b->build_id().data(), b->build_id().size()));
+  return root + "/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2) + ".debug";
+}
+
+}  // namespace
+
+TEST_CASE("symbolizer: names, lines and inline frames of optimized code", "[symbolize]") {
+  TempDir dir;
+  const std::string path = program_file("sym_target");
+  BinaryCache binaries;
+  const ProcessMaps maps = load_like_loader(binaries, path, kBase);
+  const auto& probes = probe_addresses();
+  Symbolizer symbolizer(hermetic_options(dir));
+
+  SECTION("functions inlined two deep are frames of their own, innermost first") {
+    const uint64_t vaddr = probes.at("inline");
+    const SymbolizedAddress& a = symbolizer.symbolize(maps, 1234, return_frame(kBase + vaddr));
+    check_inline_chain(a);
+    for (const SourceFrame& f : a.frames) {
+      CHECK(f.module == "sym_target");
+      CHECK(f.module_offset == file_offset_of(path, vaddr));
+    }
+    const auto symbols = nm_symbols(path, false);
+    const auto start = symbols.find("run_inline");
+    REQUIRE(start != symbols.end());
+    CHECK(a.frames[2].function_offset == vaddr - start->second);
+    CHECK(display_name(a.frames[2]) == "run_inline");
+  }
+
+  SECTION("a template member in a namespace is demangled") {
+    const SymbolizedAddress& a = symbolizer.symbolize(maps, 1234, return_frame(kBase + probes.at("template")));
+    REQUIRE(a.frames.size() == 1);
+    CHECK(a.frames[0].function == "sym_test::Box<int>::twice(int)");
+    CHECK(basename_of(a.frames[0].file) == "sym_target.cpp");
+    CHECK(a.frames[0].line == marker_line("sym_target.cpp", "@template-calls-probe"));
+    CHECK(a.frames[0].decl_line > 0);
+  }
+
+  SECTION("a static function is named from .symtab") {
+    const SymbolizedAddress& a = symbolizer.symbolize(maps, 1234, return_frame(kBase + probes.at("static")));
+    REQUIRE(a.frames.size() == 1);
+    CHECK(a.frames[0].function == "static_worker");
+    CHECK(a.frames[0].line == marker_line("sym_inline.c", "@static-calls-probe"));
+  }
+
+  SECTION("each distinct address is symbolized once") {
+    const Frame f = return_frame(kBase + probes.at("inline"));
+    const SymbolizedAddress& first = symbolizer.symbolize(maps, 1, f);
+    const size_t cached = symbolizer.cached_addresses();
+    const SymbolizedAddress& again = symbolizer.symbolize(maps, 2, f);  // another process, same binary
+    CHECK(&first == &again);
+    CHECK(symbolizer.cached_addresses() == cached);
+  }
+
+  SECTION("an exact pc is looked up as is, a return address one byte before") {
+    // The probe's return address is the instruction after the call; as an
+    // exact pc it names that instruction's own line, which is not the call's.
+    Frame exact = return_frame(kBase + probes.at("inline"));
+    exact.flags = kFrameExactPc;
+    const SymbolizedAddress& a = symbolizer.symbolize(maps, 1, exact);
+    const SymbolizedAddress& r = symbolizer.symbolize(maps, 1, return_frame(exact.pc));
+    CHECK(&a != &r);
+    CHECK(a.frames.back().function_offset == r.frames.back().function_offset);
+    CHECK(a.frames.back().module_offset == r.frames.back().module_offset);
+  }
+
+  CHECK(symbolizer.warnings().empty());
+}
+
+TEST_CASE("symbolizer: options turn off demangling and inline frames", "[symbolize]") {
+  TempDir dir;
+  BinaryCache binaries;
+  const ProcessMaps maps = load_like_loader(binaries, program_file("sym_target"), kBase);
+  const auto& probes = probe_addresses();
+  SymbolizerOptions options = hermetic_options(dir);
+
+  SECTION("demangle = false keeps the symbol table's name") {
+    options.demangle = false;
+    Symbolizer symbolizer(options);
+    const auto& a = symbolizer.symbolize(maps, 1, return_frame(kBase + probes.at("template")));
+    CHECK(a.frames.back().function == "_ZN8sym_test3BoxIiE5twiceEi");
+  }
+  SECTION("inline_frames = false gives the real function at the leaf line") {
+    options.inline_frames = false;
+    Symbolizer symbolizer(options);
+    const auto& a = symbolizer.symbolize(maps, 1, return_frame(kBase + probes.at("inline")));
+    REQUIRE(a.frames.size() == 1);
+    CHECK(a.frames[0].function == "run_inline");
+    CHECK(a.frames[0].line == marker_line("sym_inline.c", "@inner-calls-probe"));
+  }
+  SECTION("lines = false names functions only") {
+    options.lines = false;
+    Symbolizer symbolizer(options);
+    const auto& a = symbolizer.symbolize(maps, 1, return_frame(kBase + probes.at("inline")));
+    REQUIRE(a.frames.size() == 1);
+    CHECK(a.frames[0].function == "run_inline");
+    CHECK(a.frames[0].file.empty());
+    CHECK(a.frames[0].line == 0);
+  }
+}
+
+TEST_CASE("symbolizer: separate debuginfo found by build-id", "[symbolize]") {
+  TempDir dir;
+  const std::string app = dir.file("bin/app");
+  copy_file(program_file("sym_target.stripped"), app);
+  BinaryCache binaries;
+  const ProcessMaps maps = load_like_loader(binaries, app, kBase);
+  const Frame probe = return_frame(kBase + probe_addresses().at("inline"));
+
+  SECTION("without it a fully stripped binary names nothing") {
+    Symbolizer symbolizer(hermetic_options(dir));
+    const auto& a = symbolizer.symbolize(maps, 1, probe);
+    REQUIRE(a.frames.size() == 1);
+    CHECK(a.frames[0].function.empty());
+    CHECK(a.frames[0].file.empty());
+    CHECK(display_name(a.frames[0]).starts_with("[unknown] app+0x"));
+    CHECK(symbolizer.warnings().empty());
+  }
+  SECTION("under <root>/.build-id/xx/yyyy.debug it gives names, lines and inline frames") {
+    const std::string root = dir.file("debug");
+    copy_file(program_file("sym_target.debug"), build_id_path(root, app));
+    SymbolizerOptions options = hermetic_options(dir);
+    options.debug_roots = {dir.file("elsewhere"), root};
+    Symbolizer symbolizer(options);
+    check_inline_chain(symbolizer.symbolize(maps, 1, probe));
+    const auto& t = symbolizer.symbolize(maps, 1, return_frame(kBase + probe_addresses().at("template")));
+    CHECK(t.frames.back().function == "sym_test::Box<int>::twice(int)");
+    INFO(warnings_text(symbolizer));
+    CHECK(symbolizer.warnings().empty());
+  }
+}
+
+TEST_CASE("symbolizer: separate debuginfo found by .gnu_debuglink", "[symbolize]") {
+  TempDir dir;
+  const std::string app = dir.file("bin/app");
+  copy_file(program_file("sym_target.linked"), app);
+  BinaryCache binaries;
+  const ProcessMaps maps = load_like_loader(binaries, app, kBase);
+  const Frame probe = return_frame(kBase + probe_addresses().at("inline"));
+  SymbolizerOptions options = hermetic_options(dir);
+  const std::string root = dir.file("debug");
+  options.debug_roots = {root};
+
+  SECTION("beside the binary") { copy_file(program_file("sym_target.debug"), dir.file("bin/sym_target.debug")); }
+  SECTION("in the binary's .debug folder") {
+    copy_file(program_file("sym_target.debug"), dir.file("bin/.debug/sym_target.debug"));
+  }
+  SECTION("under <root>/<binary's folder>") {
+    copy_file(program_file("sym_target.debug"), root + dir.file("bin/sym_target.debug"));
+  }
+  Symbolizer symbolizer(options);
+  check_inline_chain(symbolizer.symbolize(maps, 1, probe));
+  INFO(warnings_text(symbolizer));
+  CHECK(symbolizer.warnings().empty());
+}
+
+TEST_CASE("symbolizer: debuginfo of another build is rejected with a warning", "[symbolize]") {
+  TempDir dir;
+  const std::string app = dir.file("bin/app");
+  copy_file(program_file("sym_target.linked"), app);
+  // A real ELF under the linked name, but from another build.
+  copy_file(program_file("libsym_dynlib.so"), dir.file("bin/.debug/sym_target.debug"));
+  BinaryCache binaries;
+  const ProcessMaps maps = load_like_loader(binaries, app, kBase);
+  Symbolizer symbolizer(hermetic_options(dir));
+  const auto& a = symbolizer.symbolize(maps, 1, return_frame(kBase + probe_addresses().at("inline")));
+  CHECK(a.frames.size() == 1);
+  CHECK(a.frames.back().file.empty());
+  INFO(warnings_text(symbolizer));
+  REQUIRE(symbolizer.warnings().size() == 1);
+  CHECK(any_warning_mentions(symbolizer, dir.file("bin/.debug/sym_target.debug")));
+}
+
+TEST_CASE("symbolizer: damaged debuginfo gives one warning and names from symbols", "[symbolize]") {
+  TempDir dir;
+  const std::string root = dir.file("debug");
+  SymbolizerOptions options = hermetic_options(dir);
+  options.debug_roots = {root};
+  const auto& probes = probe_addresses();
+
+  SECTION("garbage where the build-id debug file should be") {
+    const std::string app = dir.file("bin/app");
+    copy_file(program_file("sym_target.nodebug"), app);
+    const std::string debug = build_id_path(root, app);
+    write_file(debug, std::string(4096, '\x5a'));
+    BinaryCache binaries;
+    const ProcessMaps maps = load_like_loader(binaries, app, kBase);
+    Symbolizer symbolizer(options);
+    for (int i = 0; i < 2; ++i) {
+      const auto& a = symbolizer.symbolize(maps, 1, return_frame(kBase + probes.at("inline") + i));
+      REQUIRE(a.frames.size() == 1);
+      CHECK(a.frames[0].function == "run_inline");
+      CHECK(a.frames[0].file.empty());
+    }
+    CHECK(symbolizer.symbolize(maps, 1, return_frame(kBase + probes.at("static"))).frames[0].function ==
+          "static_worker");
+    INFO(warnings_text(symbolizer));
+    REQUIRE(symbolizer.warnings().size() == 1);
+    CHECK(any_warning_mentions(symbolizer, debug));
+  }
+
+  SECTION("a debug file whose .debug_info is overwritten") {
+    const std::string app = dir.file("bin/app");
+    copy_file(program_file("sym_target.stripped"), app);
+    const std::string debug = build_id_path(root, app);
+    copy_file(program_file("sym_target.debug"), debug);
+    auto info = ElfBinary::open(debug)->section(".debug_info");
+    REQUIRE(info);
+    REQUIRE(info->data.size() > 64);
+    {
+      std::fstream f(debug, std::ios::in | std::ios::out | std::ios::binary);
+      f.seekp(static_cast<std::streamoff>(info->offset));
+      const std::string junk(info->data.size(), '\xff');
+      f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
+      REQUIRE(f.good());
+    }
+    BinaryCache binaries;
+    const ProcessMaps maps = load_like_loader(binaries, app, kBase);
+    Symbolizer symbolizer(options);
+    for (const auto& [tag, vaddr] : probes) {
+      const auto& a = symbolizer.symbolize(maps, 1, return_frame(kBase + vaddr));
+      CHECK(!a.frames.back().function.empty());  // the debug file's .symtab is intact
+    }
+    INFO(warnings_text(symbolizer));
+    CHECK(symbolizer.warnings().size() == 1);
+  }
+}
+
+TEST_CASE("symbolizer: a binary with only .dynsym names its exported functions", "[symbolize]") {
+  TempDir dir;
+  const std::string lib = program_file("libsym_dynlib.stripped.so");
+  BinaryCache binaries;
+  const uint64_t base = 0x7f0000000000;
+  const ProcessMaps maps = load_like_loader(binaries, lib, base);
+  Symbolizer symbolizer(hermetic_options(dir));
+  const auto exported = nm_symbols(lib, true);
+  for (const char* name : {"sym_exported_entry", "sym_exported_other"}) {
+    auto it = exported.find(name);
+    REQUIRE(it != exported.end());
+    Frame f = return_frame(base + it->second + 2);
+    f.flags = kFrameExactPc;
+    const auto& a = symbolizer.symbolize(maps, 1, f);
+    REQUIRE(a.frames.size() == 1);
+    CHECK(a.frames[0].function == name);
+    CHECK(a.frames[0].function_offset == 2);
+    CHECK(a.frames[0].module == "libsym_dynlib.stripped.so");
+  }
+  // A static function has no .dynsym entry: not named after itself.
+  const auto all = nm_symbols(program_file("libsym_dynlib.so"), false);
+  auto hidden = all.find("hidden_helper");
+  REQUIRE(hidden != all.end());
+  Frame f = return_frame(base + hidden->second);
+  f.flags = kFrameExactPc;
+  CHECK(symbolizer.symbolize(maps, 1, f).frames[0].function != "hidden_helper");
+  CHECK(symbolizer.warnings().empty());
+}
+
+TEST_CASE("symbolizer: minidebuginfo names static functions of a stripped binary", "[symbolize]") {
+  TempDir dir;
+  const std::string app = dir.file("bin/app");
+  copy_file(program_file("sym_target.mini"), app);
+  auto elf = ElfBinary::open(app);
+  REQUIRE(elf);
+  REQUIRE(elf->section(".gnu_debugdata"));
+  REQUIRE_FALSE(elf->section(".symtab"));
+  BinaryCache binaries;
+  const ProcessMaps maps = load_like_loader(binaries, app, kBase);
+  Symbolizer symbolizer(hermetic_options(dir));
+  const auto& a = symbolizer.symbolize(maps, 1, return_frame(kBase + probe_addresses().at("static")));
+  CHECK(a.frames.back().function == "static_worker");
+  const auto& b = symbolizer.symbolize(maps, 1, return_frame(kBase + probe_addresses().at("inline")));
+  CHECK(b.frames.back().function == "run_inline");
+  CHECK(symbolizer.warnings().empty());
+}
+
+TEST_CASE("symbolizer: unknown addresses keep their module and offset", "[symbolize]") {
+  TempDir dir;
+  Symbolizer symbolizer(hermetic_options(dir));
+
+  SECTION("in no mapping") {
+    ProcessMaps empty;
+    const auto& a = symbolizer.symbolize(empty, 1, return_frame(0x1235));
+    REQUIRE(a.frames.size() == 1);
+    CHECK(a.frames[0].function.empty());
+    CHECK(a.frames[0].module == "[unknown]");
+    CHECK(a.frames[0].module_offset == 0x1235);
+    CHECK(display_name(a.frames[0]) == "[unknown] [unknown]+0x1235");
+  }
+  SECTION("in a mapped file that is gone") {
+    BinaryCache binaries;
+    ProcessMaps maps;
+    maps.add(resolve_mapping(binaries, 0x400000, 0x401000, 0x2000, "/nonexistent/libgone.so", true, {}));
+    const auto& a = symbolizer.symbolize(maps, 1, return_frame(0x400101));
+    CHECK(a.frames[0].function.empty());
+    CHECK(a.frames[0].module == "libgone.so");
+    CHECK(a.frames[0].module_offset == 0x2101);
+    CHECK(display_name(a.frames[0]) == "[unknown] libgone.so+0x2101");
+  }
+  SECTION("in a binary, outside every function (its ELF header)") {
+    BinaryCache binaries;
+    const ProcessMaps maps = load_like_loader(binaries, program_file("sym_target"), kBase);
+    Frame f = return_frame(kBase + 0x40);
+    f.flags = kFrameExactPc;
+    const auto& a = symbolizer.symbolize(maps, 1, f);
+    CHECK(a.frames[0].function.empty());
+    CHECK(display_name(a.frames[0]) == "[unknown] sym_target+0x40");
+  }
+  CHECK(symbolizer.warnings().empty());
+}
+
+TEST_CASE("symbolizer: the vDSO is named from its own symbols", "[symbolize]") {
+  TempDir dir;
+  const std::vector<uint8_t> image = read_own_vdso();
+  const uint64_t start = getauxval(AT_SYSINFO_EHDR);
+  if (image.empty() || start == 0) {
+    WARN("no vDSO: not checked");
+    return;
+  }
+  // nm reads the same image from a file: the expected names and addresses.
+  const std::string copy = dir.file("vdso.so");
+  write_file(copy, std::string(image.begin(), image.end()));
+  const auto symbols = nm_symbols(copy, true);
+  auto it = symbols.find("__vdso_clock_gettime");
+  REQUIRE(it != symbols.end());
+
+  BinaryCache binaries;
+  binaries.add_image("[vdso]", image);
+  ProcessMaps maps;
+  maps.add(resolve_mapping(binaries, start, start + ((image.size() + 0xfff) & ~size_t{0xfff}), 0, "[vdso]", true, {}));
+  REQUIRE(maps.find(start)->binary);
+  Symbolizer symbolizer(hermetic_options(dir));
+  Frame f = return_frame(maps.find(start)->bias + it->second + 1);
+  f.flags = kFrameExactPc;
+  const auto& a = symbolizer.symbolize(maps, 1, f);
+  REQUIRE(a.frames.size() == 1);
+  CHECK(a.frames[0].module == "[vdso]");
+  // clock_gettime and __vdso_clock_gettime are aliases: either name is right.
+  bool known = false;
+  for (const auto& [name, addr] : symbols) known |= addr == it->second && name == a.frames[0].function;
+  INFO(a.frames[0].function);
+  CHECK(known);
+  CHECK(a.frames[0].function_offset == 1);
+}
