@@ -2,11 +2,56 @@
 
 #include <unordered_map>
 
-#include "output/frame_format.h"
 #include "common/error.h"
 #include "sampler/recording_reader.h"
 
 namespace swprof {
+namespace {
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::string pc_column(uint64_t pc) {
+  char buf[24];
+  snprintf(buf, sizeof buf, "\t%16llx ", static_cast<unsigned long long>(pc));
+  return buf;
+}
+
+std::string source_location(const SourceFrame& f) {
+  if (f.file.empty()) return "";
+  return " " + f.file + (f.line ? ":" + std::to_string(f.line) : "");
+}
+
+// "function+0xOFF (module+0xOFF)" or "[unknown] (module+0xOFF)".
+std::string function_and_module(const SourceFrame& f) {
+  if (f.function.empty()) return "[unknown] (" + f.module + "+" + hex(f.module_offset) + ")";
+  return f.function + "+" + hex(f.function_offset) + " (" + f.module + "+" + hex(f.module_offset) + ")";
+}
+
+}  // namespace
+
+std::string format_user_frame(const Frame& frame, const SymbolizedAddress& where) {
+  std::string out;
+  for (const SourceFrame& f : where.frames) {
+    out += pc_column(frame.pc);
+    if (f.inlined) {
+      out += (f.function.empty() ? std::string("[unknown]") : f.function) + " (inlined)" + source_location(f) + "\n";
+      continue;
+    }
+    out += function_and_module(f) + source_location(f) + " [" + stepper_name(frame.stepper) +
+           ((frame.flags & kFrameGuess) ? ", guess" : "") + "]\n";
+  }
+  return out;
+}
+
+std::string format_kernel_frame(uint64_t addr, const SymbolizedAddress& where) {
+  const SourceFrame& f = where.frames.back();
+  if (f.function.empty()) return pc_column(addr) + "[unknown] (" + f.module + "+" + hex(f.module_offset) + ")\n";
+  return pc_column(addr) + f.function + "+" + hex(f.function_offset) + " (" + f.module + ")\n";
+}
 
 UnwindStats write_script(const std::string& recording, const ScriptOptions& options, FILE* out,
                          std::vector<std::string>* warnings) {
@@ -15,6 +60,7 @@ UnwindStats write_script(const std::string& recording, const ScriptOptions& opti
   const std::string event = reader.header().event;
   std::unordered_map<uint32_t, std::string> comms;
   RecordingUnwinder unwinder(options.unwind);
+  Symbolizer symbolizer(options.symbolize);
   unwinder.run(
       reader,
       [&](const UnwoundSample& s) {
@@ -23,18 +69,18 @@ UnwindStats write_script(const std::string& recording, const ScriptOptions& opti
         fprintf(out, "%s %u/%u [%03u] %.6f: %llu %s%s (%s)\n", comm != comms.end() ? comm->second.c_str() : "?", s.pid,
                 s.tid, s.cpu, t, static_cast<unsigned long long>(s.period), event.c_str(),
                 s.in_kernel ? " in-kernel" : "", walk_end_name(s.walk.end));
-        for (uint64_t ip : s.kernel_ips) fprintf(out, "\t%16llx [kernel]\n", static_cast<unsigned long long>(ip));
-        for (const Frame& f : s.walk.frames) {
-          const std::string where = format_location(locate_frame(*s.maps, f));
-          fprintf(out, "\t%16llx %s [%s%s]\n", static_cast<unsigned long long>(f.pc), where.c_str(),
-                  stepper_name(f.stepper), (f.flags & kFrameGuess) ? ", guess" : "");
-        }
+        for (uint64_t ip : s.kernel_ips) fputs(format_kernel_frame(ip, symbolizer.symbolize_kernel(ip)).c_str(), out);
+        for (const Frame& f : s.walk.frames)
+          fputs(format_user_frame(f, symbolizer.symbolize(*s.maps, s.pid, f)).c_str(), out);
         fputc('\n', out);
       },
       [&](const Record& r) {
         if (auto* c = std::get_if<CommRecord>(&r)) comms[c->tid] = c->comm;
       });
-  if (warnings) *warnings = unwinder.warnings();
+  if (warnings) {
+    *warnings = unwinder.warnings();
+    for (auto& w : symbolizer.warnings()) warnings->push_back(std::move(w));
+  }
   if (!reader.status().ok() && reader.status().state != ReadStatus::State::kComplete)
     throw Error("recording '" + recording + "' is damaged: " + reader.status().problem +
                 "; the samples before the damage were shown");

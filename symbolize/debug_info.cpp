@@ -182,7 +182,9 @@ std::vector<SourceFrame> DebugInfo::frames_at(uint64_t vaddr) {
     GElf_Off offset = 0;
     GElf_Sym sym;
     if (const char* name = dwfl_module_addrinfo(module_, addr, &offset, &sym, nullptr, nullptr, nullptr)) {
-      outer.function = symbol_name(name);
+      // Versioned names ("memcpy@@GLIBC_2.14") name the function without it.
+      const char* at = std::strchr(name, '@');
+      outer.function = symbol_name(at && at != name ? std::string(name, at).c_str() : name);
       outer.function_offset = offset;
     }
     if (options_.lines) {
