@@ -2,6 +2,7 @@
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <gelf.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -41,6 +42,52 @@ std::optional<Dwarf_Word> udata_attr(Dwarf_Die* die, unsigned name) {
   Dwarf_Word value = 0;
   if (dwarf_formudata(dwarf_attr(die, name, &attr), &value) != 0) return std::nullopt;
   return value;
+}
+
+constexpr int kMaxDieDepth = 64;  // deeper nesting is damage, not code
+
+bool has_ranges(Dwarf_Die* die) { return dwarf_hasattr(die, DW_AT_low_pc) || dwarf_hasattr(die, DW_AT_ranges); }
+
+// Adds the address ranges of the functions under `parent`, looking inside
+// namespaces, classes and functions (a lambda's operator() or a local
+// class's methods are nested in the function that defines them).
+void index_functions(Dwarf_Die* parent, std::vector<DwarfFunctionRange>& out, int depth) {
+  Dwarf_Die child;
+  if (depth > kMaxDieDepth || dwarf_child(parent, &child) != 0) return;
+  do {
+    const int tag = dwarf_tag(&child);
+    if (tag == DW_TAG_subprogram) {
+      Dwarf_Addr base = 0, low = 0, high = 0;
+      for (ptrdiff_t at = 0; (at = dwarf_ranges(&child, at, &base, &low, &high)) > 0;)
+        if (low < high) out.push_back({low, high, child});
+    }
+    if (tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block || tag == DW_TAG_namespace ||
+        tag == DW_TAG_class_type || tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+        tag == DW_TAG_module)
+      index_functions(&child, out, depth + 1);
+  } while (dwarf_siblingof(&child, &child) == 0);
+}
+
+// Appends to `chain` the scopes under `parent` that hold pc, outermost
+// first (inlined instances, lexical blocks). A block without addresses of
+// its own is looked into, as GCC may wrap inlined code in one.
+bool find_scopes(Dwarf_Die* parent, Dwarf_Addr pc, std::vector<Dwarf_Die>& chain, int depth) {
+  Dwarf_Die child;
+  if (depth > kMaxDieDepth || dwarf_child(parent, &child) != 0) return false;
+  do {
+    const int tag = dwarf_tag(&child);
+    if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_lexical_block && tag != DW_TAG_try_block &&
+        tag != DW_TAG_catch_block)
+      continue;
+    if (has_ranges(&child)) {
+      if (dwarf_haspc(&child, pc) != 1) continue;
+      chain.push_back(child);
+      find_scopes(&chain.back(), pc, chain, depth + 1);
+      return true;
+    }
+    if (find_scopes(&child, pc, chain, depth + 1)) return true;
+  } while (dwarf_siblingof(&child, &child) == 0);
+  return false;
 }
 
 }  // namespace
@@ -179,13 +226,12 @@ std::vector<SourceFrame> DebugInfo::frames_at(uint64_t vaddr) {
   SourceFrame outer;
   if (module_) {
     const Dwarf_Addr addr = vaddr + module_bias_;
-    GElf_Off offset = 0;
-    GElf_Sym sym;
-    if (const char* name = dwfl_module_addrinfo(module_, addr, &offset, &sym, nullptr, nullptr, nullptr)) {
+    if (!symbols_loaded_) load_symbols();
+    if (const Symbol* sym = symbol_at(addr)) {
       // Versioned names ("memcpy@@GLIBC_2.14") name the function without it.
-      const char* at = std::strchr(name, '@');
-      outer.function = symbol_name(at && at != name ? std::string(name, at).c_str() : name);
-      outer.function_offset = offset;
+      const char* at = std::strchr(sym->name, '@');
+      outer.function = symbol_name(at && at != sym->name ? std::string(sym->name, at).c_str() : sym->name);
+      outer.function_offset = addr - sym->start;
     }
     if (options_.lines) {
       if (!dwarf_checked_) check_dwarf();
@@ -197,6 +243,63 @@ std::vector<SourceFrame> DebugInfo::frames_at(uint64_t vaddr) {
   }
   frames.push_back(std::move(outer));
   return frames;
+}
+
+void DebugInfo::load_symbols() {
+  symbols_loaded_ = true;
+  const int n = dwfl_module_getsymtab(module_);
+  for (int i = 1; i < n; ++i) {
+    GElf_Sym sym;
+    GElf_Addr addr = 0;
+    GElf_Word shndx = 0;
+    Elf* elf = nullptr;
+    Dwarf_Addr bias = 0;
+    const char* name = dwfl_module_getsym_info(module_, i, &sym, &addr, &shndx, &elf, &bias);
+    const int type = GELF_ST_TYPE(sym.st_info);
+    if (!name || !*name || (type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF) continue;
+    const int bind = GELF_ST_BIND(sym.st_info);
+    const uint8_t rank = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+    Dwarf_Addr section_end = addr + 1;
+    GElf_Shdr shdr;
+    if (sym.st_size == 0 && elf && shndx != SHN_UNDEF && shndx < SHN_LORESERVE) {
+      if (Elf_Scn* scn = elf_getscn(elf, shndx); scn && gelf_getshdr(scn, &shdr))
+        section_end = std::max(section_end, shdr.sh_addr + shdr.sh_size + bias);
+    }
+    symbols_.push_back({addr, sym.st_size, section_end, name, rank});
+  }
+  std::sort(symbols_.begin(), symbols_.end(), [](const Symbol& a, const Symbol& b) {
+    if (a.start != b.start) return a.start < b.start;
+    if (a.rank != b.rank) return a.rank < b.rank;
+    return a.size > b.size;
+  });
+}
+
+// The symbol whose [start, start + size) holds addr, the best-ranked alias
+// when several do. A symbol without a size reaches the next symbol or the
+// end of its section, whichever comes first.
+const DebugInfo::Symbol* DebugInfo::symbol_at(Dwarf_Addr addr) const {
+  auto it = std::upper_bound(symbols_.begin(), symbols_.end(), addr,
+                             [](Dwarf_Addr a, const Symbol& s) { return a < s.start; });
+  const auto next_start = it == symbols_.end() ? ~Dwarf_Addr{0} : it->start;
+  // Walk back over smaller symbols nested in a bigger one (at most a few).
+  for (int tries = 0; it != symbols_.begin() && tries < 8; ++tries) {
+    --it;
+    const Dwarf_Addr end = it->size ? it->start + it->size : std::min(next_start, it->section_end);
+    if (addr < end) {
+      while (it != symbols_.begin() && std::prev(it)->start == it->start) --it;  // best alias
+      return &*it;
+    }
+  }
+  return nullptr;
+}
+
+const DebugInfo::CuIndex& DebugInfo::cu_index(Dwarf_Die* cu) {
+  const Dwarf_Off key = dwarf_dieoffset(cu);
+  if (auto it = cu_indexes_.find(key); it != cu_indexes_.end()) return it->second;
+  CuIndex index;
+  index_functions(cu, index, 0);
+  std::sort(index.begin(), index.end(), [](const DwarfFunctionRange& a, const DwarfFunctionRange& b) { return a.low < b.low; });
+  return cu_indexes_.emplace(key, std::move(index)).first->second;
 }
 
 // The leaf line comes from the line table. The scopes holding the address,
@@ -221,32 +324,27 @@ void DebugInfo::add_dwarf_frames(Dwarf_Addr addr, SourceFrame& outer, std::vecto
   Dwarf_Addr cu_bias = 0;
   Dwarf_Die* cu = dwfl_module_addrdie(module_, addr, &cu_bias);
   if (!cu) return;  // code without DWARF (startup files, assembly)
-  Dwarf_Die* raw = nullptr;
-  const int n = dwarf_getscopes(cu, addr - cu_bias, &raw);
-  DieArray scopes(raw);
-  if (n < 0) {
-    if (!damaged_warned_) {
-      damaged_warned_ = true;
-      warn("the DWARF of " + binary_->path() + " is damaged (" + dwarf_errmsg(-1) +
-           "): some source lines or inline frames may be missing");
-    }
-    return;
+  const Dwarf_Addr pc = addr - cu_bias;
+  const CuIndex& index = cu_index(cu);
+  auto it = std::upper_bound(index.begin(), index.end(), pc,
+                             [](Dwarf_Addr a, const DwarfFunctionRange& r) { return a < r.low; });
+  // Ranges do not overlap, unless a (GNU C) nested function sits inside its
+  // parent's: look back a few.
+  const DwarfFunctionRange* function = nullptr;
+  for (int tries = 0; it != index.begin() && tries < 8 && !function; ++tries) {
+    --it;
+    if (pc < it->high) function = &*it;
   }
-  if (n == 0) return;
-  // dwarf_getscopes may continue into an inlined function's abstract
-  // definition; the plain parent chain of the innermost scope is the
-  // concrete nesting.
-  Dwarf_Die innermost = scopes.get()[0];
-  raw = nullptr;
-  const int depth = dwarf_getscopes_die(&innermost, &raw);
-  DieArray chain(raw);
-  if (depth <= 0) return;
+  if (!function) return;
+  // chain: the function, then each nested scope holding pc, outermost first.
+  std::vector<Dwarf_Die> chain{function->die};
+  find_scopes(&chain.front(), pc, chain, 0);
 
   Dwarf_Files* files = nullptr;
   size_t nfiles = 0;
   if (dwarf_getsrcfiles(cu, &files, &nfiles) != 0) files = nullptr;
-  for (int i = 0; i < depth; ++i) {
-    Dwarf_Die* die = &chain.get()[i];
+  for (auto scope = chain.rbegin(); scope != chain.rend(); ++scope) {
+    Dwarf_Die* die = &*scope;
     const int tag = dwarf_tag(die);
     if (!is_function_scope(tag)) continue;
     int decl = 0;
@@ -270,8 +368,8 @@ void DebugInfo::add_dwarf_frames(Dwarf_Addr addr, SourceFrame& outer, std::vecto
     frames.push_back(std::move(f));
     // Where the enclosing function called this inlined one.
     file.clear();
-    if (auto index = udata_attr(die, DW_AT_call_file); index && files && *index < nfiles) {
-      if (const char* name = dwarf_filesrc(files, *index, nullptr, nullptr)) file = name;
+    if (auto index_of_file = udata_attr(die, DW_AT_call_file); index_of_file && files && *index_of_file < nfiles) {
+      if (const char* name = dwarf_filesrc(files, *index_of_file, nullptr, nullptr)) file = name;
     }
     line = static_cast<uint32_t>(udata_attr(die, DW_AT_call_line).value_or(0));
   }

@@ -15,6 +15,7 @@
 
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "symbolize/symbolizer.h"
@@ -26,6 +27,12 @@ struct DwflDeleter {
   void operator()(Dwfl* d) const { dwfl_end(d); }
 };
 using DwflPtr = std::unique_ptr<Dwfl, DwflDeleter>;
+
+// One address range of a function (DW_TAG_subprogram) and its DIE.
+struct DwarfFunctionRange {
+  Dwarf_Addr low = 0, high = 0;
+  Dwarf_Die die{};
+};
 
 class DebugInfo {
  public:
@@ -48,6 +55,27 @@ class DebugInfo {
   void note_rejected_debuginfo(const char* debuglink_file);
   void check_dwarf();
   void add_dwarf_frames(Dwarf_Addr addr, SourceFrame& outer, std::vector<SourceFrame>& frames);
+
+  // The function ranges of one compile unit, sorted by address, built on
+  // the unit's first lookup: finding the function of an address is then a
+  // binary search, and only that function's DIEs are walked for its inline
+  // chain, never the whole unit again.
+  using CuIndex = std::vector<DwarfFunctionRange>;
+  const CuIndex& cu_index(Dwarf_Die* cu);
+
+  // The module's function symbols as libdwfl chose them (.symtab of the
+  // binary or its debuginfo, else .dynsym, plus minidebuginfo), sorted once:
+  // dwfl_module_addrinfo scans the whole table on every call.
+  struct Symbol {
+    Dwarf_Addr start;
+    uint64_t size;
+    Dwarf_Addr section_end;  // a symbol without a size reaches at most here
+    const char* name;  // owned by the module's Elf
+    uint8_t rank;      // among aliases: global 0, weak 1, local 2
+  };
+  void load_symbols();
+  const Symbol* symbol_at(Dwarf_Addr addr) const;
+
   std::string die_name(Dwarf_Die* die) const;
   std::string symbol_name(const char* name) const;
   void warn(const std::string& message);
@@ -64,7 +92,9 @@ class DebugInfo {
   bool dwarf_checked_ = false;
   bool dwarf_usable_ = false;
   bool found_separate_debuginfo_ = false;
-  bool damaged_warned_ = false;
+  std::unordered_map<Dwarf_Off, CuIndex> cu_indexes_;  // by the unit DIE's offset
+  std::vector<Symbol> symbols_;  // by start, best alias first
+  bool symbols_loaded_ = false;
   std::vector<std::string> warnings_;
 };
 
