@@ -61,6 +61,16 @@ void CallTree::add(std::span<const uint32_t> stack_root_first, uint64_t count, u
   nodes_[at].self_weight += weight;
 }
 
+void CallTree::add_self(uint32_t node, uint64_t count, uint64_t weight) {
+  nodes_[node].self += count;
+  nodes_[node].self_weight += weight;
+  for (uint32_t at = node;; at = nodes_[at].parent) {
+    nodes_[at].total += count;
+    nodes_[at].total_weight += weight;
+    if (at == kRoot) break;
+  }
+}
+
 void CallTree::sort_children() {
   auto key = [this](uint32_t node) {
     const CctFrame& f = frames_[nodes_[node].frame];

@@ -52,6 +52,8 @@ class CallTree {
   uint32_t intern(const CctFrame& frame);
   // Adds `count` samples of weight `weight` for a stack given root first.
   void add(std::span<const uint32_t> stack_root_first, uint64_t count, uint64_t weight);
+  // Adds `count` samples of weight `weight` whose leaf is the existing `node`.
+  void add_self(uint32_t node, uint64_t count, uint64_t weight);
   // The child of `parent` for `frame`, created if missing (counts zero).
   uint32_t child(uint32_t parent, uint32_t frame);
 

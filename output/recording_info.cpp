@@ -8,7 +8,6 @@
 #include "sampler/record_codec.h"
 
 namespace swprof {
-namespace {
 
 std::string format_time(uint64_t unix_ns) {
   time_t secs = static_cast<time_t>(unix_ns / 1000000000ull);
@@ -28,8 +27,6 @@ std::string quote_command(const std::vector<std::string>& argv) {
   }
   return out;
 }
-
-}  // namespace
 
 uint32_t RecordingInfo::stack_percentile(double p) const {
   if (stack_sizes.empty()) return 0;

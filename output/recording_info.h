@@ -42,6 +42,11 @@ struct RecordingInfo {
   uint32_t suggested_stack_size() const;
 };
 
+// "2026-11-21 05:23:01 UTC"
+std::string format_time(uint64_t unix_ns);
+// The command line as a shell would read it back.
+std::string quote_command(const std::vector<std::string>& argv);
+
 RecordingInfo collect_info(RecordingReader& reader);
 std::string format_info(const RecordingInfo& info);
 

@@ -7,7 +7,8 @@ PACKAGES=(
   g++ cmake ninja-build pkg-config make
   libunwind-dev libdw-dev libelf-dev libcapstone-dev
   nlohmann-json3-dev libcli11-dev catch2 libzstd-dev libbenchmark-dev
-  linux-perf xz-utils procps bc util-linux
+  linux-perf xz-utils procps bc util-linux time
+  chromium python3-jsonschema
 )
 
 missing=()

@@ -1,0 +1,68 @@
+// Loading the input of report and flamegraph: a recording (unwound,
+// symbolized and filtered here) or a JSON profile.
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+
+#include "cli/profile_options.h"
+#include "common/error.h"
+#include "common/unique_fd.h"
+#include "output/report.h"
+
+namespace swprof::cli {
+
+InputKind detect_input(const std::string& path) {
+  UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) {
+    const int err = errno;
+    if (err == ENOENT && path == "swprof.data")
+      throw Error("no recording 'swprof.data' here: run 'swprof record' first or name a file");
+    throw Error("cannot open '" + path + "': " + errno_text(err));
+  }
+  char head[64] = {};
+  ssize_t n;
+  do n = read(fd.get(), head, sizeof head);
+  while (n < 0 && errno == EINTR);
+  if (n < 0) throw Error("cannot read '" + path + "': " + errno_text(errno));
+  if (n >= 8 && std::memcmp(head, "\x89SWPROF\n", 8) == 0) return InputKind::kRecording;
+  for (ssize_t i = 0; i < n; ++i) {
+    if (head[i] == ' ' || head[i] == '\n' || head[i] == '\t' || head[i] == '\r') continue;
+    return head[i] == '{' ? InputKind::kJsonProfile : InputKind::kFolded;
+  }
+  return InputKind::kFolded;
+}
+
+Profile load_profile(const std::string& path, const ProfileArgs& args, const char* command) {
+  if (detect_input(path) == InputKind::kJsonProfile) {
+    if (args.filters_given())
+      throw Error("filters and thread options need a recording; '" + path + "' is a JSON profile");
+    return read_json_profile(path);
+  }
+  ProfileOptions options = args.to_options();
+  const bool tty = isatty(STDERR_FILENO);
+  double last_shown = -1;
+  if (tty)
+    options.progress = [&](const ProfileProgress& p) {
+      if (p.seconds - last_shown < 0.2) return;
+      last_shown = p.seconds;
+      const double pct = p.file_bytes ? 100.0 * static_cast<double>(p.bytes) / static_cast<double>(p.file_bytes) : 0;
+      std::fprintf(stderr, "\rswprof %s: %3.0f%% of the file, %" PRIu64 " samples, %.0f samples/s   ", command, pct,
+                   p.samples, p.seconds > 0 ? static_cast<double>(p.samples) / p.seconds : 0.0);
+    };
+  Profile profile = build_profile(path, options);
+  if (tty && last_shown >= 0) std::fprintf(stderr, "\r\033[K");
+  const UnwindStats& u = profile.unwind;
+  std::fprintf(stderr, "swprof %s: %" PRIu64 " samples", command, profile.samples_read);
+  if (profile.samples_kept != profile.samples_read) std::fprintf(stderr, " (%" PRIu64 " kept)", profile.samples_kept);
+  std::fprintf(stderr, " in %.2f s (%.0f samples/s), %.1f%% complete stacks\n", profile.build_seconds,
+               profile.build_seconds > 0 ? static_cast<double>(profile.samples_read) / profile.build_seconds : 0.0,
+               u.samples ? 100.0 * static_cast<double>(u.complete) / static_cast<double>(u.samples) : 0.0);
+  for (const auto& w : profile.warnings) std::fprintf(stderr, "swprof: warning: %s\n", w.c_str());
+  return profile;
+}
+
+}  // namespace swprof::cli

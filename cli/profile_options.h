@@ -1,0 +1,81 @@
+#pragma once
+// Options shared by the commands that build a profile from a recording
+// (report, flamegraph): unwinding, symbols, filters.
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "cli/unwind_options.h"
+#include "output/profile.h"
+
+namespace swprof::cli {
+
+struct ProfileArgs {
+  UnwindArgs unwind;
+  std::vector<uint32_t> tids;
+  std::vector<std::string> comms;
+  std::string include, exclude;
+  double from = -1, to = -1;
+  bool reverse = false;
+  bool no_kernel = false;
+  bool per_thread = false;
+  bool thread_names = false;
+  bool no_demangle = false;
+  bool no_inline = false;
+  std::vector<std::string> debug_dirs;
+
+  void add_to(CLI::App* sub) {
+    unwind.add_to(sub);
+    sub->add_option("--tid", tids, "keep only these threads (repeat or comma-separate)")->delimiter(',');
+    sub->add_option("--comm", comms, "keep only threads with these names (repeat or comma-separate)")->delimiter(',');
+    sub->add_option("--include", include, "keep only stacks with a function matching this regex");
+    sub->add_option("--exclude", exclude, "drop stacks with a function matching this regex");
+    sub->add_option("--from", from, "keep samples from this many seconds after the recording started");
+    sub->add_option("--to", to, "keep samples up to this many seconds after the recording started");
+    sub->add_flag("--reverse", reverse, "leaf first: show the callers of the hottest functions");
+    sub->add_flag("--no-kernel", no_kernel, "leave out kernel frames");
+    sub->add_flag("--per-thread", per_thread, "one subtree per thread, rooted at 'name [tid]'");
+    sub->add_flag("--thread-names", thread_names, "root each stack at its thread's name (threads of one name merge)");
+    sub->add_flag("--no-demangle", no_demangle, "keep C++ names mangled");
+    sub->add_flag("--no-inline", no_inline, "do not show inlined functions as their own frames");
+    sub->add_option("--debug-dir", debug_dirs,
+                    "also look for separate debuginfo under this root (like /usr/lib/debug; repeatable)");
+  }
+
+  bool filters_given() const {
+    return !tids.empty() || !comms.empty() || !include.empty() || !exclude.empty() || from >= 0 || to >= 0 ||
+           reverse || no_kernel || per_thread || thread_names;
+  }
+
+  ProfileOptions to_options() const {
+    ProfileOptions o;
+    o.unwind = unwind.to_options();
+    o.filter.tids = tids;
+    o.filter.comms = comms;
+    o.filter.include = include;
+    o.filter.exclude = exclude;
+    if (from >= 0 && to >= 0 && to <= from) throw Error("--to must be later than --from");
+    o.filter.from_seconds = from;
+    o.filter.to_seconds = to;
+    o.filter.reverse = reverse;
+    o.filter.kernel_frames = !no_kernel;
+    if (per_thread && thread_names) throw Error("--per-thread and --thread-names exclude each other");
+    o.thread_roots = per_thread ? ThreadRoots::kThread : thread_names ? ThreadRoots::kComm : ThreadRoots::kNone;
+    o.symbols.demangle = !no_demangle;
+    o.symbols.inline_frames = !no_inline;
+    for (const auto& d : debug_dirs) o.symbols.debug_roots.insert(o.symbols.debug_roots.begin(), d);
+    return o;
+  }
+};
+
+// What kind of file a profile input is.
+enum class InputKind { kRecording, kJsonProfile, kFolded };
+// Throws Error when the file cannot be read.
+InputKind detect_input(const std::string& path);
+
+// Builds the profile of a recording with a progress line on a terminal and a
+// one-line summary on stderr, then prints the warnings; or reads a JSON profile.
+Profile load_profile(const std::string& path, const ProfileArgs& args, const char* command);
+
+}  // namespace swprof::cli

@@ -1,0 +1,67 @@
+// `swprof report [FILE]`: text, folded, JSON or speedscope from a recording
+// or a JSON profile.
+
+#include <memory>
+#include <string>
+
+#include "cli/commands.h"
+#include "cli/profile_options.h"
+#include "output/output_file.h"
+#include "output/report.h"
+
+namespace swprof::cli {
+
+std::function<int()> add_report_command(CLI::App& app) {
+  auto* sub = app.add_subcommand("report", "summarize a recording: text report, folded stacks, JSON or speedscope");
+  struct Args {
+    std::string path = "swprof.data";
+    std::string format = "text";
+    std::string output;
+    double min_percent = 0.5;
+    size_t top = 25;
+    bool modules = false;
+    ProfileArgs profile;
+  };
+  auto a = std::make_shared<Args>();
+  sub->add_option("file", a->path, "recording or JSON profile (default swprof.data)");
+  sub->add_option("-f,--format", a->format, "text (default), folded, json or speedscope");
+  sub->add_option("-o,--output", a->output, "write here instead of standard output");
+  sub->add_option("--min-percent", a->min_percent, "text: hide tree nodes under this % of samples (default 0.5)");
+  sub->add_option("--top", a->top, "text: rows in the top-functions table (default 25)");
+  sub->add_flag("--modules", a->modules, "folded: write frames as module`function");
+  a->profile.add_to(sub);
+  return [a]() {
+    const ReportFormat format = parse_report_format(a->format);
+    if (a->min_percent < 0 || a->min_percent > 100) throw Error("--min-percent must be between 0 and 100");
+    ProfileArgs args = a->profile;
+    // speedscope has one profile per thread.
+    if (format == ReportFormat::kSpeedscope && !args.thread_names) args.per_thread = true;
+    OutputFile out(a->output);  // fails before any work when it cannot be written
+    Profile profile = load_profile(a->path, args, "report");
+    switch (format) {
+      case ReportFormat::kText: {
+        TextReportOptions o;
+        o.min_percent = a->min_percent;
+        o.top = a->top;
+        write_text_report(profile, o, out.stream());
+        break;
+      }
+      case ReportFormat::kFolded: {
+        FoldedOptions o;
+        o.modules = a->modules;
+        write_folded(profile.tree, o, out.stream());
+        break;
+      }
+      case ReportFormat::kJson:
+        write_json_profile(profile, out.stream());
+        break;
+      case ReportFormat::kSpeedscope:
+        write_speedscope(profile, out.stream());
+        break;
+    }
+    out.commit();
+    return kExitOk;
+  };
+}
+
+}  // namespace swprof::cli
