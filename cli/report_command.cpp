@@ -2,10 +2,12 @@
 // or a JSON profile.
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "cli/commands.h"
 #include "cli/profile_options.h"
+#include "output/diff_context.h"
 #include "output/output_file.h"
 #include "output/report.h"
 
@@ -20,6 +22,7 @@ std::function<int()> add_report_command(CLI::App& app) {
     double min_percent = 0.5;
     size_t top = 25;
     bool modules = false;
+    std::string context_id;
     ProfileArgs profile;
   };
   auto a = std::make_shared<Args>();
@@ -29,6 +32,7 @@ std::function<int()> add_report_command(CLI::App& app) {
   sub->add_option("--min-percent", a->min_percent, "text: hide tree nodes under this % of samples (default 0.5)");
   sub->add_option("--top", a->top, "text: rows in the top-functions table (default 25)");
   sub->add_flag("--modules", a->modules, "folded: write frames as module`function");
+  sub->add_option("--context-id", a->context_id, "print the stack of this calling-context id instead of a report");
   a->profile.add_to(sub);
   return [a]() {
     const ReportFormat format = parse_report_format(a->format);
@@ -36,8 +40,15 @@ std::function<int()> add_report_command(CLI::App& app) {
     ProfileArgs args = a->profile;
     // speedscope has one profile per thread.
     if (format == ReportFormat::kSpeedscope && !args.thread_names) args.per_thread = true;
+    const std::optional<uint64_t> context_id =
+        a->context_id.empty() ? std::nullopt : std::optional<uint64_t>(parse_context_id(a->context_id));
     OutputFile out(a->output);  // fails before any work when it cannot be written
     Profile profile = load_profile(a->path, args, "report");
+    if (context_id) {
+      write_context_stack(profile, *context_id, out.stream());
+      out.commit();
+      return kExitOk;
+    }
     switch (format) {
       case ReportFormat::kText: {
         TextReportOptions o;

@@ -1,0 +1,89 @@
+// `swprof diff BASE NEW`: the performance-regression gate for CI. Exit 0: no
+// significant regression; 1: a regression; 2: an error.
+
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "cli/commands.h"
+#include "cli/profile_options.h"
+#include "output/diff.h"
+#include "output/output_file.h"
+
+namespace swprof::cli {
+namespace {
+
+enum class DiffFormat { kText, kMarkdown, kJson };
+
+DiffFormat parse_diff_format(const std::string& name) {
+  if (name == "text") return DiffFormat::kText;
+  if (name == "markdown" || name == "md") return DiffFormat::kMarkdown;
+  if (name == "json") return DiffFormat::kJson;
+  throw Error("unknown format '" + name + "' (use text, markdown or json)");
+}
+
+}  // namespace
+
+std::function<int()> add_diff_command(CLI::App& app) {
+  auto* sub = app.add_subcommand("diff", "compare two profiles: the regression gate for CI (exit 1 on a regression)");
+  struct Args {
+    std::string base, current;
+    std::string format = "text";
+    std::string output, folded;
+    std::string fail_on = "total";
+    size_t top = 10;
+    DiffOptions diff;
+    ProfileArgs profile;
+  };
+  auto a = std::make_shared<Args>();
+  sub->add_option("base", a->base, "the reference: a recording or a JSON profile")->required();
+  sub->add_option("new", a->current, "the change to judge: a recording or a JSON profile")->required();
+  sub->add_option("-f,--format", a->format, "text (default), markdown or json");
+  sub->add_option("-o,--output", a->output, "write the report here instead of standard output");
+  sub->add_option("--folded", a->folded, "also write 'stack base_count new_count' lines (FlameGraph's difffolded format)");
+  sub->add_option("--threshold", a->diff.threshold_percent,
+                  "relative change of a share, in %, that counts as a regression (default 5)");
+  sub->add_option("--min-share", a->diff.min_share_percent,
+                  "do not judge functions under this % of samples on both sides (default 1)");
+  sub->add_option("--min-samples", a->diff.min_samples,
+                  "do not judge functions with fewer samples than this on both sides (default 20)");
+  sub->add_option("--min-z", a->diff.min_z, "z statistic a change needs to be significant (default 4)");
+  sub->add_option("--fail-on", a->fail_on, "which share's regression fails: self, total (default) or both");
+  sub->add_option("--only", a->diff.only, "judge only functions whose name matches this regex");
+  sub->add_option("--top", a->top, "rows per table in text and markdown (default 10)");
+  a->profile.add_to(sub);
+  return [a]() {
+    const DiffFormat format = parse_diff_format(a->format);
+    a->diff.fail_on = parse_fail_on(a->fail_on);
+    if (a->profile.reverse) throw Error("diff compares root-first stacks: --reverse cannot be used");
+    if (a->profile.per_thread)
+      throw Error("diff matches calling contexts across runs, whose thread ids differ: --per-thread cannot be used");
+    // Every output fails before any work when it cannot be written.
+    OutputFile out(a->output);
+    std::optional<OutputFile> folded;
+    if (!a->folded.empty()) folded.emplace(a->folded);
+
+    // Reports name the files given here (a JSON profile would name its recording).
+    Profile base = load_profile(a->base, a->profile, "diff");
+    base.source = a->base;
+    Profile current = load_profile(a->current, a->profile, "diff");
+    current.source = a->current;
+    const ProfileDiff diff = diff_profiles(base, current, a->diff);
+    for (const auto& w : diff.warnings) std::fprintf(stderr, "swprof: warning: %s\n", w.c_str());
+
+    DiffReportOptions report;
+    report.top = a->top;
+    switch (format) {
+      case DiffFormat::kText: write_diff_text(diff, report, out.stream()); break;
+      case DiffFormat::kMarkdown: write_diff_markdown(diff, report, out.stream()); break;
+      case DiffFormat::kJson: write_diff_json(diff, out.stream()); break;
+    }
+    if (folded) write_diff_folded(base.tree, current.tree, folded->stream());
+    out.commit();
+    if (folded) folded->commit();
+    return diff.regressed() ? kExitRegression : kExitOk;
+  };
+}
+
+}  // namespace swprof::cli

@@ -1,0 +1,50 @@
+#include "output/diff_context.h"
+
+#include <cstdio>
+
+#include "common/error.h"
+#include "output/report.h"
+
+namespace swprof {
+
+uint64_t parse_context_id(const std::string& text) {
+  std::string digits = text;
+  if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) digits = digits.substr(2);
+  if (digits.empty() || digits.size() > 16 || digits.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
+    throw Error("invalid context id '" + text + "': expected up to 16 hex digits, as reports show them");
+  return std::stoull(digits, nullptr, 16);
+}
+
+void write_context_stack(const Profile& profile, uint64_t id, std::ostream& out) {
+  const CallTree& tree = profile.tree;
+  // Siblings that differ only in flags (inlined or not, guessed or not)
+  // share an id: their samples are summed, the first one's stack is shown.
+  uint32_t found = 0;
+  uint64_t self = 0, total = 0;
+  for (uint32_t i = 1; i < tree.nodes().size(); ++i)
+    if (tree.node(i).context_id == id) {
+      if (!found) found = i;
+      self += tree.node(i).self;
+      total += tree.node(i).total;
+    }
+  if (!found)
+    throw Error("context id " + format_context_id(id) + " is not in '" + profile.source +
+                "' (a context id can only be decoded with a profile that has samples in that context)");
+  char line[128];
+  const double share = tree.total() ? 100.0 * static_cast<double>(total) / static_cast<double>(tree.total()) : 0.0;
+  snprintf(line, sizeof line, ": %llu samples (%.2f%%), %llu self\n", static_cast<unsigned long long>(total), share,
+           static_cast<unsigned long long>(self));
+  out << "context " << format_context_id(id) << " in " << profile.source << line;
+  std::vector<uint32_t> nodes;
+  for (uint32_t at = found; at != CallTree::kRoot; at = tree.node(at).parent) nodes.insert(nodes.begin(), at);
+  for (uint32_t n : nodes) {
+    const CctFrame& f = tree.frame(tree.node(n).frame);
+    out << "  " << format_context_id(tree.node(n).context_id) << "  " << f.function << "  [" << f.module << "]";
+    if (!f.file.empty()) out << "  " << f.file << (f.line ? ":" + std::to_string(f.line) : "");
+    if (f.flags & kCctInline) out << " (inlined)";
+    if (f.flags & kCctGuess) out << " (guessed)";
+    out << "\n";
+  }
+}
+
+}  // namespace swprof
