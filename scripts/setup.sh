@@ -8,6 +8,7 @@ PACKAGES=(
   libunwind-dev libdw-dev libelf-dev libcapstone-dev
   nlohmann-json3-dev libcli11-dev catch2 libzstd-dev libbenchmark-dev
   linux-perf xz-utils procps bc util-linux
+  chromium  # headless, for the flame graph page tests (tests/flamegraph/)
 )
 
 missing=()
