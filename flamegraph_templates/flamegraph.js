@@ -67,7 +67,11 @@
     const unit = String(data.unit || 'samples');
     const modules = data.modules;
     const files = data.files;
-    const frameName = data.frames.name;
+    const frameName = data.frames.name;  // front-coded: see output/flamegraph.cpp
+    const framePrefix = data.frames.prefix;
+    for (let f = 1; f < frameName.length; f++) {
+      if (framePrefix[f] > 0) frameName[f] = frameName[f - 1].slice(0, framePrefix[f]) + frameName[f];
+    }
     const frameModule = Int32Array.from(data.frames.module);
     const frameFile = Int32Array.from(data.frames.file);
     const frameLine = Float64Array.from(data.frames.line);
@@ -247,12 +251,14 @@
       const pendW = new Float64Array(maxDepth + 2);
       const pendFrames = new Int32Array(maxDepth + 2);
       const pendSamples = new Float64Array(maxDepth + 2);
+      let mergedBlocks = 0;
       const flush = (d) => {
         if (pendFrames[d] === 0) return;
         if (pendW[d] >= MERGED_MIN_WIDTH) {
           const r = rowAt(d);
           r.merged[r.x.length] = { frames: pendFrames[d], samples: pendSamples[d] };
           push(d, pendX[d], pendW[d], -1);
+          mergedBlocks++;
         }
         pendFrames[d] = 0;
       };
@@ -293,11 +299,7 @@
       }
       for (let d = 0; d < pendFrames.length; d++) flush(d);
       let rects = 0;
-      let mergedBlocks = 0;
-      for (const r of rows) {
-        rects += r.x.length;
-        for (const k in r.merged) mergedBlocks++;
-      }
+      for (const r of rows) rects += r.x.length;
       timing.layoutMs = performance.now() - start;
       return { width, rows, rects, mergedBlocks, truncated };
     }
@@ -569,14 +571,18 @@
       matchedLabel.textContent = text;
     }
 
+    let lowerNames = null;  // frame names in lower case, made by the first search that needs them
+
+    // A test of frame f against the query.
     function makeMatcher(query) {
       if (regexBox.checked) {
         const re = new RegExp(query, caseBox.checked ? '' : 'i');  // throws on a bad pattern
-        return (s) => re.test(s);
+        return (f) => re.test(frameName[f]);
       }
-      if (caseBox.checked) return (s) => s.includes(query);
+      if (caseBox.checked) return (f) => frameName[f].includes(query);
+      if (!lowerNames) lowerNames = frameName.map((name) => name.toLowerCase());
       const lower = query.toLowerCase();
-      return (s) => s.toLowerCase().includes(lower);
+      return (f) => lowerNames[f].includes(lower);
     }
 
     function runSearch() {
@@ -592,7 +598,7 @@
         }
         if (test) {
           matchFrame = new Uint8Array(frameCount);
-          for (let f = 1; f < frameCount; f++) matchFrame[f] = test(frameName[f]) ? 1 : 0;
+          for (let f = 1; f < frameCount; f++) matchFrame[f] = test(f) ? 1 : 0;
         }
       }
       updateMatched();

@@ -21,8 +21,10 @@ namespace {
 //   "unit": "samples", "icicle": false,
 //   "modules": ["", "libc.so.6", ...],          // index 0: no module
 //   "files": ["", "src/main.c", ...],           // index 0: no file
-//   "frames": {                                 // frame 0 is the root, "all"
-//     "name": [...], "module": [...], "file": [...], "line": [...],
+//   "frames": {                                 // frame 0 is the root, "all"; the others
+//                                               // sorted by name, front-coded:
+//     "prefix": [...], "name": [...],           // name[i] = name[i-1].slice(0, prefix[i]) + name[i]
+//     "module": [...], "file": [...], "line": [...],
 //     "flags": [...]                            // CctFrameFlags bits
 //   },
 //   "nodes": {                                  // pre-order; node 0 is the root
@@ -35,7 +37,9 @@ namespace {
 //
 // A node's parent is the nearest earlier node one level up; self counts are
 // total minus the children's totals. Children are ordered by (function,
-// module, flags) so the page is deterministic.
+// module, flags) so the page is deterministic. Prefix lengths count UTF-16
+// code units (JavaScript string indices); names are valid UTF-8, invalid
+// bytes replaced by U+FFFD.
 class FlamegraphData {
  public:
   FlamegraphData(const CallTree& tree, const FlamegraphOptions& options) : tree_(tree), options_(options) {
@@ -43,6 +47,7 @@ class FlamegraphData {
     files_.intern("");
     frame_of_tree_frame_.assign(tree.frames().size(), kUnmapped);
     collect_nodes();
+    sort_frames();
   }
 
   void write(std::string& out) const {
@@ -76,7 +81,7 @@ class FlamegraphData {
     }
   };
   struct PageFrame {
-    std::string_view name;
+    std::string name;
     uint32_t module = 0, file = 0, line = 0, flags = 0;
   };
   struct PageNode {
@@ -110,12 +115,28 @@ class FlamegraphData {
     return std::tie(f.function, f.module, f.flags);
   }
 
+  // Frames 1.. sorted by name, so neighbours share prefixes.
+  void sort_frames() {
+    std::vector<uint32_t> order(frames_.size());
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin() + 1, order.end(), [this](uint32_t a, uint32_t b) { return frames_[a].name < frames_[b].name; });
+    std::vector<uint32_t> position(order.size());
+    std::vector<PageFrame> sorted;
+    sorted.reserve(frames_.size());
+    for (uint32_t i = 0; i < order.size(); ++i) {
+      position[order[i]] = i;
+      sorted.push_back(std::move(frames_[order[i]]));
+    }
+    frames_ = std::move(sorted);
+    for (PageNode& n : nodes_) n.frame = position[n.frame];
+  }
+
   uint32_t page_frame(uint32_t tree_frame) {
     uint32_t& mapped = frame_of_tree_frame_[tree_frame];
     if (mapped == kUnmapped) {
       const CctFrame& f = tree_.frame(tree_frame);
       mapped = static_cast<uint32_t>(frames_.size());
-      frames_.push_back(PageFrame{f.function, modules_.intern(f.module), files_.intern(f.file), f.line, f.flags});
+      frames_.push_back(PageFrame{valid_utf8(f.function), modules_.intern(f.module), files_.intern(f.file), f.line, f.flags});
     }
     return mapped;
   }
@@ -149,11 +170,25 @@ class FlamegraphData {
     out += ']';
   }
 
+  // Length in bytes of the common prefix of a and b, ending on a character boundary.
+  static size_t shared_prefix(std::string_view a, std::string_view b) {
+    size_t n = std::mismatch(a.begin(), a.begin() + std::min(a.size(), b.size()), b.begin()).first - a.begin();
+    while (n > 0 && n < a.size() && (static_cast<unsigned char>(a[n]) & 0xC0) == 0x80) --n;
+    return n;
+  }
+
   void write_frames(std::string& out) const {
-    out += ",\"frames\":{\"name\":[";
+    std::vector<size_t> prefix(frames_.size(), 0);
+    for (size_t i = 1; i < frames_.size(); ++i) prefix[i] = shared_prefix(frames_[i - 1].name, frames_[i].name);
+    out += ",\"frames\":{\"prefix\":[";
     for (size_t i = 0; i < frames_.size(); ++i) {
       if (i) out += ',';
-      append_script_json_string(out, frames_[i].name);
+      append_number(out, utf16_length(std::string_view(frames_[i].name).substr(0, prefix[i])));
+    }
+    out += "],\"name\":[";
+    for (size_t i = 0; i < frames_.size(); ++i) {
+      if (i) out += ',';
+      append_script_json_string(out, std::string_view(frames_[i].name).substr(prefix[i]));
     }
     out += "],";
     append_array(out, "module", frames_, [](const PageFrame& f) { return f.module; });

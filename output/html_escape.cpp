@@ -123,4 +123,20 @@ std::string script_json_string(std::string_view text) {
   return out;
 }
 
+std::string valid_utf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for_each_utf8(text, [&out](char c) { out += c; }, [&out](std::string_view sequence) { out += sequence; });
+  return out;
+}
+
+size_t utf16_length(std::string_view valid_text) {
+  size_t units = 0;
+  for (unsigned char c : valid_text) {
+    if ((c & 0xC0) != 0x80) ++units;  // a character starts here
+    if (c >= 0xF0) ++units;           // outside the BMP: a surrogate pair
+  }
+  return units;
+}
+
 }  // namespace swprof

@@ -22,4 +22,11 @@ std::string html_escape(std::string_view text);
 void append_script_json_string(std::string& out, std::string_view text);
 std::string script_json_string(std::string_view text);
 
+// The text with every byte that is not valid UTF-8 replaced by U+FFFD (what
+// the functions above write for it).
+std::string valid_utf8(std::string_view text);
+
+// How many UTF-16 code units (JavaScript string length) valid UTF-8 text has.
+size_t utf16_length(std::string_view valid_text);
+
 }  // namespace swprof

@@ -173,7 +173,7 @@ TEST_CASE("search reports the matched share without double counting", "[chromium
   CHECK(r["cleared"]["label"] == "");
 }
 
-TEST_CASE("clicking a frame zooms to it; reset and Escape restore", "[chromium]") {
+TEST_CASE("clicking a frame zooms to it, reset and Escape restore", "[chromium]") {
   const CallTree tree = small_tree();
   const BrowserRun run = run_page(page_of(tree), R"(
     var compute = api.findNode('compute');
@@ -222,7 +222,11 @@ TEST_CASE("clicking a frame zooms to it; reset and Escape restore", "[chromium]"
 }
 
 TEST_CASE("names from the profile stay text: no markup, no script", "[chromium]") {
-  const CallTree tree = small_tree();
+  CallTree tree = small_tree();
+  // Non-ASCII names, front-coded in the page against their sorted neighbours.
+  const json unicode = {"ns::caf\xC3\xA9_a", "ns::caf\xC3\xA8_b", "ns::\xF0\x9F\x94\xA5::x", "ns::\xF0\x9F\x94\xA5::y",
+                        "ns::\xF0\x9F\x94\xA6", "ns::caf", "line\xE2\x80\xA8separator"};
+  for (const auto& name : unicode) add_stack(tree, {{"main", "prog", "src/main.c", 10, 0}, {name, "prog", "", 0, 0}}, 1);
   const BrowserRun run = run_page(page_of(tree), R"(
     var img = api.findNode(T.img);
     var script = api.findNode(T.script);
@@ -239,8 +243,12 @@ TEST_CASE("names from the profile stay text: no markup, no script", "[chromium]"
     out.scriptTooltip = api.tooltip();
     out.labels = api.labels();
     out.search = api.search(T.script);
+    out.unicode = T.unicode.map(function (name) {
+      var node = api.findNode(name);
+      return node > 0 ? api.nodeInfo(node).name : null;
+    });
   )",
-                                json{{"img", kImgName}, {"script", kScriptName}});
+                                json{{"img", kImgName}, {"script", kScriptName}, {"unicode", unicode}});
   check_clean(run);
   const json& r = run.results;
   INFO("results: " << r.dump());
@@ -259,6 +267,7 @@ TEST_CASE("names from the profile stay text: no markup, no script", "[chromium]"
   for (const auto& l : r["labels"]) script_label |= l.get<std::string>().rfind("</script><scr", 0) == 0;
   CHECK(script_label);
   CHECK(r["search"]["matchedSamples"] == 35);
+  CHECK(r["unicode"] == unicode);
   // Nowhere in the final DOM does a name appear as markup.
   CHECK(run.dom.find("<img") == std::string::npos);
   CHECK(run.dom.find("<script>alert") == std::string::npos);

@@ -38,6 +38,37 @@ std::string data_text(const std::string& page) {
   return page.substr(start + open.size(), end - start - open.size());
 }
 
+// UTF-16 code units of valid UTF-8, as JavaScript counts them.
+size_t js_length(const std::string& s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += ((c & 0xC0) != 0x80) + (c >= 0xF0);
+  return n;
+}
+
+// frames.name with the front coding undone (as the page does it).
+std::vector<std::string> frame_names(const json& data) {
+  std::vector<std::string> names;
+  const auto& suffix = data["frames"]["name"];
+  const auto& prefix = data["frames"]["prefix"];
+  REQUIRE(suffix.size() == prefix.size());
+  for (size_t i = 0; i < suffix.size(); ++i) {
+    std::string name;
+    if (i > 0) {
+      // prefix counts UTF-16 units: take whole characters from the previous name.
+      const std::string& previous = names.back();
+      size_t bytes = 0;
+      while (bytes < previous.size() && js_length(previous.substr(0, bytes)) < prefix[i].get<size_t>()) {
+        ++bytes;
+        while (bytes < previous.size() && (static_cast<unsigned char>(previous[bytes]) & 0xC0) == 0x80) ++bytes;
+      }
+      REQUIRE(js_length(previous.substr(0, bytes)) == prefix[i].get<size_t>());
+      name = previous.substr(0, bytes);
+    }
+    names.push_back(name + suffix[i].get<std::string>());
+  }
+  return names;
+}
+
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
   return s;
@@ -89,7 +120,7 @@ TEST_CASE("flamegraph page: data holds the tree in pre-order", "[writer]") {
   CHECK(data["format"] == "swprof-flamegraph");
   CHECK(data["version"] == 1);
   CHECK(data["icicle"] == false);
-  const auto& names = data["frames"]["name"];
+  const std::vector<std::string> names = frame_names(data);
   const auto& frame = data["nodes"]["frame"];
   const auto& depth = data["nodes"]["depth"];
   const auto& total = data["nodes"]["total"];
@@ -101,8 +132,9 @@ TEST_CASE("flamegraph page: data holds the tree in pre-order", "[writer]") {
   CHECK(total[0] == 200);
   CHECK(names.size() == tree.frames().size() + 1);
   // The markup names come back as the same strings.
-  CHECK(std::find(names.begin(), names.end(), json(kImgName)) != names.end());
-  CHECK(std::find(names.begin(), names.end(), json(kScriptName)) != names.end());
+  CHECK(std::find(names.begin(), names.end(), kImgName) != names.end());
+  CHECK(std::find(names.begin(), names.end(), kScriptName) != names.end());
+  CHECK(std::is_sorted(names.begin() + 1, names.end()));
   // Pre-order: each node's total is its self plus the following deeper run.
   std::vector<uint64_t> child_sum(frame.size(), 0);
   std::vector<size_t> path;
@@ -124,11 +156,11 @@ TEST_CASE("flamegraph page: data holds the tree in pre-order", "[writer]") {
   // Frame attributes.
   const auto& modules = data["modules"];
   const auto& files = data["files"];
-  const size_t compute = std::find(names.begin(), names.end(), json("compute")) - names.begin();
+  const size_t compute = std::find(names.begin(), names.end(), "compute") - names.begin();
   CHECK(modules[data["frames"]["module"][compute].get<size_t>()] == "prog");
   CHECK(files[data["frames"]["file"][compute].get<size_t>()] == "src/compute.c");
   CHECK(data["frames"]["line"][compute] == 7);
-  const size_t syscall = std::find(names.begin(), names.end(), json("do_syscall_64")) - names.begin();
+  const size_t syscall = std::find(names.begin(), names.end(), "do_syscall_64") - names.begin();
   CHECK(data["frames"]["flags"][syscall] == swprof::kCctKernel);
   CHECK_FALSE(data["nodes"].contains("base"));
 }
@@ -145,7 +177,28 @@ TEST_CASE("flamegraph page: invalid UTF-8 in a name still gives valid data", "[w
   CallTree tree;
   add_stack(tree, {{"bad\xFF\xFEname", "m\xC0", "", 0, 0}}, 3);
   const json data = json::parse(data_text(page_of(tree)));
-  CHECK(data["frames"]["name"][1] == "bad\xEF\xBF\xBD\xEF\xBF\xBDname");
+  CHECK(frame_names(data)[1] == "bad\xEF\xBF\xBD\xEF\xBF\xBDname");
+}
+
+TEST_CASE("flamegraph page: names are front-coded on character boundaries", "[writer]") {
+  // Shared prefixes that end inside a multi-byte character, and characters
+  // outside the BMP (two UTF-16 units each).
+  const std::vector<std::string> functions = {
+      "ns::caf\xC3\xA9_a", "ns::caf\xC3\xA8_b", "ns::\xF0\x9F\x94\xA5::x", "ns::\xF0\x9F\x94\xA5::y",
+      "ns::\xF0\x9F\x94\xA6", "ns::caf", "other"};
+  CallTree tree;
+  for (const auto& f : functions) add_stack(tree, {{"main", "", "", 0, 0}, {f, "", "", 0, 0}}, 1);
+  const json data = json::parse(data_text(page_of(tree)));
+  std::vector<std::string> names = frame_names(data);
+  std::vector<std::string> expected = functions;
+  expected.push_back("main");
+  std::sort(expected.begin(), expected.end());
+  expected.insert(expected.begin(), "all");
+  CHECK(names == expected);
+  // "ns::\xF0\x9F\x94\xA5::y" after "ns::\xF0\x9F\x94\xA5::x": 4 + 2 + 2 units shared.
+  const size_t y = std::find(names.begin(), names.end(), "ns::\xF0\x9F\x94\xA5::y") - names.begin();
+  CHECK(data["frames"]["prefix"][y] == 8);
+  CHECK(data["frames"]["name"][y] == "y");
 }
 
 TEST_CASE("flamegraph page: an empty profile is a valid page", "[writer]") {
