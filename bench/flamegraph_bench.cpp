@@ -5,8 +5,10 @@
 //
 //   swprof_flamegraph_bench [--keep DIR] [FRAMES...]     (default 10000 100000)
 //
-// Prints a Markdown table (see bench/RESULTS.md). --keep writes each page to
-// DIR/flamegraph_FRAMES.html for a look in a browser.
+// Also times read_folded on the same profile written as folded stacks.
+// Prints Markdown tables (see bench/flamegraph_results.md). --keep writes each
+// page to DIR/flamegraph_FRAMES.html for a look in a browser.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -18,6 +20,7 @@
 #include "flamegraph/browser.h"
 #include "flamegraph/sample_trees.h"
 #include "output/flamegraph.h"
+#include "output/folded_input.h"
 #include "unit/temp_dir.h"
 
 namespace {
@@ -55,6 +58,45 @@ std::string fixed(double v, int digits = 1) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.*f", digits, v);
   return buffer;
+}
+
+// The tree as folded stacks, "module`function" frames, one line per node with self samples.
+std::string folded_text(const swprof::CallTree& tree) {
+  std::string text;
+  for (uint32_t id = 1; id < tree.nodes().size(); ++id) {
+    if (tree.node(id).self == 0) continue;
+    const auto path = tree.path(id);
+    for (size_t i = 0; i < path.size(); ++i) {
+      const swprof::CctFrame& f = tree.frame(path[i]);
+      if (i) text += ';';
+      text += f.module + "`" + f.function;
+      if (f.flags & swprof::kCctInline) text += "_[i]";
+      if (f.flags & swprof::kCctKernel) text += "_[k]";
+    }
+    text += ' ' + std::to_string(tree.node(id).self) + '\n';
+  }
+  return text;
+}
+
+void folded_table(const std::vector<uint32_t>& sizes) {
+  std::cout << "\n| frames | folded MB | lines | read ms | MB/s |\n|---|---|---|---|---|\n";
+  for (uint32_t frames : sizes) {
+    const swprof::CallTree tree = swprof::testing::synthetic_tree(frames);
+    const std::string text = folded_text(tree);
+    double best = 1e300;
+    size_t nodes = 0;
+    for (int run = 0; run < 3; ++run) {
+      std::istringstream in(text);
+      const auto start = std::chrono::steady_clock::now();
+      const swprof::CallTree read = swprof::read_folded(in, "bench");
+      best = std::min(best, ms_since(start));
+      nodes = read.nodes().size();
+    }
+    if (nodes != tree.nodes().size()) std::cerr << "folded round trip: " << nodes << " nodes, expected " << tree.nodes().size() << "\n";
+    const size_t lines = static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+    std::cout << "| " << frames << " | " << fixed(text.size() / 1e6, 1) << " | " << lines << " | " << fixed(best) << " | "
+              << fixed(text.size() / 1e3 / best, 0) << " |\n";
+  }
 }
 
 }  // namespace
@@ -103,5 +145,6 @@ int main(int argc, char** argv) {
               << " | " << fixed(r["hoverMs"], 2) << " | " << r["state"]["rects"] << " | " << r["state"]["mergedBlocks"]
               << " |\n";
   }
+  folded_table(sizes);
   return 0;
 }

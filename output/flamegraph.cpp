@@ -45,9 +45,9 @@ class FlamegraphData {
   FlamegraphData(const CallTree& tree, const FlamegraphOptions& options) : tree_(tree), options_(options) {
     modules_.intern("");
     files_.intern("");
-    frame_of_tree_frame_.assign(tree.frames().size(), kUnmapped);
+    rank_frames();
     collect_nodes();
-    sort_frames();
+    build_frames();
   }
 
   void write(std::string& out) const {
@@ -69,7 +69,7 @@ class FlamegraphData {
   }
 
  private:
-  static constexpr uint32_t kUnmapped = UINT32_MAX;
+  static constexpr uint32_t kUnused = UINT32_MAX;
 
   struct StringTable {
     std::vector<std::string_view> values;
@@ -88,57 +88,56 @@ class FlamegraphData {
     uint32_t tree_node, frame, depth;
   };
 
+  // The order of the tree's frames by (function, module, flags): children
+  // are sorted by it, and the frame table follows it so that neighbouring
+  // names share prefixes.
+  void rank_frames() {
+    by_rank_.resize(tree_.frames().size());
+    for (uint32_t i = 0; i < by_rank_.size(); ++i) by_rank_[i] = i;
+    std::sort(by_rank_.begin(), by_rank_.end(), [this](uint32_t a, uint32_t b) {
+      const CctFrame& x = tree_.frame(a);
+      const CctFrame& y = tree_.frame(b);
+      return std::tie(x.function, x.module, x.flags) < std::tie(y.function, y.module, y.flags);
+    });
+    rank_.resize(by_rank_.size());
+    for (uint32_t r = 0; r < by_rank_.size(); ++r) rank_[by_rank_[r]] = r;
+  }
+
   // Pre-order walk from the root, leaving out nodes below the threshold.
+  // Node frames are tree frame indices until build_frames.
   void collect_nodes() {
-    const uint64_t root_total = tree_.total();
-    const double threshold = options_.min_fraction * static_cast<double>(root_total);
-    frames_.push_back(PageFrame{"all"});
+    const double threshold = options_.min_fraction * static_cast<double>(tree_.total());
     std::vector<std::pair<uint32_t, uint32_t>> stack{{CallTree::kRoot, 0}};  // (tree node, depth)
     std::vector<uint32_t> children;
     while (!stack.empty()) {
       const auto [id, depth] = stack.back();
       stack.pop_back();
       const CctNode& node = tree_.node(id);
-      nodes_.push_back({id, id == CallTree::kRoot ? 0 : page_frame(node.frame), depth});
+      nodes_.push_back({id, node.frame, depth});
       children.clear();
       for (uint32_t c : node.children) {
         const uint64_t total = tree_.node(c).total;
         if (total > 0 && static_cast<double>(total) >= threshold) children.push_back(c);
       }
-      std::sort(children.begin(), children.end(), [this](uint32_t a, uint32_t b) { return sort_key(a) < sort_key(b); });
+      std::sort(children.begin(), children.end(),
+                [this](uint32_t a, uint32_t b) { return rank_[tree_.node(a).frame] < rank_[tree_.node(b).frame]; });
       for (auto it = children.rbegin(); it != children.rend(); ++it) stack.emplace_back(*it, depth + 1);
     }
   }
 
-  std::tuple<const std::string&, const std::string&, const uint8_t&> sort_key(uint32_t node) const {
-    const CctFrame& f = tree_.frame(tree_.node(node).frame);
-    return std::tie(f.function, f.module, f.flags);
-  }
-
-  // Frames 1.. sorted by name, so neighbours share prefixes.
-  void sort_frames() {
-    std::vector<uint32_t> order(frames_.size());
-    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin() + 1, order.end(), [this](uint32_t a, uint32_t b) { return frames_[a].name < frames_[b].name; });
-    std::vector<uint32_t> position(order.size());
-    std::vector<PageFrame> sorted;
-    sorted.reserve(frames_.size());
-    for (uint32_t i = 0; i < order.size(); ++i) {
-      position[order[i]] = i;
-      sorted.push_back(std::move(frames_[order[i]]));
-    }
-    frames_ = std::move(sorted);
-    for (PageNode& n : nodes_) n.frame = position[n.frame];
-  }
-
-  uint32_t page_frame(uint32_t tree_frame) {
-    uint32_t& mapped = frame_of_tree_frame_[tree_frame];
-    if (mapped == kUnmapped) {
+  // The page's frame table: "all", then the frames the nodes use, in rank order.
+  void build_frames() {
+    std::vector<uint32_t> page_index(tree_.frames().size(), kUnused);
+    for (const PageNode& n : nodes_)
+      if (n.frame != CallTree::kNoFrame) page_index[n.frame] = 0;
+    frames_.push_back(PageFrame{"all"});
+    for (uint32_t tree_frame : by_rank_) {
+      if (page_index[tree_frame] == kUnused) continue;
       const CctFrame& f = tree_.frame(tree_frame);
-      mapped = static_cast<uint32_t>(frames_.size());
+      page_index[tree_frame] = static_cast<uint32_t>(frames_.size());
       frames_.push_back(PageFrame{valid_utf8(f.function), modules_.intern(f.module), files_.intern(f.file), f.line, f.flags});
     }
-    return mapped;
+    for (PageNode& n : nodes_) n.frame = n.frame == CallTree::kNoFrame ? 0 : page_index[n.frame];
   }
 
   static void append_number(std::string& out, uint64_t value) {
@@ -219,7 +218,8 @@ class FlamegraphData {
   const FlamegraphOptions& options_;
   StringTable modules_, files_;
   std::vector<PageFrame> frames_;
-  std::vector<uint32_t> frame_of_tree_frame_;
+  std::vector<uint32_t> by_rank_;  // tree frames in rank order
+  std::vector<uint32_t> rank_;     // per tree frame
   std::vector<PageNode> nodes_;
 };
 

@@ -165,6 +165,15 @@ TEST_CASE("flamegraph page: data holds the tree in pre-order", "[writer]") {
   CHECK_FALSE(data["nodes"].contains("base"));
 }
 
+TEST_CASE("flamegraph page: icicle and unit options reach the page", "[writer]") {
+  FlamegraphOptions options;
+  options.icicle = true;
+  options.unit = "<events>";
+  const json data = json::parse(data_text(page_of(small_tree(), options)));
+  CHECK(data["icicle"] == true);
+  CHECK(data["unit"] == "<events>");
+}
+
 TEST_CASE("flamegraph page: min_fraction leaves out small nodes", "[writer]") {
   FlamegraphOptions options;
   options.min_fraction = 0.1;  // 20 of 200 samples
