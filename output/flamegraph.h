@@ -26,7 +26,8 @@ struct FlamegraphOptions {
   // Nodes whose total is below this fraction of all samples are left out of
   // the page (with their subtrees); 0 keeps every node. The page itself merges
   // frames narrower than half a pixel at the current zoom, so this is only to
-  // make very large profiles smaller.
+  // make very large profiles smaller. Samples of a left-out node show as self
+  // samples of its parent.
   double min_fraction = 0;
 
   // Differential mode: when `differential` is set, base_totals[node] is the
