@@ -19,5 +19,6 @@ std::function<int()> add_attach_command(CLI::App& app);
 std::function<int()> add_info_command(CLI::App& app);
 std::function<int()> add_script_command(CLI::App& app);
 std::function<int()> add_report_command(CLI::App& app);
+std::function<int()> add_flamegraph_command(CLI::App& app);
 
 }  // namespace swprof::cli
