@@ -5,7 +5,6 @@
 #include <gelf.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <optional>
@@ -16,11 +15,6 @@
 
 namespace swprof {
 namespace {
-
-struct FreeDeleter {
-  void operator()(void* p) const { std::free(p); }
-};
-using DieArray = std::unique_ptr<Dwarf_Die, FreeDeleter>;
 
 bool is_function_scope(int tag) {
   return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine || tag == DW_TAG_entry_point;
