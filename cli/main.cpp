@@ -13,7 +13,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", SWPROF_VERSION);
   std::vector<std::pair<CLI::App*, std::function<int()>>> commands;
   for (auto add : {swprof::cli::add_record_command, swprof::cli::add_attach_command, swprof::cli::add_info_command,
-                   swprof::cli::add_script_command, swprof::cli::add_report_command, swprof::cli::add_diff_command,
+                   swprof::cli::add_script_command, swprof::cli::add_report_command,
+                   swprof::cli::add_flamegraph_command, swprof::cli::add_diff_command,
                    swprof::cli::add_merge_command}) {
     auto run = add(app);
     commands.emplace_back(app.get_subcommands({}).back(), std::move(run));

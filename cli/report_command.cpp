@@ -39,7 +39,8 @@ std::function<int()> add_report_command(CLI::App& app) {
     if (a->min_percent < 0 || a->min_percent > 100) throw Error("--min-percent must be between 0 and 100");
     ProfileArgs args = a->profile;
     // speedscope has one profile per thread.
-    if (format == ReportFormat::kSpeedscope && !args.thread_names) args.per_thread = true;
+    if (format == ReportFormat::kSpeedscope && !args.thread_names && detect_input(a->path) == InputKind::kRecording)
+      args.per_thread = true;
     const std::optional<uint64_t> context_id =
         a->context_id.empty() ? std::nullopt : std::optional<uint64_t>(parse_context_id(a->context_id));
     OutputFile out(a->output);  // fails before any work when it cannot be written

@@ -171,7 +171,6 @@ Profile build_profile(const std::string& recording, const ProfileOptions& option
   std::unordered_map<uint32_t, uint32_t> thread_root;  // tid -> frame id
   std::vector<uint32_t> stack;
   stack.reserve(512);
-  const uint32_t unknown_frame = stacks.named("[unknown]", "[unknown]", 0);
 
   RecordingUnwinder unwinder(options.unwind);
   unwinder.run(
@@ -200,7 +199,7 @@ Profile build_profile(const std::string& recording, const ProfileOptions& option
         for (auto f = s.walk.frames.rbegin(); f != s.walk.frames.rend(); ++f) stacks.add_user(*s.maps, s.pid, *f, stack);
         if (filter.kernel_frames)
           for (auto ip = s.kernel_ips.rbegin(); ip != s.kernel_ips.rend(); ++ip) stacks.add_kernel(*ip, stack);
-        if (stack.empty()) stack.push_back(unknown_frame);
+        if (stack.empty()) stack.push_back(stacks.named("[unknown]", "[unknown]", 0));
         if (!frame_filter.keep(stack)) return;
         if (filter.reverse) std::reverse(stack.begin(), stack.end());
         if (options.thread_roots != ThreadRoots::kNone) {

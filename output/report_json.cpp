@@ -168,7 +168,6 @@ Profile read_json_profile(const std::string& path) {
     throw Error("'" + path + "' is not valid JSON: " + e.what());
   }
   Profile p;
-  p.source = path;
   try {
     if (!doc.is_object() || doc.value("format", "") != kFormatName)
       throw Error("not a swprof JSON profile (no \"format\": \"" + std::string(kFormatName) + "\")");
@@ -177,6 +176,8 @@ Profile read_json_profile(const std::string& path) {
       throw Error("JSON profile version " + std::to_string(version) + " is not supported (this swprof reads version " +
                   std::to_string(kJsonProfileVersion) + ")");
     const json& m = doc.at("metadata");
+    // The recording the profile was made from names it, wherever the JSON file is now.
+    p.source = m.value("source", path);
     p.header.mode = m.value("mode", "");
     p.header.command = m.value("command", std::vector<std::string>{});
     p.header.target_pid = m.value("target_pid", int64_t{0});
@@ -199,6 +200,14 @@ Profile read_json_profile(const std::string& path) {
       p.unwind.complete = u->value("complete", uint64_t{0});
       p.unwind.frames = u->value("frames", uint64_t{0});
       p.unwind.guessed_frames = u->value("guessed_frames", uint64_t{0});
+      const json by_stepper = u->value("frames_by_stepper", json::object());
+      const json ends = u->value("walk_ends", json::object());
+      for (const auto& [name, n] : by_stepper.items())
+        for (size_t k = 1; k < p.unwind.frames_by_stepper.size(); ++k)
+          if (name == stepper_name(static_cast<StepperKind>(k))) p.unwind.frames_by_stepper[k] = n.get<uint64_t>();
+      for (const auto& [name, n] : ends.items())
+        for (int e = 0; e <= static_cast<int>(WalkEnd::kNoRegisters); ++e)
+          if (name == walk_end_name(static_cast<WalkEnd>(e))) p.unwind.ends[static_cast<WalkEnd>(e)] = n.get<uint64_t>();
     }
     for (const auto& t : doc.value("threads", json::array())) {
       ProfileThread& th = p.threads[field<uint32_t>(t, "tid")];

@@ -15,6 +15,11 @@ double percent(uint64_t part, uint64_t whole) {
   return whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
 }
 
+// "[module]", without doubling the brackets of "[kernel]" or "[vdso]".
+std::string module_label(const std::string& module) {
+  return !module.empty() && module.front() == '[' ? module : "[" + module + "]";
+}
+
 std::string marks(const CctFrame& f) {
   std::string m;
   if (f.flags & kCctInline) m += " (inlined)";
@@ -70,7 +75,7 @@ void write_top(const Profile& p, size_t top, std::ostream& out) {
     if (f.flags & kCctThread) continue;
     snprintf(line, sizeof line, "  %6.2f  %7.2f  %8" PRIu64 "  ", percent(totals[id].self, tree.total()),
              percent(totals[id].total, tree.total()), totals[id].self);
-    out << line << f.function << "  [" << f.module << "]" << marks(f) << "\n";
+    out << line << f.function << "  " << module_label(f.module) << marks(f) << "\n";
     ++shown;
   }
   if (shown == 0) out << "  (no samples)\n";
@@ -80,7 +85,9 @@ void write_tree(const Profile& p, double min_percent, std::ostream& out) {
   const CallTree& tree = p.tree;
   char line[64];
   snprintf(line, sizeof line, "%.2g", min_percent);
-  out << "\nCalling-context tree (total%, self%; nodes under " << line << "% of samples hidden):\n";
+  out << "\nCalling-context tree (total%, self%";
+  if (min_percent > 0) out << "; nodes under " << line << "% of samples hidden";
+  out << "):\n";
   const double min_samples = min_percent / 100.0 * static_cast<double>(tree.total());
   struct Item {
     uint32_t node;
@@ -104,7 +111,7 @@ void write_tree(const Profile& p, double min_percent, std::ostream& out) {
     const CctNode& n = tree.node(item.node);
     const CctFrame& f = tree.frame(n.frame);
     snprintf(line, sizeof line, "%7.2f%%  %6.2f%%  ", percent(n.total, tree.total()), percent(n.self, tree.total()));
-    out << line << std::string(2 * item.depth, ' ') << f.function << "  [" << f.module << "]" << marks(f) << "\n";
+    out << line << std::string(2 * item.depth, ' ') << f.function << "  " << module_label(f.module) << marks(f) << "\n";
     push_children(item.node, item.depth + 1);
   }
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs, builds, profiles the bundled demo program and describes the recording.
+# Installs, builds, profiles the bundled demo program, writes its flame graph
+# and prints the top of the report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -9,5 +10,11 @@ mkdir -p "$out"
 echo "== swprof record -F 999 -o $out/demo.swprof -- build/tests/programs/swprof_demo"
 build/swprof record -F 999 -o "$out/demo.swprof" -- build/tests/programs/swprof_demo
 echo
-echo "== swprof info $out/demo.swprof"
-build/swprof info "$out/demo.swprof"
+echo "== swprof flamegraph $out/demo.swprof -o $out/demo.html"
+build/swprof flamegraph "$out/demo.swprof" -o "$out/demo.html"
+echo
+echo "== swprof report $out/demo.swprof (top)"
+build/swprof report "$out/demo.swprof" --top 15 2> /dev/null | sed -n '1,/^Calling-context tree/p' | sed '$d'
+echo
+echo "Open $out/demo.html in a browser for the interactive flame graph;"
+echo "'build/swprof report $out/demo.swprof' gives the whole report."

@@ -8,7 +8,8 @@ PACKAGES=(
   libunwind-dev libdw-dev libelf-dev libcapstone-dev
   nlohmann-json3-dev libcli11-dev catch2 libzstd-dev libbenchmark-dev
   linux-perf xz-utils procps bc util-linux time
-  chromium python3-jsonschema
+  chromium            # headless, for the flame graph page tests (tests/flamegraph/)
+  python3-jsonschema  # validates JSON profiles against docs/json-format.schema.json in the tests
 )
 
 missing=()

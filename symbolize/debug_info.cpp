@@ -5,7 +5,6 @@
 #include <gelf.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <optional>
@@ -16,11 +15,6 @@
 
 namespace swprof {
 namespace {
-
-struct FreeDeleter {
-  void operator()(void* p) const { std::free(p); }
-};
-using DieArray = std::unique_ptr<Dwarf_Die, FreeDeleter>;
 
 bool is_function_scope(int tag) {
   return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine || tag == DW_TAG_entry_point;
@@ -101,9 +95,9 @@ DebugInfo::DebugInfo(std::shared_ptr<const ElfBinary> binary, const SymbolizerOp
   // folder, ".debug" its .debug/ folder; absolute roots serve both the
   // .build-id/ lookup and <root>/<binary's folder>/<debuglink>.
   debuginfo_path_ = "+:.debug";
-  for (const std::string& root : options_.debug_roots) {
-    if (root.empty() || root.find(':') != std::string::npos) continue;
-    debuginfo_path_ += ":" + std::filesystem::absolute(root).lexically_normal().string();
+  for (const std::string& root : absolute_roots()) {
+    if (root.find(':') != std::string::npos) continue;  // the path's separator
+    debuginfo_path_ += ":" + root;
   }
   debuginfo_path_ptr_ = debuginfo_path_.data();
   callbacks_.find_elf = dwfl_build_id_find_elf;
@@ -159,6 +153,16 @@ int DebugInfo::find_debuginfo(Dwfl_Module* mod, void** userdata, const char* mod
   return fd;
 }
 
+std::vector<std::string> DebugInfo::absolute_roots() const {
+  std::vector<std::string> out;
+  for (const std::string& root : options_.debug_roots) {
+    std::error_code ec;
+    const auto path = std::filesystem::absolute(root, ec);
+    if (!root.empty() && !ec) out.push_back(path.lexically_normal().string());
+  }
+  return out;
+}
+
 // libdwfl found no debuginfo it could use. A file sitting where it looked is
 // then damaged or belongs to another build: say so, once.
 void DebugInfo::note_rejected_debuginfo(const char* debuglink_file) {
@@ -166,9 +170,7 @@ void DebugInfo::note_rejected_debuginfo(const char* debuglink_file) {
   const std::string& path = binary_->path();
   std::vector<std::string> candidates;
   const auto& id = binary_->build_id();
-  std::vector<std::string> roots;
-  for (const std::string& root : options_.debug_roots)
-    if (!root.empty()) roots.push_back(fs::absolute(root).lexically_normal().string());
+  const std::vector<std::string> roots = absolute_roots();
   if (id.size() >= 2) {
     const std::string hex = to_hex(Bytes(id.data(), id.size()));
     for (const std::string& root : roots)

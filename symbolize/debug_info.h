@@ -53,6 +53,7 @@ class DebugInfo {
                             const char* file_name, const char* debuglink_file, GElf_Word debuglink_crc,
                             char** debuginfo_file_name);
   void note_rejected_debuginfo(const char* debuglink_file);
+  std::vector<std::string> absolute_roots() const;
   void check_dwarf();
   void add_dwarf_frames(Dwarf_Addr addr, SourceFrame& outer, std::vector<SourceFrame>& frames);
 

@@ -9,6 +9,7 @@ namespace {
 
 // The last symbol has no next one to end it; code past it this far still counts.
 constexpr uint64_t kLastSymbolReach = 0x1000;
+constexpr uint32_t kNoName = ~uint32_t{0};
 
 std::string_view next_field(std::string_view& s) {
   size_t i = 0;
@@ -49,14 +50,21 @@ KernelSymbols KernelSymbols::parse(std::string_view text) {
       continue;
     }
     const char t = type[0];
-    if (t != 't' && t != 'T' && t != 'w' && t != 'W') continue;
+    if (t == 'a' || t == 'A' || t == 'U') continue;  // not at an address of code or data
+    const bool is_text = t == 't' || t == 'T' || t == 'w' || t == 'W';
     const bool has_module = module.size() > 2 && module.front() == '[' && module.back() == ']';
-    out.names_.emplace_back(name);
-    out.symbols_.push_back({addr, static_cast<uint32_t>(out.names_.size() - 1), has_module ? module_id(module) : 0});
+    uint32_t name_index = kNoName;  // data symbols only end the text symbol before them
+    if (is_text) {
+      out.names_.emplace_back(name);
+      name_index = static_cast<uint32_t>(out.names_.size() - 1);
+    }
+    out.symbols_.push_back({addr, name_index, has_module ? module_id(module) : 0});
   }
   out.hidden_ = lines > 0 && zero == lines;
-  std::stable_sort(out.symbols_.begin(), out.symbols_.end(),
-                   [](const Symbol& a, const Symbol& b) { return a.addr < b.addr; });
+  // At one address, a text symbol after any data symbol, so that it wins.
+  std::stable_sort(out.symbols_.begin(), out.symbols_.end(), [](const Symbol& a, const Symbol& b) {
+    return a.addr != b.addr ? a.addr < b.addr : (a.name != kNoName) < (b.name != kNoName);
+  });
   return out;
 }
 
@@ -66,6 +74,7 @@ std::optional<KernelSymbols::Hit> KernelSymbols::find(uint64_t addr) const {
   if (it == symbols_.begin()) return std::nullopt;
   if (it == symbols_.end() && addr - symbols_.back().addr >= kLastSymbolReach) return std::nullopt;
   --it;
+  if (it->name == kNoName) return std::nullopt;
   return Hit{&names_[it->name], &modules_[it->module], addr - it->addr};
 }
 

@@ -14,7 +14,9 @@ namespace swprof {
 
 class KernelSymbols {
  public:
-  // Text symbols (types t, T, w, W) of `text`; malformed lines are skipped.
+  // The symbols of `text`: text ones (types t, T, w, W) name code, the
+  // others only end the range of the text symbol before them. Malformed
+  // lines are skipped.
   static KernelSymbols parse(std::string_view text);
 
   struct Hit {
@@ -22,17 +24,17 @@ class KernelSymbols {
     const std::string* module;  // "[kernel]" or e.g. "[ext4]"
     uint64_t offset;            // addr - symbol address
   };
-  // The symbol whose range (up to the next symbol) holds addr.
+  // The text symbol whose range (up to the next symbol) holds addr.
   std::optional<Hit> find(uint64_t addr) const;
 
-  bool available() const { return !symbols_.empty(); }
+  bool available() const { return !names_.empty(); }
   // Lines whose addresses were all zero: hidden from this user.
   bool hidden() const { return hidden_; }
 
  private:
   struct Symbol {
     uint64_t addr;
-    uint32_t name;    // index into names_
+    uint32_t name;    // index into names_, or ~0 for a data symbol
     uint32_t module;  // index into modules_
   };
   std::vector<Symbol> symbols_;  // sorted by addr

@@ -16,8 +16,10 @@ namespace {
 
 // A symbolized address is identified by who owns it (a binary, or a
 // process's mapping) and the address.
+constexpr uint64_t kProcessOwner = uint64_t{1} << 63;  // marks a pid as owner, never a pointer
+
 struct AddressKey {
-  uintptr_t owner;   // ElfBinary*, or the pid for code outside binaries
+  uint64_t owner;    // ElfBinary*, or kProcessOwner | pid for code outside binaries
   uint64_t region;   // 0, or the start of the (non-binary) mapping
   uint64_t addr;     // ELF vaddr of the lookup address, or the pc
   bool exact;
@@ -100,7 +102,7 @@ const SymbolizedAddress& Symbolizer::Impl::in_binary(const Mapping& m, uint64_t 
 
 const SymbolizedAddress& Symbolizer::Impl::outside_binaries(const Mapping* m, uint32_t pid, uint64_t pc,
                                                             uint64_t lookup, bool exact) {
-  const AddressKey key{pid, m ? m->start : 0, pc, exact};
+  const AddressKey key{kProcessOwner | pid, m ? m->start : 0, pc, exact};
   if (auto it = by_address.find(key); it != by_address.end()) return it->second;
   SourceFrame f;
   if (!m || is_anonymous(*m)) {

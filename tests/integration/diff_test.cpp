@@ -317,7 +317,7 @@ TEST_CASE("merge: samples of every context sum exactly, merged profiles diff lik
 TEST_CASE("diff golden outputs: text, markdown and json on fixed profiles") {
   // The inputs are made by tests/golden/diff/make_inputs.py. Set
   // SWPROF_UPDATE_GOLDEN=1 to rewrite the expected files from this build.
-  const std::string golden = GOLDEN_DIR;
+  const std::string golden = std::string(GOLDEN_DIR) + "/diff";
   const bool update = std::getenv("SWPROF_UPDATE_GOLDEN") && std::string(std::getenv("SWPROF_UPDATE_GOLDEN")) == "1";
   TempDir dir;
   for (const char* input : {"base.json", "new.json"})

@@ -194,3 +194,27 @@ TEST_CASE("report on a cut recording: a warning, and the samples before the cut"
   CHECK(r.err.find("warning: recording '" + cut + "' is") != std::string::npos);
   CHECK(total(parse_folded(r.out)) > 0);
 }
+
+TEST_CASE("report with a binary removed since recording: one warning, its frames unknown, the rest named") {
+  TempDir dir;
+  const std::string app = dir.file("app");
+  std::filesystem::copy_file(known_bin("O2_fp"), app);
+  const std::string rec = dir.file("gone.swprof");
+  REQUIRE(run({swprof_bin(), "record", "-o", rec, "--", app, "leaf", "0.3"}, dir.path()).exit_code == 0);
+  std::filesystem::remove(app);
+  auto r = run({swprof_bin(), "report", rec, "-f", "folded", "--modules"}, dir.path());
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.find("warning: ") != std::string::npos);
+  CHECK(r.err.find(app) != std::string::npos);
+  const auto stacks = parse_folded(r.out);
+  CHECK(total(stacks) > 0);
+  bool unknown_app = false, named_libc = false;
+  for (const auto& [s, c] : stacks) {
+    unknown_app |= s.find("app`[unknown] app+0x") != std::string::npos;
+    named_libc |= s.find("libc.so.6`__libc_start_main") != std::string::npos;
+    CHECK(s.find("`leaf") == std::string::npos);
+  }
+  CHECK(unknown_app);
+  CHECK(named_libc);
+}

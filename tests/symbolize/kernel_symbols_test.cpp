@@ -35,8 +35,10 @@ TEST_CASE("kernel symbols: lookups in a kallsyms table", "[symbolize][kernel]") 
   CHECK(*hit->name == "do_thing");
   CHECK(*hit->module == "[kernel]");
   CHECK(hit->offset == 0x10);
-  // Data symbols do not end functions.
-  CHECK(*k.find(0xffffffff810001c0)->name == "do_thing");
+  // A data symbol ends the function before it.
+  CHECK(*k.find(0xffffffff8100017f)->name == "do_thing");
+  CHECK_FALSE(k.find(0xffffffff81000180));
+  CHECK_FALSE(k.find(0xffffffff810001c0));
   CHECK(*k.find(0xffffffffc0a00410)->name == "ext4_sync_fs");
   CHECK(*k.find(0xffffffffc0a00410)->module == "[ext4]");
   CHECK_FALSE(k.find(0xffffffff80000000));

@@ -1,0 +1,69 @@
+// `swprof flamegraph [FILE] -o out.html`: the interactive flame graph of a
+// recording, a JSON profile or a folded-stacks file.
+
+#include <cinttypes>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "cli/commands.h"
+#include "cli/profile_options.h"
+#include "output/flamegraph.h"
+#include "output/folded_input.h"
+#include "output/output_file.h"
+#include "output/recording_info.h"
+
+namespace swprof::cli {
+
+std::function<int()> add_flamegraph_command(CLI::App& app) {
+  auto* sub = app.add_subcommand("flamegraph", "write an interactive flame graph (one self-contained HTML file)");
+  struct Args {
+    std::string path = "swprof.data";
+    std::string output = "flamegraph.html";
+    std::string title;
+    bool icicle = false;
+    double min_percent = 0;
+    ProfileArgs profile;
+  };
+  auto a = std::make_shared<Args>();
+  sub->add_option("file", a->path, "recording, JSON profile or folded stacks (default swprof.data)");
+  sub->add_option("-o,--output", a->output, "HTML file to write (default flamegraph.html; - for stdout)");
+  sub->add_option("--title", a->title, "title shown on the page (default: the profiled command)");
+  sub->add_flag("--icicle", a->icicle, "start with the root at the top");
+  sub->add_option("--min-percent", a->min_percent,
+                  "leave out frames under this % of samples to make huge profiles smaller (default 0: keep all)");
+  a->profile.add_to(sub);
+  return [a]() {
+    if (a->min_percent < 0 || a->min_percent > 100) throw Error("--min-percent must be between 0 and 100");
+    OutputFile out(a->output);  // fails before any work when it cannot be written
+    FlamegraphOptions options;
+    options.icicle = a->icicle;
+    options.min_fraction = a->min_percent / 100.0;
+    CallTree tree;
+    if (detect_input(a->path) == InputKind::kFolded) {
+      if (a->profile.filters_given()) throw Error("filters and thread options need a recording; '" + a->path + "' is folded stacks");
+      tree = read_folded_file(a->path);
+      options.title = a->title.empty() ? "swprof: " + a->path : a->title;
+      options.subtitle = std::to_string(tree.total()) + " samples";
+    } else {
+      Profile profile = load_profile(a->path, a->profile, "flamegraph");
+      const std::string command = quote_command(profile.header.command);
+      options.title = a->title.empty() ? "swprof: " + (command.empty() ? profile.source : command) : a->title;
+      char sub_title[256];
+      snprintf(sub_title, sizeof sub_title, "%" PRIu64 " samples of %s over %.2f s", profile.samples_kept,
+               profile.header.event.empty() ? "events" : profile.header.event.c_str(), profile.duration_seconds());
+      options.subtitle = sub_title;
+      if (profile.header.start_unix_ns) options.subtitle += ", " + format_time(profile.header.start_unix_ns);
+      if (!profile.header.host.empty()) options.subtitle += " on " + profile.header.host;
+      if (profile.reversed) options.subtitle += " (reversed: leaves at the root)";
+      tree = std::move(profile.tree);
+    }
+    if (tree.total() == 0) throw Error("no samples to draw" + std::string(a->profile.filters_given() ? " (the filters kept none)" : ""));
+    write_flamegraph(tree, options, out.stream());
+    out.commit();
+    if (!a->output.empty() && a->output != "-") std::fprintf(stderr, "swprof flamegraph: wrote %s\n", a->output.c_str());
+    return kExitOk;
+  };
+}
+
+}  // namespace swprof::cli
