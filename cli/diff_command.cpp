@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/profile_options.h"
 #include "output/diff.h"
+#include "output/flamegraph.h"
 #include "output/output_file.h"
 
 namespace swprof::cli {
@@ -23,6 +24,22 @@ DiffFormat parse_diff_format(const std::string& name) {
   throw Error("unknown format '" + name + "' (use text, markdown or json)");
 }
 
+// NEW's tree with BASE's total for every context, as the flame graph page
+// colours it.
+void write_differential_flamegraph(const ProfileDiff& diff, const Profile& base, const Profile& current,
+                                   std::ostream& out) {
+  const DifferentialTree tree = make_differential_tree(base.tree, current.tree);
+  FlamegraphOptions options;
+  set_differential(options, tree);
+  options.title = "swprof diff: " + diff.base.source + " -> " + diff.current.source;
+  char subtitle[256];
+  snprintf(subtitle, sizeof subtitle,
+           "widths: new (%llu samples); red: a larger share than in base (%llu samples), blue: a smaller one",
+           static_cast<unsigned long long>(diff.current.samples), static_cast<unsigned long long>(diff.base.samples));
+  options.subtitle = subtitle;
+  write_flamegraph(tree.tree, options, out);
+}
+
 }  // namespace
 
 std::function<int()> add_diff_command(CLI::App& app) {
@@ -30,7 +47,7 @@ std::function<int()> add_diff_command(CLI::App& app) {
   struct Args {
     std::string base, current;
     std::string format = "text";
-    std::string output, folded;
+    std::string output, html, folded;
     std::string fail_on = "total";
     size_t top = 10;
     DiffOptions diff;
@@ -41,6 +58,7 @@ std::function<int()> add_diff_command(CLI::App& app) {
   sub->add_option("new", a->current, "the change to judge: a recording or a JSON profile")->required();
   sub->add_option("-f,--format", a->format, "text (default), markdown or json");
   sub->add_option("-o,--output", a->output, "write the report here instead of standard output");
+  sub->add_option("--html", a->html, "also write a differential flame graph (NEW's shape, red: more, blue: less)");
   sub->add_option("--folded", a->folded, "also write 'stack base_count new_count' lines (FlameGraph's difffolded format)");
   sub->add_option("--threshold", a->diff.threshold_percent,
                   "relative change of a share, in %, that counts as a regression (default 5)");
@@ -61,7 +79,8 @@ std::function<int()> add_diff_command(CLI::App& app) {
       throw Error("diff matches calling contexts across runs, whose thread ids differ: --per-thread cannot be used");
     // Every output fails before any work when it cannot be written.
     OutputFile out(a->output);
-    std::optional<OutputFile> folded;
+    std::optional<OutputFile> html, folded;
+    if (!a->html.empty()) html.emplace(a->html);
     if (!a->folded.empty()) folded.emplace(a->folded);
 
     // Reports name the files given here (a JSON profile would name its recording).
@@ -80,8 +99,10 @@ std::function<int()> add_diff_command(CLI::App& app) {
       case DiffFormat::kJson: write_diff_json(diff, out.stream()); break;
     }
     if (folded) write_diff_folded(base.tree, current.tree, folded->stream());
+    if (html) write_differential_flamegraph(diff, base, current, html->stream());
     out.commit();
     if (folded) folded->commit();
+    if (html) html->commit();
     return diff.regressed() ? kExitRegression : kExitOk;
   };
 }

@@ -187,11 +187,11 @@ TEST_CASE("diff: A/A, runs of the same program never fail the gate") {
   CHECK(pairs == 6);
 }
 
-TEST_CASE("diff outputs: markdown for a pull request, difffolded lines") {
+TEST_CASE("diff outputs: markdown for a pull request, difffolded lines, a differential flame graph") {
   auto& runs = Runs::get();
   TempDir dir;
-  const std::string md = dir.file("diff.md"), folded = dir.file("diff.folded");
-  auto r = swprof_cli({"diff", runs.base(0), runs.doubled(), "-f", "markdown", "-o", md, "--folded", folded});
+  const std::string md = dir.file("diff.md"), folded = dir.file("diff.folded"), html = dir.file("diff.html");
+  auto r = swprof_cli({"diff", runs.base(0), runs.doubled(), "-f", "markdown", "-o", md, "--folded", folded, "--html", html});
   INFO(r.err);
   CHECK(r.exit_code == 1);
   const std::string text = slurp(md);
@@ -216,6 +216,12 @@ TEST_CASE("diff outputs: markdown for a pull request, difffolded lines") {
   CHECK(lines_read > 3);
   CHECK(base_sum == base["metadata"]["samples"].get<uint64_t>());
   CHECK(new_sum == next["metadata"]["samples"].get<uint64_t>());
+
+  // The page carries BASE's total for the contexts of NEW.
+  const std::string page = slurp(html);
+  CHECK(page.find("id=\"swprof-data\"") != std::string::npos);
+  CHECK(page.find("\"baseTotal\":" + std::to_string(base["metadata"]["samples"].get<uint64_t>())) != std::string::npos);
+  CHECK(page.find("swprof diff: ") != std::string::npos);
 }
 
 TEST_CASE("context ids: equal across builds that differ by a line and addresses, different for other paths") {
@@ -381,9 +387,11 @@ TEST_CASE("diff bad input: one line, exit 2") {
   one_line_error(swprof_cli({"diff", base}), "");  // CLI11: NEW is required
   one_line_error(swprof_cli({"diff", base, base, "-o", dir.path()}), "cannot write");
   one_line_error(swprof_cli({"diff", base, runs.base_recording(0), "--comm", "x"}), "need a recording");
-  const std::string folded = dir.file("out.folded");
-  one_line_error(swprof_cli({"diff", base, dir.file("missing.json"), "--folded", folded}), "No such file");
+  const std::string folded = dir.file("out.folded"), html = dir.file("out.html");
+  one_line_error(swprof_cli({"diff", base, dir.file("missing.json"), "--folded", folded, "--html", html}),
+                 "No such file");
   CHECK_FALSE(std::filesystem::exists(folded));
+  CHECK_FALSE(std::filesystem::exists(html));
 
   // Profiles of different programs: a warning, compared anyway.
   const std::string paths = runs.json_of("paths", {target("diff_target"), "paths"});
