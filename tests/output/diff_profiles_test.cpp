@@ -165,7 +165,8 @@ TEST_CASE("diff: threshold, min-share, min-samples, min-z and --only decide what
   CHECK_FALSE(function(diff_profiles(base, next, o), "rare").self.eligible);
   o.min_samples = 0;
   {
-    const FunctionDiff& tiny = function(diff_profiles(base, next, o), "tiny_count");
+    const ProfileDiff d = diff_profiles(base, next, o);
+    const FunctionDiff& tiny = function(d, "tiny_count");
     CHECK(tiny.self.eligible);
     CHECK(std::isinf(tiny.self.ratio));
     CHECK(tiny.self.change == Change::kRegression);  // 0 -> 20 of 10000: z = 4.5
