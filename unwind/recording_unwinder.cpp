@@ -188,6 +188,10 @@ void RecordingUnwinder::run(RecordingReader& reader, const std::function<void(co
       for (size_t i = 0; i < s->kernel_depth(); ++i) p.out.kernel_ips.push_back(s->kernel_ip(i));
       p.regs = Registers::from_sample(*s);
       p.stack_sp = p.regs.sp();
+      if (!spare_stacks_.empty()) {  // a delivered sample's buffer: no allocation
+        p.stack = std::move(spare_stacks_.back());
+        spare_stacks_.pop_back();
+      }
       p.stack.assign(s->stack.begin(), s->stack.end());
       t.time = s->time;
       t.item = std::move(p);
@@ -234,6 +238,8 @@ void RecordingUnwinder::deliver(const SampleSink& on_sample, const RecordSink& o
     on_sample(b.samples[i].out);
   }
   records_before(b.samples.size());
+  for (Pending& p : b.samples)
+    if (spare_stacks_.size() < 2 * options_.batch) spare_stacks_.push_back(std::move(p.stack));
   b.clear();
 }
 

@@ -93,6 +93,7 @@ class RecordingUnwinder {
   std::unique_ptr<Workers> workers_;
   std::unique_ptr<Batch> collecting_;  // filled by replay
   std::unique_ptr<Batch> in_flight_;   // being unwound by the workers
+  std::vector<std::vector<uint8_t>> spare_stacks_;  // buffers of delivered samples, for the next ones
 };
 
 }  // namespace swprof
