@@ -1,6 +1,11 @@
 #include "unwind/walker.h"
 
 namespace swprof {
+
+namespace {
+constexpr uint64_t kPrefetchBytes = 1024;
+}  // namespace
+
 WalkResult Walker::walk(const Registers& sampled, const Memory& stack, const ProcessMaps& maps) {
   WalkResult result;
   if (!sampled.has(kRip) || !sampled.has(kRsp)) {
@@ -22,6 +27,13 @@ WalkResult Walker::walk(const Registers& sampled, const Memory& stack, const Pro
   bool exact = true;
   RecentMappings mappings(maps);
   const std::optional<WordView> words = stack_words(stack);
+  // Most walks read their first frames from the copy's first KiB: fetch it
+  // at once, so that when it is not in cache the reads overlap instead of
+  // waiting one after another (every frame's address depends on the last).
+  if (words) {
+    const uint64_t end = std::min<uint64_t>(words->last + 8, kPrefetchBytes);
+    for (uint64_t off = 0; off < end; off += 64) __builtin_prefetch(words->data + off);
+  }
   const Mapping* mapping = mappings.find(regs->pc());
   for (;;) {
     if (count >= options_.max_depth) return finish(WalkEnd::kMaxDepth);
