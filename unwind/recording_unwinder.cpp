@@ -112,7 +112,10 @@ RecordingUnwinder::RecordingUnwinder(UnwindOptions options)
     : options_(options), binaries_(std::make_shared<BinaryCache>()), spaces_(binaries_),
       workers_(std::make_unique<Workers>()), collecting_(std::make_unique<Batch>()),
       in_flight_(std::make_unique<Batch>()) {
-  unsigned n = options_.threads ? options_.threads : std::max(1u, std::thread::hardware_concurrency());
+  // By default one worker per core but one: the calling thread is busy too
+  // (reading the next batch, and whatever the caller does with the samples).
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  unsigned n = options_.threads ? options_.threads : std::max(1u, cores - 1);
   auto shared = make_shared_unwind_state();
   for (unsigned i = 0; i < n; ++i) workers_->walkers.push_back(make_sample_walker(options_, shared));
 }

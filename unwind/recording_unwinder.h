@@ -22,7 +22,7 @@ enum class UnwinderChoice { kChain, kLibunwind };
 
 struct UnwindOptions {
   UnwinderChoice unwinder = UnwinderChoice::kChain;
-  unsigned threads = 0;  // 0: one per core
+  unsigned threads = 0;  // unwinding workers; 0: one per core but one (at least one)
   size_t max_depth = 256;
   size_t batch = 256;  // small enough that a batch's stacks stay in cache
   // Records from different CPUs' ring buffers reach the file slightly out of
