@@ -6,7 +6,7 @@
 //   swprof_flamegraph_bench [--keep DIR] [FRAMES...]     (default 10000 100000)
 //
 // Also times read_folded on the same profile written as folded stacks.
-// Prints Markdown tables (see bench/flamegraph_results.md). --keep writes each
+// Prints Markdown tables (see bench/RESULTS.md). --keep writes each
 // page to DIR/flamegraph_FRAMES.html for a look in a browser.
 #include <algorithm>
 #include <chrono>

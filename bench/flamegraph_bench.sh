@@ -6,7 +6,7 @@
 #   bench/flamegraph_bench.sh [FRAMES...]      (default: 10000 100000 300000)
 #
 # Needs a build (scripts/build.sh) and chromium (scripts/setup.sh). Prints
-# Markdown tables (paste into bench/flamegraph_results.md). Set
+# Markdown tables (paste into bench/RESULTS.md). Set
 # FLAMEGRAPH_KEEP=DIR to keep the pages for a look in a browser.
 set -euo pipefail
 cd "$(dirname "$0")/.."

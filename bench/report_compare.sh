@@ -43,6 +43,6 @@ echo "samples: swprof $swprof_samples, perf $perf_samples"
 echo "recording size: swprof $(stat -c %s "$WORK/report.swprof") bytes, perf $(stat -c %s "$WORK/report.perf.data") bytes"
 measure "swprof report (text)" "$swprof_samples" "$SWPROF" report "$WORK/report.swprof"
 measure "swprof report -f folded" "$swprof_samples" "$SWPROF" report -f folded "$WORK/report.swprof"
-measure "swprof report -j1 (one thread)" "$swprof_samples" "$SWPROF" report -j 1 "$WORK/report.swprof"
+measure "swprof report -j2 (two workers)" "$swprof_samples" "$SWPROF" report -j 2 "$WORK/report.swprof"
 measure "perf report --stdio" "$perf_samples" perf report -i "$WORK/report.perf.data" --stdio
 measure "perf script" "$perf_samples" perf script -i "$WORK/report.perf.data"

@@ -17,7 +17,7 @@ struct UnwindArgs {
 
   void add_to(CLI::App* sub) {
     sub->add_option("--unwinder", unwinder, "chain (default: swprof's stepper chain) or libunwind (the reference)");
-    sub->add_option("-j,--threads", threads, "unwinding threads (default: one per core)");
+    sub->add_option("-j,--threads", threads, "unwinding threads besides the reading one (default: one per core but one)");
     sub->add_option("--max-depth", max_depth, "deepest stack to unwind (default 256)");
   }
 

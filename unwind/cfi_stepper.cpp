@@ -1,5 +1,7 @@
 #include "unwind/cfi_stepper.h"
 
+#include "unwind/cfi_rule_apply.h"
+
 #include <optional>
 
 namespace swprof {
@@ -142,46 +144,9 @@ StepResult apply_with_cfa(const CfiRule& rule, const Registers& regs, const Memo
 
 }  // namespace
 
-namespace {
-
-// Registers that survive a call (psABI §3.2.1) plus rip/rsp, which are set.
-constexpr uint32_t kCalleeSaved = (1u << kRbx) | (1u << kRbp) | (1u << kR12) | (1u << kR13) | (1u << kR14) | (1u << kR15);
-
-// The common shape (kCfiSimple): CFA = rsp or rbp + n, and every recovered
-// register, the return address included, is at CFA + k. One range check
-// covers every slot address: |k| < 2^15, so cfa in [2^15, 2^64 - 2^15)
-// cannot overflow.
-//
-//   (rip, rsp, reg...) = (*(cfa + k_ra), cfa, *(cfa + k_reg)...)
-template <typename Stack>
-StepResult apply_simple(const CfiRule& rule, const Registers& regs, const Stack& stack, Registers& caller) {
-  if (!regs.has(rule.cfa_reg)) return StepResult::fail(WalkEnd::kNoUnwindInfo);
-  uint64_t cfa = 0;
-  if (__builtin_add_overflow(regs.get(rule.cfa_reg), static_cast<int64_t>(rule.cfa_offset), &cfa) ||
-      cfa < (1u << 15) || cfa > ~uint64_t{0} - (1u << 15))
-    return StepResult::fail(WalkEnd::kNoUnwindInfo);
-  auto ra = stack.read_u64(cfa + static_cast<int64_t>(rule.saved_offset[kSlotRa]));
-  if (!ra) return StepResult::fail(WalkEnd::kStackExhausted);
-  caller = regs;
-  caller.keep_only(kCalleeSaved);
-  for (unsigned mask = rule.recover_mask & ~(1u << kSlotRa); mask; mask &= mask - 1) {
-    const int slot = __builtin_ctz(mask);
-    // A register already popped in an epilogue may sit below sp: unknown then.
-    if (auto v = stack.read_u64(cfa + static_cast<int64_t>(rule.saved_offset[slot]))) caller.set(kSavedSlotReg[slot], *v);
-    else caller.clear(kSavedSlotReg[slot]);
-  }
-  caller.set(kRip, *ra);
-  caller.set(kRsp, cfa);
-  return StepResult::success();
-}
-
-}  // namespace
-
 StepResult CfiStepper::apply_into(const CfiRule& rule, const Registers& regs, const Memory& stack, Registers& caller) {
-  if (rule.flags & kCfiSimple) [[likely]] {
-    if (auto view = stack.contiguous()) return apply_simple(rule, regs, *view, caller);
-    return apply_simple(rule, regs, stack, caller);
-  }
+  if (rule.flags & kCfiSimple) [[likely]]
+    return apply_simple_rule(rule, regs, stack, caller);
   if (rule.ra() == SavedRule::kUndefined) return StepResult::bottom();
   const Computed cfa = compute_cfa(rule, regs, stack);
   if (!cfa.ok) return StepResult::fail(cfa.error);
@@ -199,6 +164,12 @@ StepResult CfiStepper::step_into(const StepInput& in, Registers& caller) {
   const CfiRule* rule = rule_for(*in.mapping, in.lookup_pc());
   if (!rule) return StepResult::not_me();
   return apply_into(*rule, in.regs, in.stack, caller);
+}
+
+const CfiRule* CfiStepper::simple_rule(const StepInput& in) {
+  if (!in.mapping || !in.mapping->binary) return nullptr;
+  const CfiRule* rule = rule_for(*in.mapping, in.lookup_pc());
+  return rule && (rule->flags & kCfiSimple) ? rule : nullptr;
 }
 
 const CfiRule* CfiStepper::rule_for(const Mapping& mapping, uint64_t pc) {

@@ -32,6 +32,10 @@ class CfiStepper : public FrameStepper {
   // address is undefined; errors: kNoUnwindInfo when a register the rule
   // needs is unknown, kStackExhausted when a read falls outside the copied stack.
   StepResult step_into(const StepInput& in, Registers& caller) override;
+  // The rule for the frame when it has the simple shape (kCfiSimple): a
+  // step is then exactly apply_simple_rule(). Rules stay valid as long as
+  // this stepper.
+  const CfiRule* simple_rule(const StepInput& in) override;
 
   // The formulas of `rule` (see CfaRule, SavedRule) applied to one frame.
   // The caller gets rip = RA, rsp = CFA, and rbp/rbx/r12..r15 per rule;

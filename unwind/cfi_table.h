@@ -10,6 +10,7 @@
 // rules are of a kind the stepper can apply, and is counted as skipped
 // otherwise.
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -58,7 +59,9 @@ inline constexpr std::array<uint8_t, kSavedSlotCount> kSavedSlotReg = {kRip, kRb
 enum CfiRuleFlags : uint8_t {
   kCfiSignalFrame = 1,  // the FDE's CIE has the 'S' augmentation: the caller's pc is exact
   kCfiSimple = 2,       // set by finalize(): CFA = rsp/rbp + n and every recovered register at CFA + k
+  kCfiSlotsBelowRa = 4, // set by finalize() on simple rules: no recovered slot lies above the return address's
 };
+inline constexpr uint8_t kCfiDerivedFlags = kCfiSimple | kCfiSlotsBelowRa;
 
 // One row of unwind info: how to get the caller's registers at any pc of a
 // range. 32 bytes; compiled once, applied many times (see CfiStepper).
@@ -75,6 +78,10 @@ struct CfiRule {
   // recover. Set by finalize(); 0 on a rule built by hand (then derived).
   uint8_t recover_mask = 0;
   std::array<int16_t, kSavedSlotCount> saved_offset{};
+  // Simple rules: the lowest saved_offset of a recovered slot. With
+  // kCfiSlotsBelowRa, every slot is in the copied stack when CFA + this is
+  // and the return address is. Set by finalize().
+  int16_t slots_low = 0;
 
   SavedRule ra() const { return saved[kSlotRa]; }
   uint8_t slots_to_recover() const {
@@ -89,12 +96,24 @@ struct CfiRule {
                   !(flags & kCfiSignalFrame);
     for (int slot = 0; slot < kSavedSlotCount; ++slot)
       simple = simple && (saved[slot] == SavedRule::kSameValue || saved[slot] == SavedRule::kAtCfa);
-    flags = static_cast<uint8_t>(simple ? flags | kCfiSimple : flags & ~kCfiSimple);
+    flags = static_cast<uint8_t>(flags & ~kCfiDerivedFlags);
+    slots_low = 0;
+    if (!simple) return;
+    flags |= kCfiSimple;
+    bool below_ra = true;
+    slots_low = saved_offset[kSlotRa];
+    for (int slot = 0; slot < kSavedSlotCount; ++slot) {
+      if (!((recover_mask >> slot) & 1)) continue;
+      below_ra = below_ra && saved_offset[slot] <= saved_offset[kSlotRa];
+      slots_low = std::min(slots_low, saved_offset[slot]);
+    }
+    if (below_ra) flags |= kCfiSlotsBelowRa;
   }
-  // recover_mask and kCfiSimple are derived, so they take no part in equality.
+  // recover_mask, slots_low and the derived flags take no part in equality.
   bool operator==(const CfiRule& o) const {
     return cfa_offset == o.cfa_offset && cfa == o.cfa && cfa_reg == o.cfa_reg && plt_threshold == o.plt_threshold &&
-           (flags & ~kCfiSimple) == (o.flags & ~kCfiSimple) && saved == o.saved && saved_offset == o.saved_offset;
+           (flags & ~kCfiDerivedFlags) == (o.flags & ~kCfiDerivedFlags) && saved == o.saved &&
+           saved_offset == o.saved_offset;
   }
 };
 static_assert(sizeof(CfiRule) <= 32);

@@ -12,6 +12,8 @@
 
 namespace swprof {
 
+struct CfiRule;
+
 struct StepInput {
   const Registers& regs;      // the current frame's known registers
   const Memory& stack;        // the copied stack (reads outside fail)
@@ -71,10 +73,18 @@ class FrameStepper {
  public:
   virtual ~FrameStepper() = default;
   virtual StepperKind kind() const = 0;
-  // True when whether this stepper answers not_me depends only on the
-  // frame's binary, pc and exactness (not on registers or stack contents):
-  // the group may then remember that it passes such a frame on.
+  // True when whether this stepper answers not_me, and whether it answers
+  // stack_bottom, depend only on the frame's binary, pc and exactness (not
+  // on registers or stack contents): the group may then remember that it
+  // passes such a frame on, or that the frame is the bottom.
   virtual bool claims_by_pc_only() const { return false; }
+  // For a stepper that claims by pc alone: the CFI rule of the simple shape
+  // (CfiRule::kCfiSimple) that its step applies to every frame at this
+  // frame's (binary, pc, exactness), or nullptr. The group remembers the
+  // rule with its claim and applies it directly (apply_simple_rule) to the
+  // next such frame, without asking the steppers; any answer other than
+  // success falls back to asking them. The rule must outlive the stepper.
+  virtual const CfiRule* simple_rule(const StepInput&) { return nullptr; }
   virtual StepOutcome step(const StepInput& in) {
     Registers caller;
     const StepResult r = step_into(in, caller);

@@ -29,6 +29,32 @@ struct ContiguousView {
   }
 };
 
+// A contiguous buffer of at least one 8-byte word, seen as words: the
+// unwinder's hot loop checks a word with one compare.
+struct WordView {
+  uint64_t base = 0;
+  const uint8_t* data = nullptr;
+  uint64_t last = 0;  // offset of the last whole word
+
+  // nullopt when the buffer holds no whole word.
+  static std::optional<WordView> of(const ContiguousView& v) {
+    if (v.size < 8) return std::nullopt;
+    return WordView{v.base, v.data, v.size - 8};
+  }
+  std::optional<uint64_t> read_u64(uint64_t addr) const {
+    if (!has_word(addr)) return std::nullopt;
+    return word(addr, 0);
+  }
+  // True when the 8 bytes at addr are in the buffer.
+  bool has_word(uint64_t addr) const { return addr - base <= last; }  // wraps for addr < base
+  // The word at at + off, unchecked: only for addresses known to be in the buffer.
+  uint64_t word(uint64_t at, int64_t off) const {
+    uint64_t v;
+    std::memcpy(&v, data + ((at - base) + static_cast<uint64_t>(off)), sizeof v);
+    return v;
+  }
+};
+
 class Memory {
  public:
   virtual ~Memory() = default;

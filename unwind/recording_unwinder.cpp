@@ -1,7 +1,9 @@
 #include "unwind/recording_unwinder.h"
 
 #include <algorithm>
+#include <condition_variable>
 #include <limits>
+#include <mutex>
 #include <queue>
 #include <thread>
 
@@ -30,20 +32,99 @@ struct RecordingUnwinder::Pending {
   std::vector<uint8_t> stack;
 };
 
-// One unwinder per thread, each with its own caches.
+// Samples to unwind, and the records that come between them (delivered
+// before samples[index]), in recording order.
+struct RecordingUnwinder::Batch {
+  std::vector<Pending> samples;
+  std::vector<std::pair<size_t, Record>> records;
+
+  bool empty() const { return samples.empty() && records.empty(); }
+  void clear() {
+    samples.clear();
+    records.clear();
+  }
+};
+
+// Worker threads, each with its own walker (and so its own caches), started
+// on the first batch and kept for the next ones. Worker w unwinds samples
+// w, w+W, w+2W... of the batch it is given.
 struct RecordingUnwinder::Workers {
   std::vector<std::unique_ptr<SampleWalker>> walkers;
+  std::vector<std::thread> threads;
+  std::mutex mutex;
+  std::condition_variable wake;
+  std::condition_variable done;
+  Batch* batch = nullptr;
+  uint64_t generation = 0;
+  size_t busy = 0;
+  bool stop = false;
+
+  void submit(Batch* b) {
+    if (threads.empty())
+      for (size_t w = 0; w < walkers.size(); ++w) threads.emplace_back([this, w] { loop(w); });
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      batch = b;
+      busy = walkers.size();
+      ++generation;
+    }
+    wake.notify_all();
+  }
+
+  void wait() {
+    std::unique_lock<std::mutex> lock(mutex);
+    done.wait(lock, [this] { return busy == 0; });
+  }
+
+  void loop(size_t w) {
+    uint64_t seen = 0;
+    SampleWalker& walker = *walkers[w];
+    for (;;) {
+      Batch* b;
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        wake.wait(lock, [&] { return stop || generation != seen; });
+        if (stop) return;
+        seen = generation;
+        b = batch;
+      }
+      for (size_t i = w; i < b->samples.size(); i += walkers.size()) {
+        Pending& p = b->samples[i];
+        SampleStackMemory stack(p.stack_sp, Bytes(p.stack.data(), p.stack.size()));
+        p.out.walk = walker.walk(p.regs, stack, *p.out.maps);
+      }
+      std::lock_guard<std::mutex> lock(mutex);
+      if (--busy == 0) done.notify_all();
+    }
+  }
+
+  ~Workers() {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      stop = true;
+    }
+    wake.notify_all();
+    for (auto& t : threads) t.join();
+  }
 };
 
 RecordingUnwinder::RecordingUnwinder(UnwindOptions options)
     : options_(options), binaries_(std::make_shared<BinaryCache>()), spaces_(binaries_),
-      workers_(std::make_unique<Workers>()) {
-  unsigned n = options_.threads ? options_.threads : std::max(1u, std::thread::hardware_concurrency());
+      workers_(std::make_unique<Workers>()), collecting_(std::make_unique<Batch>()),
+      in_flight_(std::make_unique<Batch>()) {
+  // By default one worker per core but one: the calling thread is busy too
+  // (reading the next batch, and whatever the caller does with the samples).
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  unsigned n = options_.threads ? options_.threads : std::max(1u, cores - 1);
   auto shared = make_shared_unwind_state();
   for (unsigned i = 0; i < n; ++i) workers_->walkers.push_back(make_sample_walker(options_, shared));
 }
 
-RecordingUnwinder::~RecordingUnwinder() = default;
+RecordingUnwinder::~RecordingUnwinder() {
+  // A batch may still be in the workers' hands (a callback threw): it must
+  // outlive their work on it.
+  if (!in_flight_->empty()) workers_->wait();
+}
 
 std::vector<std::string> RecordingUnwinder::warnings() const { return binaries_->warnings(); }
 
@@ -110,6 +191,10 @@ void RecordingUnwinder::run(RecordingReader& reader, const std::function<void(co
       for (size_t i = 0; i < s->kernel_depth(); ++i) p.out.kernel_ips.push_back(s->kernel_ip(i));
       p.regs = Registers::from_sample(*s);
       p.stack_sp = p.regs.sp();
+      if (!spare_stacks_.empty()) {  // a delivered sample's buffer: no allocation
+        p.stack = std::move(spare_stacks_.back());
+        spare_stacks_.pop_back();
+      }
       p.stack.assign(s->stack.begin(), s->stack.end());
       t.time = s->time;
       t.item = std::move(p);
@@ -122,41 +207,50 @@ void RecordingUnwinder::run(RecordingReader& reader, const std::function<void(co
     release(false);
   }
   release(true);
-  flush(on_sample);
+  flush(on_sample, on_record);
+  deliver(on_sample, on_record);
 }
 
 void RecordingUnwinder::replay(Timed&& t, const std::function<void(const UnwoundSample&)>& on_sample,
                                const std::function<void(const Record&)>& on_record) {
   if (auto* p = std::get_if<Pending>(&t.item)) {
     p->out.maps = spaces_.snapshot(p->out.pid);  // the address space as of the sample's time
-    pending_.push_back(std::move(*p));
-    if (pending_.size() >= options_.batch) flush(on_sample);
-    return;
+    collecting_->samples.push_back(std::move(*p));
+  } else {
+    // Applied now, so later samples see it; delivered in order with the samples.
+    Record& rec = std::get<Record>(t.item);
+    spaces_.apply(rec);
+    collecting_->records.emplace_back(collecting_->samples.size(), std::move(rec));
   }
-  const Record& rec = std::get<Record>(t.item);
-  spaces_.apply(rec);
-  if (on_record) on_record(rec);
+  if (collecting_->samples.size() >= options_.batch || collecting_->records.size() >= 4 * options_.batch)
+    flush(on_sample, on_record);
 }
 
-void RecordingUnwinder::flush(const std::function<void(const UnwoundSample&)>& on_sample) {
-  const size_t n = pending_.size();
-  auto work = [&](size_t worker) {
-    SampleWalker& walker = *workers_->walkers[worker];
-    for (size_t i = worker; i < n; i += workers_->walkers.size()) {
-      Pending& p = pending_[i];
-      SampleStackMemory stack(p.stack_sp, Bytes(p.stack.data(), p.stack.size()));
-      p.out.walk = walker.walk(p.regs, stack, *p.out.maps);
-    }
+void RecordingUnwinder::deliver(const SampleSink& on_sample, const RecordSink& on_record) {
+  if (in_flight_->empty()) return;
+  if (!in_flight_->samples.empty()) workers_->wait();
+  Batch& b = *in_flight_;
+  size_t r = 0;
+  auto records_before = [&](size_t index) {
+    for (; r < b.records.size() && b.records[r].first <= index; ++r)
+      if (on_record) on_record(b.records[r].second);
   };
-  std::vector<std::thread> threads;
-  for (size_t t = 1; t < workers_->walkers.size() && t < n; ++t) threads.emplace_back(work, t);
-  work(0);
-  for (auto& t : threads) t.join();
-  for (Pending& p : pending_) {
-    stats_.add(p.out.walk);
-    on_sample(p.out);
+  for (size_t i = 0; i < b.samples.size(); ++i) {
+    records_before(i);
+    stats_.add(b.samples[i].out.walk);
+    on_sample(b.samples[i].out);
   }
-  pending_.clear();
+  records_before(b.samples.size());
+  for (Pending& p : b.samples)
+    if (spare_stacks_.size() < 2 * options_.batch) spare_stacks_.push_back(std::move(p.stack));
+  b.clear();
+}
+
+void RecordingUnwinder::flush(const SampleSink& on_sample, const RecordSink& on_record) {
+  if (collecting_->empty()) return;
+  deliver(on_sample, on_record);
+  std::swap(collecting_, in_flight_);  // the delivered batch's buffers collect the next one
+  if (!in_flight_->samples.empty()) workers_->submit(in_flight_.get());
 }
 
 }  // namespace swprof

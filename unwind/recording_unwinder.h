@@ -1,8 +1,9 @@
 #pragma once
 // Unwinds every sample of a recording: replays mapping/fork/exec records to
 // keep each process's address space current, collects samples in batches,
-// unwinds a batch in parallel on all cores (one walker per thread, so stepper
-// caches need no locks), and hands the results back in recording order.
+// unwinds a batch in parallel on worker threads (one walker per thread, so
+// stepper caches need no locks) while the calling thread reads the next
+// batch, and hands samples and records back in recording order.
 
 #include <array>
 #include <functional>
@@ -21,7 +22,7 @@ enum class UnwinderChoice { kChain, kLibunwind };
 
 struct UnwindOptions {
   UnwinderChoice unwinder = UnwinderChoice::kChain;
-  unsigned threads = 0;  // 0: one per core
+  unsigned threads = 0;  // unwinding workers; 0: one per core but one (at least one)
   size_t max_depth = 256;
   size_t batch = 256;  // small enough that a batch's stacks stay in cache
   // Records from different CPUs' ring buffers reach the file slightly out of
@@ -60,7 +61,8 @@ class RecordingUnwinder {
   ~RecordingUnwinder();
 
   // Streams the whole recording. on_sample sees every sample in recording
-  // order; on_record (optional) sees every other record.
+  // order; on_record (optional) sees every other record, in order with the
+  // samples. Both run on the calling thread.
   void run(RecordingReader& reader, const std::function<void(const UnwoundSample&)>& on_sample,
            const std::function<void(const Record&)>& on_record = {});
 
@@ -74,7 +76,14 @@ class RecordingUnwinder {
   struct Later;
   void replay(Timed&& item, const std::function<void(const UnwoundSample&)>& on_sample,
               const std::function<void(const Record&)>& on_record);
-  void flush(const std::function<void(const UnwoundSample&)>& on_sample);
+  struct Batch;
+  using SampleSink = std::function<void(const UnwoundSample&)>;
+  using RecordSink = std::function<void(const Record&)>;
+  // Hands the collected batch to the workers, after delivering the batch
+  // they were working on.
+  void flush(const SampleSink& on_sample, const RecordSink& on_record);
+  // Waits for the batch in the workers' hands, if any, and delivers it.
+  void deliver(const SampleSink& on_sample, const RecordSink& on_record);
 
   UnwindOptions options_;
   std::shared_ptr<BinaryCache> binaries_;
@@ -82,7 +91,9 @@ class RecordingUnwinder {
   UnwindStats stats_;
   struct Workers;
   std::unique_ptr<Workers> workers_;
-  std::vector<Pending> pending_;
+  std::unique_ptr<Batch> collecting_;  // filled by replay
+  std::unique_ptr<Batch> in_flight_;   // being unwound by the workers
+  std::vector<std::vector<uint8_t>> spare_stacks_;  // buffers of delivered samples, for the next ones
 };
 
 }  // namespace swprof

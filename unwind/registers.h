@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <utility>
 
 namespace swprof {
 
@@ -26,6 +27,18 @@ class Registers {
     valid_ |= 1u << reg;
   }
   void clear(int reg) { valid_ &= ~(1u << reg); }
+  // For hot loops that compute the valid mask once: put() stores a value
+  // without marking it known, set_valid_mask() then says which are.
+  void put(int reg, uint64_t v) { value_[reg] = v; }
+  void set_valid_mask(uint32_t mask) { valid_ = mask; }
+  // Copies the values (not the valid bits) of the registers in Mask, one
+  // store each.
+  template <uint32_t Mask>
+  void copy_values(const Registers& from) {
+    [&]<int... R>(std::integer_sequence<int, R...>) {
+      ((((Mask >> R) & 1u) ? void(value_[R] = from.value_[R]) : void()), ...);
+    }(std::make_integer_sequence<int, kRegCount>{});
+  }
   // Forgets every register not in `mask` (bit per DWARF register).
   void keep_only(uint32_t mask) { valid_ &= mask; }
 

@@ -5,8 +5,10 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 #include <vector>
 
+#include "unwind/cfi_rule_apply.h"
 #include "unwind/frame_stepper.h"
 
 namespace swprof {
@@ -21,14 +23,35 @@ struct GroupResult {
   StepperKind by = StepperKind::kSample;  // the stepper that answered
 };
 
+// The copied stack as the group's shortcut reads it, or nullopt (then
+// every frame asks the steppers).
+inline std::optional<WordView> stack_words(const Memory& stack) {
+  const std::optional<ContiguousView> view = stack.contiguous();
+  return view ? WordView::of(*view) : std::nullopt;
+}
+
 class StepperGroup {
  public:
   // Lower priority runs first; equal priorities keep insertion order.
   void add(std::unique_ptr<FrameStepper> stepper, int priority);
   // Writes the caller's registers into `caller` (on success).
-  GroupResult step_into(const StepInput& in, Registers& caller);
+  GroupResult step_into(const StepInput& in, Registers& caller) {
+    const std::optional<WordView> words = stack_words(in.stack);
+    return step_frame(in.regs, in.stack, words ? &*words : nullptr, in.mapping, in.maps, in.exact_pc, in.depth, caller);
+  }
+  // The same with the frame in parts (the walker's hot path): the StepInput
+  // is only built when the steppers are asked. `words` is
+  // stack_words(stack), computed once per walk.
+  GroupResult step_frame(const Registers& regs, const Memory& stack, const WordView* words, const Mapping* mapping,
+                         const ProcessMaps& maps, bool exact_pc, int depth, Registers& caller);
   GroupOutcome step(const StepInput& in);
   bool empty() const { return steppers_.empty(); }
+  // Off: every frame asks the steppers, even when a claim with a rule is
+  // remembered (tests compare both ways).
+  void set_rule_shortcut(bool on) {
+    rule_shortcut_ = on;
+    claims_ = {};
+  }
 
  private:
   struct Entry {
@@ -38,16 +61,44 @@ class StepperGroup {
   // Which stepper first claimed (did not answer not_me for) a frame at this
   // (binary, address in the binary, exactness). When every stepper before it
   // decides by those alone (claims_by_pc_only), they need not be asked again
-  // for such a frame. Direct-mapped; a miss just asks all of them.
+  // for such a frame; when the claimer also gave its simple CFI rule, the
+  // group applies the rule itself. Direct-mapped; a miss asks all of them.
   struct Claim {
     const ElfBinary* binary = nullptr;
     uint64_t pc = 0;  // ELF vaddr
     bool exact = false;
     uint8_t first = 0;
+    StepperKind by = StepperKind::kSample;  // kind of steppers_[first]
+    bool bottom = false;                    // steppers_[first] answered stack_bottom (by pc alone)
+    const CfiRule* rule = nullptr;          // steppers_[first]'s simple_rule(), or nullptr (always with the shortcut off)
   };
   static constexpr size_t kClaimSlots = 1024;
+
+  GroupResult ask(const StepInput& in, Registers& caller, size_t first, Claim* record);
+
   std::vector<Entry> steppers_;
   std::array<Claim, kClaimSlots> claims_{};
+  bool rule_shortcut_ = true;
 };
+
+[[gnu::always_inline]] inline GroupResult StepperGroup::step_frame(const Registers& regs, const Memory& stack,
+                                                                   const WordView* words, const Mapping* mapping,
+                                                                   const ProcessMaps& maps, bool exact_pc, int depth,
+                                                                   Registers& caller) {
+  const ElfBinary* binary = mapping ? mapping->binary.get() : nullptr;
+  if (!binary) [[unlikely]]
+    return ask(StepInput{regs, stack, mapping, maps, exact_pc, depth}, caller, 0, nullptr);
+  // Keyed by the address inside the binary: processes map it at different places.
+  const uint64_t pc = mapping->to_vaddr(regs.pc());
+  Claim& claim = claims_[((pc ^ reinterpret_cast<uintptr_t>(binary)) * 0x9e3779b97f4a7c15ull) >> 54];
+  if (claim.binary != binary || claim.pc != pc || claim.exact != exact_pc) [[unlikely]]
+    return ask(StepInput{regs, stack, mapping, maps, exact_pc, depth}, caller, 0, &claim);
+  if (claim.bottom) return {StepResult::bottom(), claim.by};
+  if (claim.rule && words) [[likely]] {
+    if (apply_simple_rule(*claim.rule, regs, *words, caller).status == StepStatus::kSuccess) [[likely]]
+      return {StepResult::success(), claim.by};
+  }
+  return ask(StepInput{regs, stack, mapping, maps, exact_pc, depth}, caller, claim.first, nullptr);
+}
 
 }  // namespace swprof
