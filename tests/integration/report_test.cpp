@@ -187,7 +187,26 @@ TEST_CASE("report on a cut recording: a warning, and the samples before the cut"
   TempDir dir;
   const std::string cut = dir.file("cut.swprof");
   std::filesystem::copy_file(threads_recording(), cut);
-  std::filesystem::resize_file(cut, std::filesystem::file_size(cut) * 2 / 3);
+  // Cut in the middle of the last chunk: the chunks before it stay whole.
+  std::vector<uint64_t> chunk_ends;
+  {
+    std::ifstream in(cut, std::ios::binary);
+    auto u32 = [&](uint64_t at) {
+      uint32_t v = 0;
+      in.seekg(static_cast<std::streamoff>(at));
+      in.read(reinterpret_cast<char*>(&v), sizeof v);
+      return in ? v : 0u;
+    };
+    uint64_t at = 16 + u32(12);  // magic, version, header length, header
+    const uint64_t size = std::filesystem::file_size(cut);
+    while (at + 16 <= size && u32(at) == 0x4b435753) {  // "SWCK"
+      at += 16 + u32(at + 8);
+      chunk_ends.push_back(at);
+    }
+  }
+  REQUIRE(chunk_ends.size() >= 2);
+  const uint64_t before_last = chunk_ends[chunk_ends.size() - 2];
+  std::filesystem::resize_file(cut, before_last + (chunk_ends.back() - before_last) / 2);
   auto r = run({swprof_bin(), "report", cut, "-f", "folded"}, dir.path());
   INFO(r.err);
   CHECK(r.exit_code == 0);
