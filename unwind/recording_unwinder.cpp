@@ -162,11 +162,14 @@ void RecordingUnwinder::run(RecordingReader& reader, const std::function<void(co
   std::priority_queue<Timed, std::vector<Timed>, Later> window;
   uint64_t newest = 0;
   uint64_t seq = 0;
+  size_t window_bytes = 0;  // copied stacks in the window
   auto release = [&](bool all) {
     while (!window.empty() && (all || window.size() > options_.reorder_max_records ||
+                               window_bytes > options_.reorder_max_bytes ||
                                window.top().time + options_.reorder_window_ns <= newest)) {
       Timed t = std::move(const_cast<Timed&>(window.top()));
       window.pop();
+      if (auto* p = std::get_if<Pending>(&t.item)) window_bytes -= p->stack.size();
       replay(std::move(t), on_sample, on_record);
     }
   };
@@ -196,6 +199,7 @@ void RecordingUnwinder::run(RecordingReader& reader, const std::function<void(co
         spare_stacks_.pop_back();
       }
       p.stack.assign(s->stack.begin(), s->stack.end());
+      window_bytes += p.stack.size();
       t.time = s->time;
       t.item = std::move(p);
     } else {

@@ -29,6 +29,9 @@ struct UnwindOptions {
   // time order; they are replayed in time order through a window this long.
   uint64_t reorder_window_ns = 500'000'000;
   size_t reorder_max_records = 16384;
+  // ... and holds at most this many bytes of copied stacks (memory stays
+  // bounded however many CPUs fed the file).
+  size_t reorder_max_bytes = 64u << 20;
 };
 
 struct UnwoundSample {
