@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 if [ "${SWPROF_SANITIZE:-0}" = "1" ]; then
   export SWPROF_BUILD_DIR=build-asan
-  scripts/build.sh -DSWPROF_SANITIZE=ON -DSWPROF_BUILD_BENCH=OFF
+  # Unoptimized: builds much faster, and the sanitizers see every access.
+  SWPROF_BUILD_TYPE=Debug scripts/build.sh -DSWPROF_SANITIZE=ON -DSWPROF_BUILD_BENCH=OFF
 else
   scripts/build.sh
 fi
