@@ -5,6 +5,17 @@
 
 namespace swprof {
 
+std::string module_label(const std::string& module) {
+  return !module.empty() && module.front() == '[' ? module : "[" + module + "]";
+}
+
+std::string frame_marks(const CctFrame& frame) {
+  std::string m;
+  if (frame.flags & kCctInline) m += " (inlined)";
+  if (frame.flags & kCctGuess) m += " (guessed)";
+  return m;
+}
+
 uint64_t context_hash(const std::string& module, const std::string& function) {
   uint64_t h = 14695981039346656037ull;
   auto mix = [&h](unsigned char c) {

@@ -84,6 +84,12 @@ class CallTree {
   std::unordered_map<uint64_t, uint32_t> child_index_;  // (parent << 32 | frame) -> node
 };
 
+// How text outputs show a frame's module: "[libc.so.6]", and "[kernel]" or
+// "[vdso]" without doubled brackets.
+std::string module_label(const std::string& module);
+// " (inlined)", " (guessed)", both, or "" for a frame's flags.
+std::string frame_marks(const CctFrame& frame);
+
 // The frame part of a context id: FNV-1a 64 over module, a NUL, and function.
 uint64_t context_hash(const std::string& module, const std::string& function);
 // Context id of a child of a node with id `parent`.

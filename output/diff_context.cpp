@@ -39,11 +39,9 @@ void write_context_stack(const Profile& profile, uint64_t id, std::ostream& out)
   for (uint32_t at = found; at != CallTree::kRoot; at = tree.node(at).parent) nodes.insert(nodes.begin(), at);
   for (uint32_t n : nodes) {
     const CctFrame& f = tree.frame(tree.node(n).frame);
-    out << "  " << format_context_id(tree.node(n).context_id) << "  " << f.function << "  [" << f.module << "]";
+    out << "  " << format_context_id(tree.node(n).context_id) << "  " << f.function << "  " << module_label(f.module);
     if (!f.file.empty()) out << "  " << f.file << (f.line ? ":" + std::to_string(f.line) : "");
-    if (f.flags & kCctInline) out << " (inlined)";
-    if (f.flags & kCctGuess) out << " (guessed)";
-    out << "\n";
+    out << frame_marks(f) << "\n";
   }
 }
 

@@ -126,7 +126,7 @@ void text_rows(const std::vector<Row>& rows, size_t top, std::ostream& out) {
     const ShareChange& c = rows[i].change();
     snprintf(line, sizeof line, "  %s %-6s %7.2f  %7.2f  %+7.2f  %6s  %+7.2f  ", rows[i].fails() ? "*" : " ",
              rows[i].metric_name(), c.base_percent, c.new_percent, c.delta_points, ratio_text(c.ratio).c_str(), c.z);
-    out << line << rows[i].function->function << "  [" << rows[i].function->module << "]\n";
+    out << line << rows[i].function->function << "  " << module_label(rows[i].function->module) << "\n";
   }
   if (rows.size() > top) out << "  ... and " << rows.size() - top << " more\n";
 }

@@ -22,10 +22,7 @@ void write_speedscope(const Profile& profile, std::ostream& out) {
 
   json frames = json::array();
   for (const CctFrame& f : tree.frames()) {
-    std::string name = f.function;
-    if (f.flags & kCctInline) name += " (inlined)";
-    if (f.flags & kCctGuess) name += " (guessed)";
-    json j{{"name", name}, {"file", f.file.empty() ? f.module : f.file}};
+    json j{{"name", f.function + frame_marks(f)}, {"file", f.file.empty() ? f.module : f.file}};
     if (f.line) j["line"] = f.line;
     frames.push_back(std::move(j));
   }

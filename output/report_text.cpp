@@ -15,18 +15,6 @@ double percent(uint64_t part, uint64_t whole) {
   return whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
 }
 
-// "[module]", without doubling the brackets of "[kernel]" or "[vdso]".
-std::string module_label(const std::string& module) {
-  return !module.empty() && module.front() == '[' ? module : "[" + module + "]";
-}
-
-std::string marks(const CctFrame& f) {
-  std::string m;
-  if (f.flags & kCctInline) m += " (inlined)";
-  if (f.flags & kCctGuess) m += " (guessed)";
-  return m;
-}
-
 void write_header(const Profile& p, std::ostream& out) {
   char line[512];
   const RecordingHeader& h = p.header;
@@ -75,7 +63,7 @@ void write_top(const Profile& p, size_t top, std::ostream& out) {
     if (f.flags & kCctThread) continue;
     snprintf(line, sizeof line, "  %6.2f  %7.2f  %8" PRIu64 "  ", percent(totals[id].self, tree.total()),
              percent(totals[id].total, tree.total()), totals[id].self);
-    out << line << f.function << "  " << module_label(f.module) << marks(f) << "\n";
+    out << line << f.function << "  " << module_label(f.module) << frame_marks(f) << "\n";
     ++shown;
   }
   if (shown == 0) out << "  (no samples)\n";
@@ -111,7 +99,7 @@ void write_tree(const Profile& p, double min_percent, std::ostream& out) {
     const CctNode& n = tree.node(item.node);
     const CctFrame& f = tree.frame(n.frame);
     snprintf(line, sizeof line, "%7.2f%%  %6.2f%%  ", percent(n.total, tree.total()), percent(n.self, tree.total()));
-    out << line << std::string(2 * item.depth, ' ') << f.function << "  " << module_label(f.module) << marks(f) << "\n";
+    out << line << std::string(2 * item.depth, ' ') << f.function << "  " << module_label(f.module) << frame_marks(f) << "\n";
     push_children(item.node, item.depth + 1);
   }
 }
