@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "output/html_escape.h"
+#include "unit/read_file.h"
 
 namespace swprof::testing {
 namespace {
@@ -63,12 +64,6 @@ std::string instrument(const std::string& html, const std::string& driver, const
   return page;
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::string tail_lines(const std::string& text, size_t lines) {
   size_t at = text.size();

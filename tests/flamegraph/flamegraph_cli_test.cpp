@@ -10,18 +10,12 @@
 #include "flamegraph/browser.h"
 #include "integration/harness.h"
 #include "unit/temp_dir.h"
+#include "unit/read_file.h"
 
 using nlohmann::json;
 using namespace swprof::testing;
 
 namespace {
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // Samples whose folded stack has a frame named exactly `name`, and all samples.
 std::pair<uint64_t, uint64_t> folded_share(const std::string& folded, const std::string& name) {

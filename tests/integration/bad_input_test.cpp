@@ -14,6 +14,7 @@
 #include "../unit/temp_dir.h"
 #include "harness.h"
 #include "sampler/perf_event.h"
+#include "../unit/read_file.h"
 
 using namespace swprof::testing;
 namespace fs = std::filesystem;
@@ -27,12 +28,6 @@ void check_clean_failure(const ProcessResult& r, const std::string& expected_tex
   CHECK(r.err.find(expected_text) != std::string::npos);
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 }  // namespace
 

@@ -10,17 +10,11 @@
 
 #include "../unit/temp_dir.h"
 #include "harness.h"
+#include "../unit/read_file.h"
 
 using namespace swprof::testing;
 
 namespace {
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 void check_golden(const std::vector<std::string>& args, const std::string& expected_name) {
   const std::string dir = std::string(GOLDEN_DIR) + "/report";
