@@ -12,6 +12,7 @@
 #include "common/error.h"
 #include "common/unique_fd.h"
 #include "output/report.h"
+#include "sampler/recording_format.h"
 
 namespace swprof::cli {
 
@@ -28,7 +29,8 @@ InputKind detect_input(const std::string& path) {
   do n = read(fd.get(), head, sizeof head);
   while (n < 0 && errno == EINTR);
   if (n < 0) throw Error("cannot read '" + path + "': " + errno_text(errno));
-  if (n >= 8 && std::memcmp(head, "\x89SWPROF\n", 8) == 0) return InputKind::kRecording;
+  if (n >= static_cast<ssize_t>(sizeof kRecordingMagic) && std::memcmp(head, kRecordingMagic, sizeof kRecordingMagic) == 0)
+    return InputKind::kRecording;
   for (ssize_t i = 0; i < n; ++i) {
     if (head[i] == ' ' || head[i] == '\n' || head[i] == '\t' || head[i] == '\r') continue;
     return head[i] == '{' ? InputKind::kJsonProfile : InputKind::kFolded;

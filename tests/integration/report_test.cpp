@@ -10,6 +10,7 @@
 
 #include "../unit/temp_dir.h"
 #include "harness.h"
+#include "sampler/recording_format.h"
 
 using namespace swprof::testing;
 
@@ -199,8 +200,8 @@ TEST_CASE("report on a cut recording: a warning, and the samples before the cut"
     };
     uint64_t at = 16 + u32(12);  // magic, version, header length, header
     const uint64_t size = std::filesystem::file_size(cut);
-    while (at + 16 <= size && u32(at) == 0x4b435753) {  // "SWCK"
-      at += 16 + u32(at + 8);
+    while (at + swprof::kChunkHeaderSize <= size && u32(at) == swprof::kChunkMagic) {
+      at += swprof::kChunkHeaderSize + u32(at + 8);
       chunk_ends.push_back(at);
     }
   }
