@@ -219,16 +219,8 @@ TEST_CASE("the CFI stepper looks rules up by mapping and pc", "[cfi]") {
   auto binary = ElfBinary::open(SWPROF_CFI_FIXTURE);
   REQUIRE(binary);
   const uint64_t load = 0x7f0000000000;
-  Mapping m;
-  m.start = load + 0x1000;
-  m.end = load + 0x2000;
-  m.file_offset = 0x1000;
-  m.binary = binary;
-  m.bias = load;
-  m.executable = true;
-  ProcessMaps maps;
-  maps.add(m);
-  const Mapping* mapping = maps.find(m.start);
+  const ProcessMaps maps = fixture_maps(binary, load);
+  const Mapping* mapping = maps.find(load + 0x1000);
   REQUIRE(mapping);
   auto at = [&](const char* name, uint64_t off) {
     const FunctionSymbol* f = binary->function_named(name);
@@ -274,7 +266,7 @@ TEST_CASE("the CFI stepper looks rules up by mapping and pc", "[cfi]") {
     CHECK(step(at("cfi_none", 0), true, mapping).status == StepStatus::kNotMe);
     CHECK(step(at("cfi_unsupported", 1), true, mapping).status == StepStatus::kNotMe);
     CHECK(step(at("cfi_rbp_frame", 0), true, nullptr).status == StepStatus::kNotMe);
-    Mapping anonymous = m;
+    Mapping anonymous = *mapping;
     anonymous.binary.reset();
     CHECK(step(at("cfi_rbp_frame", 0), true, &anonymous).status == StepStatus::kNotMe);
   }

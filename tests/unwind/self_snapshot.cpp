@@ -76,4 +76,17 @@ std::vector<std::string> frame_names(const std::vector<Frame>& frames, const Pro
   return names;
 }
 
+ProcessMaps fixture_maps(std::shared_ptr<const ElfBinary> binary, uint64_t load) {
+  Mapping m;
+  m.start = load + 0x1000;
+  m.end = load + 0x2000;
+  m.file_offset = 0x1000;
+  m.binary = std::move(binary);
+  m.bias = load;
+  m.executable = true;
+  ProcessMaps maps;
+  maps.add(std::move(m));
+  return maps;
+}
+
 }  // namespace swprof::testing

@@ -30,6 +30,10 @@ __attribute__((noinline)) SelfSnapshot capture_self(size_t max_stack = 65536);
 // The maps of this process, from /proc/self/maps (executable mappings).
 std::shared_ptr<ProcessMaps> self_maps(BinaryCache& binaries);
 
+// Maps with one executable mapping of `binary`'s file page 0x1000 at
+// load + 0x1000 (load bias `load`), as the CFI fixture library is laid out.
+ProcessMaps fixture_maps(std::shared_ptr<const ElfBinary> binary, uint64_t load);
+
 // Function name of each frame ("?" when unknown), for assertions.
 std::vector<std::string> frame_names(const std::vector<Frame>& frames, const ProcessMaps& maps);
 std::string function_name_at(uint64_t pc, bool exact, const ProcessMaps& maps);

@@ -225,15 +225,8 @@ TEST_CASE("group shortcut: every pc of the CFI fixtures steps as the steppers do
   auto binary = ElfBinary::open(SWPROF_CFI_FIXTURE);
   REQUIRE(binary);
   const uint64_t load = 0x7f0000000000;
-  Mapping m;
-  m.start = load + 0x1000;
-  m.end = load + 0x2000;
-  m.file_offset = 0x1000;
-  m.binary = binary;
-  m.bias = load;
-  m.executable = true;
-  ProcessMaps maps;
-  maps.add(m);
+  const ProcessMaps maps = fixture_maps(binary, load);
+  const Mapping& m = maps.mappings().front();
   auto differ = std::make_unique<Differ>();  // large: keep it off the snapshot's stack
   Differ& d = *differ;
   check_pcs(d, maps, m.start + 1, m.end, 1);
