@@ -17,11 +17,8 @@ SWPROF="${SWPROF:-build/swprof}"
 WORK="${BENCH_DIR:-bench/out}"
 mkdir -p "$WORK"
 
-input="$WORK/input.bin"
-if [ ! -s "$input" ]; then
-  # Half random (base64), half repetitive text: xz works hard on both.
-  { head -c 4500000 /dev/urandom | base64; yes "the quick brown fox jumps over the lazy dog $RANDOM" | head -c 6000000 || true; } > "$input"
-fi
+. bench/common.sh
+input=$(bench_input "$WORK")
 workload=(xz -9 -T1 -c "$input")
 
 now() { date +%s.%N; }

@@ -14,10 +14,8 @@ FREQ="${2:-4000}"
 SWPROF="${SWPROF:-build/swprof}"
 WORK="${BENCH_DIR:-bench/out}"
 mkdir -p "$WORK"
-input="$WORK/input.bin"
-if [ ! -s "$input" ]; then
-  { head -c 4500000 /dev/urandom | base64; yes "the quick brown fox jumps over the lazy dog" | head -c 6000000 || true; } > "$input"
-fi
+. bench/common.sh
+input=$(bench_input "$WORK")
 workload=(timeout -s INT "$DURATION" sh -c "while :; do xz -9 -T1 -c '$input' > /dev/null; done")
 
 "$SWPROF" record -F "$FREQ" -o "$WORK/report.swprof" -- "${workload[@]}" > /dev/null 2> "$WORK/report-record.err" || true

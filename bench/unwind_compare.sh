@@ -16,11 +16,8 @@ SWPROF="${SWPROF:-build/swprof}"
 WORK="${BENCH_DIR:-bench/out}"
 mkdir -p "$WORK"
 if [ $# -eq 0 ]; then
-  input="$WORK/input.bin"
-  if [ ! -s "$input" ]; then
-    { head -c 4500000 /dev/urandom | base64; yes "the quick brown fox jumps over the lazy dog" | head -c 6000000 || true; } > "$input"
-  fi
-  set -- xz -9 -T1 -c "$input"
+  . bench/common.sh
+  set -- xz -9 -T1 -c "$(bench_input "$WORK")"
 fi
 "$SWPROF" record -F "$FREQ" -o "$WORK/unwind.swprof" -- "$@" > /dev/null 2> "$WORK/unwind-record.err"
 echo "workload: $*  (-F $FREQ)"
