@@ -1,6 +1,7 @@
 #include "unwind/address_space.h"
 
 #include <algorithm>
+#include <atomic>
 
 #include "common/hex.h"
 
@@ -13,8 +14,14 @@ const Mapping* ProcessMaps::find(uint64_t addr) const {
   return addr < it->end ? &*it : nullptr;
 }
 
+uint64_t ProcessMaps::next_id() {
+  static std::atomic<uint64_t> last{0};
+  return last.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
 void ProcessMaps::add(Mapping m) {
   if (m.end <= m.start) return;
+  id_ = next_id();
   std::vector<Mapping> out;
   out.reserve(maps_.size() + 2);
   for (auto& old : maps_) {

@@ -34,14 +34,29 @@ struct Mapping {
 
 class ProcessMaps {
  public:
+  ProcessMaps() = default;
+  ProcessMaps(const ProcessMaps& o) : maps_(o.maps_) {}
+  ProcessMaps& operator=(const ProcessMaps& o) {
+    maps_ = o.maps_;
+    id_ = next_id();
+    return *this;
+  }
+
   // The mapping holding addr, or nullptr.
   const Mapping* find(uint64_t addr) const;
   // Adds a mapping, replacing whatever overlapped it (as mmap does).
   void add(Mapping m);
   const std::vector<Mapping>& mappings() const { return maps_; }
+  // Names these exact mappings: never 0, never reused (not even after this
+  // object is gone), changed by add(). Caches keyed by it need no
+  // invalidation.
+  uint64_t id() const { return id_; }
 
  private:
+  static uint64_t next_id();
+
   std::vector<Mapping> maps_;  // sorted by start, non-overlapping
+  uint64_t id_ = next_id();
 };
 
 class BinaryCache;

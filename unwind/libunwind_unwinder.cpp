@@ -209,17 +209,12 @@ struct LibunwindUnwinder::State {
   // keyed by runtime pc only, so it must be flushed when the maps change:
   // two processes may run different code at the same address (non-PIE
   // executables all load at 0x400000).
-  const ProcessMaps* cached_maps = nullptr;
-  const Mapping* cached_maps_data = nullptr;
-  size_t cached_maps_size = 0;
+  uint64_t cached_maps = 0;  // ProcessMaps::id()
 
   void flush_if_maps_changed(const ProcessMaps& maps) {
-    const auto& all = maps.mappings();
-    if (&maps == cached_maps && all.data() == cached_maps_data && all.size() == cached_maps_size) return;
+    if (maps.id() == cached_maps) return;
     unw_flush_cache(as.get(), 0, 0);
-    cached_maps = &maps;
-    cached_maps_data = all.data();
-    cached_maps_size = all.size();
+    cached_maps = maps.id();
   }
 };
 
