@@ -91,7 +91,7 @@ struct RecordingUnwinder::Workers {
       for (size_t i = w; i < b->samples.size(); i += walkers.size()) {
         Pending& p = b->samples[i];
         SampleStackMemory stack(p.stack_sp, Bytes(p.stack.data(), p.stack.size()));
-        p.out.walk = walker.walk(p.regs, stack, *p.out.maps);
+        walker.walk(p.regs, stack, *p.out.maps, p.out.walk);
       }
       std::lock_guard<std::mutex> lock(mutex);
       if (--busy == 0) done.notify_all();
@@ -194,9 +194,13 @@ void RecordingUnwinder::run(RecordingReader& reader, const std::function<void(co
       for (size_t i = 0; i < s->kernel_depth(); ++i) p.out.kernel_ips.push_back(s->kernel_ip(i));
       p.regs = Registers::from_sample(*s);
       p.stack_sp = p.regs.sp();
-      if (!spare_stacks_.empty()) {  // a delivered sample's buffer: no allocation
+      if (!spare_stacks_.empty()) {  // a delivered sample's buffers: no allocation
         p.stack = std::move(spare_stacks_.back());
         spare_stacks_.pop_back();
+      }
+      if (!spare_frames_.empty()) {
+        p.out.walk.frames = std::move(spare_frames_.back());
+        spare_frames_.pop_back();
       }
       p.stack.assign(s->stack.begin(), s->stack.end());
       window_bytes += p.stack.size();
@@ -245,8 +249,10 @@ void RecordingUnwinder::deliver(const SampleSink& on_sample, const RecordSink& o
     on_sample(b.samples[i].out);
   }
   records_before(b.samples.size());
-  for (Pending& p : b.samples)
+  for (Pending& p : b.samples) {
     if (spare_stacks_.size() < 2 * options_.batch) spare_stacks_.push_back(std::move(p.stack));
+    if (spare_frames_.size() < 2 * options_.batch) spare_frames_.push_back(std::move(p.out.walk.frames));
+  }
   b.clear();
 }
 

@@ -26,14 +26,15 @@ enum Priority { kBottomFirst = 0, kSignalNext = 10, kCfiThen = 20, kFramePointer
 class ChainWalker : public SampleWalker {
  public:
   ChainWalker(const UnwindOptions& options, std::shared_ptr<SharedUnwindState> shared)
-      : shared_(std::move(shared)), walker_(make_group(), WalkerOptions{options.max_depth}) {}
-  WalkResult walk(const Registers& regs, const Memory& stack, const ProcessMaps& maps) override {
-    return walker_.walk(regs, stack, maps);
+      : shared_(std::move(shared)), walker_(make_group(options), WalkerOptions{options.max_depth, options.shortcuts}) {}
+  void walk(const Registers& regs, const Memory& stack, const ProcessMaps& maps, WalkResult& out) override {
+    walker_.walk(regs, stack, maps, out);
   }
 
  private:
-  StepperGroup make_group() {
+  StepperGroup make_group(const UnwindOptions& options) {
     StepperGroup g;
+    g.set_rule_shortcut(options.shortcuts);
     g.add(std::make_unique<BottomStepper>(), kBottomFirst);
     g.add(std::make_unique<SignalStepper>(), kSignalNext);
     g.add(std::make_unique<CfiStepper>(shared_->cfi_tables), kCfiThen);
@@ -49,8 +50,8 @@ class ChainWalker : public SampleWalker {
 class ReferenceWalker : public SampleWalker {
  public:
   explicit ReferenceWalker(const UnwindOptions& options) : max_depth_(options.max_depth) {}
-  WalkResult walk(const Registers& regs, const Memory& stack, const ProcessMaps& maps) override {
-    return unwinder_.unwind(regs, stack, maps, max_depth_);
+  void walk(const Registers& regs, const Memory& stack, const ProcessMaps& maps, WalkResult& out) override {
+    out = unwinder_.unwind(regs, stack, maps, max_depth_);
   }
 
  private:

@@ -17,7 +17,13 @@ struct SharedUnwindState;
 class SampleWalker {
  public:
   virtual ~SampleWalker() = default;
-  virtual WalkResult walk(const Registers& regs, const Memory& stack, const ProcessMaps& maps) = 0;
+  // Unwinds one sample into `out`, reusing the storage of its frames.
+  virtual void walk(const Registers& regs, const Memory& stack, const ProcessMaps& maps, WalkResult& out) = 0;
+  WalkResult walk(const Registers& regs, const Memory& stack, const ProcessMaps& maps) {
+    WalkResult result;
+    walk(regs, stack, maps, result);
+    return result;
+  }
 };
 
 std::shared_ptr<SharedUnwindState> make_shared_unwind_state();

@@ -46,6 +46,26 @@ class StepperGroup {
                          const ProcessMaps& maps, bool exact_pc, int depth, Registers& caller);
   GroupOutcome step(const StepInput& in);
   bool empty() const { return steppers_.empty(); }
+
+  // What the group remembers of frames at (mapping's binary, pc,
+  // exactness) after one of them was stepped: they are the bottom, or
+  // their callers follow from `rule` (kCfiSimple) as long as applying it
+  // succeeds (else the steppers are asked). nullopt when nothing of the
+  // kind is remembered. Valid as long as the group.
+  struct Remembered {
+    StepperKind by;
+    const CfiRule* rule;  // nullptr: the frame is the bottom
+  };
+  std::optional<Remembered> remembered(const Mapping& mapping, uint64_t pc, bool exact_pc) const {
+    const ElfBinary* binary = mapping.binary.get();
+    if (!binary) return std::nullopt;
+    const uint64_t vaddr = mapping.to_vaddr(pc);
+    const Claim& claim = claims_[claim_index(binary, vaddr)];
+    if (claim.binary != binary || claim.pc != vaddr || claim.exact != exact_pc) return std::nullopt;
+    if (claim.bottom) return Remembered{claim.by, nullptr};
+    if (claim.rule) return Remembered{claim.by, claim.rule};
+    return std::nullopt;
+  }
   // Off: every frame asks the steppers, even when a claim with a rule is
   // remembered (tests compare both ways).
   void set_rule_shortcut(bool on) {
@@ -73,6 +93,9 @@ class StepperGroup {
     const CfiRule* rule = nullptr;          // steppers_[first]'s simple_rule(), or nullptr (always with the shortcut off)
   };
   static constexpr size_t kClaimSlots = 1024;
+  static size_t claim_index(const ElfBinary* binary, uint64_t pc) {
+    return ((pc ^ reinterpret_cast<uintptr_t>(binary)) * 0x9e3779b97f4a7c15ull) >> 54;
+  }
 
   GroupResult ask(const StepInput& in, Registers& caller, size_t first, Claim* record);
 
@@ -90,7 +113,7 @@ class StepperGroup {
     return ask(StepInput{regs, stack, mapping, maps, exact_pc, depth}, caller, 0, nullptr);
   // Keyed by the address inside the binary: processes map it at different places.
   const uint64_t pc = mapping->to_vaddr(regs.pc());
-  Claim& claim = claims_[((pc ^ reinterpret_cast<uintptr_t>(binary)) * 0x9e3779b97f4a7c15ull) >> 54];
+  Claim& claim = claims_[claim_index(binary, pc)];
   if (claim.binary != binary || claim.pc != pc || claim.exact != exact_pc) [[unlikely]]
     return ask(StepInput{regs, stack, mapping, maps, exact_pc, depth}, caller, 0, &claim);
   if (claim.bottom) return {StepResult::bottom(), claim.by};

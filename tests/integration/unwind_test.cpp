@@ -46,8 +46,29 @@ const std::map<std::string, std::set<std::string>> kCallers = {
     {"thrower", {"b"}},
 };
 
+// Every sample's walk, in recording order.
+std::vector<WalkResult> unwind_all(const std::string& recording, const UnwindOptions& options) {
+  RecordingReader reader(recording);
+  RecordingUnwinder unwinder(options);
+  std::vector<WalkResult> walks;
+  unwinder.run(reader, [&](const UnwoundSample& s) { walks.push_back(s.walk); });
+  return walks;
+}
+
+bool same_walk(const WalkResult& a, const WalkResult& b) {
+  if (a.end != b.end || a.frames.size() != b.frames.size()) return false;
+  for (size_t i = 0; i < a.frames.size(); ++i) {
+    const Frame &x = a.frames[i], &y = b.frames[i];
+    if (x.pc != y.pc || x.sp != y.sp || x.stepper != y.stepper || x.flags != y.flags) return false;
+  }
+  return true;
+}
+
 struct UnwindCheck {
   uint64_t samples = 0;
+  // Samples whose walk differs, frame for frame, from the walk without
+  // shortcuts (every frame asking the steppers).
+  uint64_t differ_without_shortcuts = 0;
   uint64_t complete = 0;
   uint64_t in_leaf = 0;
   uint64_t leaf_exact = 0;
@@ -64,8 +85,12 @@ UnwindCheck check_recording(const std::string& recording, const std::string& lea
   UnwindOptions options;
   options.unwinder = unwinder;
   RecordingUnwinder unwinder_run(options);
+  UnwindOptions asking = options;
+  asking.shortcuts = false;
+  const std::vector<WalkResult> asked = unwind_all(recording, asking);
   UnwindCheck c;
   unwinder_run.run(reader, [&](const UnwoundSample& s) {
+    c.differ_without_shortcuts += c.samples >= asked.size() || !same_walk(s.walk, asked[c.samples]);
     ++c.samples;
     c.complete += s.walk.complete();
     ++c.ends[walk_end_name(s.walk.end)];
@@ -116,6 +141,7 @@ void require_exact(const UnwindCheck& c) {
   REQUIRE(c.in_leaf >= 200);
   CHECK(c.leaf_exact * 100 >= c.in_leaf * 99);
   CHECK(c.wrong == 0);
+  CHECK(c.differ_without_shortcuts == 0);
 }
 
 const std::vector<std::string> kLeafPath = {"leaf", "c", "b", "a", "main"};
@@ -161,6 +187,7 @@ TEST_CASE("unwind: recursion deeper than the default stack copy", "[integration]
   SECTION("with the default the walk ends at the end of the copy, without wrong frames") {
     auto c = record_and_check({known_bin("O2_nofp"), "recurse", "0.5"}, "leaf", path);
     CHECK(c.wrong == 0);
+    CHECK(c.differ_without_shortcuts == 0);
     CHECK(c.ends["stack copy exhausted"] * 100 >= c.samples * 90);
   }
 }
@@ -174,22 +201,21 @@ TEST_CASE("unwind: C++ exceptions in flight", "[integration][unwind]") {
   auto c = check_recording(out, "thrower", {"thrower", "b", "a", "main"});
   INFO("samples " << c.samples << " complete " << c.complete << " first wrong: " << c.first_wrong);
   CHECK(c.wrong == 0);
+  CHECK(c.differ_without_shortcuts == 0);
   CHECK(c.complete * 100 >= c.samples * 99);
 }
 
 namespace {
 
 std::vector<std::vector<uint64_t>> unwind_pcs(const std::string& recording, UnwinderChoice choice) {
-  RecordingReader reader(recording);
   UnwindOptions options;
   options.unwinder = choice;
-  RecordingUnwinder unwinder(options);
   std::vector<std::vector<uint64_t>> out;
-  unwinder.run(reader, [&](const UnwoundSample& s) {
+  for (const WalkResult& w : unwind_all(recording, options)) {
     std::vector<uint64_t> pcs;
-    for (const Frame& f : s.walk.frames) pcs.push_back(f.pc);
+    for (const Frame& f : w.frames) pcs.push_back(f.pc);
     out.push_back(std::move(pcs));
-  });
+  }
   return out;
 }
 
@@ -206,7 +232,7 @@ TEST_CASE("unwind: the stepper chain agrees with libunwind frame by frame", "[in
       {{std::string(KNOWN_STACK_DIR) + "/known_exceptions", "0.6"}},
       {{workload_bin(), "syscalls", "0.4"}},
   };
-  uint64_t compared = 0, agreed = 0, samples = 0;
+  uint64_t compared = 0, agreed = 0, samples = 0, differ = 0;
   for (const auto& w : workloads) {
     const std::string out = dir.file("agree.swprof");
     std::vector<std::string> argv = {swprof_bin(), "record", "-F", "999", "-o", out, "--"};
@@ -215,6 +241,12 @@ TEST_CASE("unwind: the stepper chain agrees with libunwind frame by frame", "[in
     auto chain = unwind_pcs(out, UnwinderChoice::kChain);
     auto reference = unwind_pcs(out, UnwinderChoice::kLibunwind);
     REQUIRE(chain.size() == reference.size());
+    // The chain's shortcuts change nothing: the same walks with every frame asking the steppers.
+    UnwindOptions asking;
+    asking.shortcuts = false;
+    const std::vector<WalkResult> with = unwind_all(out, UnwindOptions{}), without = unwind_all(out, asking);
+    REQUIRE(with.size() == without.size());
+    for (size_t i = 0; i < with.size(); ++i) differ += !same_walk(with[i], without[i]);
     for (size_t i = 0; i < chain.size(); ++i) {
       // Frames both unwinders produced, position by position.
       const size_t n = std::min(chain[i].size(), reference[i].size());
@@ -227,6 +259,7 @@ TEST_CASE("unwind: the stepper chain agrees with libunwind frame by frame", "[in
   WARN("agreement: " << agreed << " of " << compared << " frames in " << samples << " samples");
   REQUIRE(samples >= 1000);
   CHECK(agreed * 100 >= compared * 99);
+  CHECK(differ == 0);
 }
 
 TEST_CASE("unwind: a binary changed or removed since recording is reported once, the rest still unwinds",
