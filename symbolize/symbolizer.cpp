@@ -35,10 +35,7 @@ struct AddressKeyHash {
   }
 };
 
-// Mappings with no file behind them, where JIT compilers put code.
-bool is_anonymous(const Mapping& m) {
-  return m.path.empty() || m.path[0] != '/' || m.path.starts_with("//anon") || m.path.starts_with("/memfd:");
-}
+bool is_anonymous(const Mapping& m) { return is_anonymous_path(m.path); }
 
 std::string module_name(const Mapping& m) {
   if (m.path.empty() || m.path.starts_with("//anon")) return "[anon]";

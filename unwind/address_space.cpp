@@ -53,7 +53,7 @@ BinaryCache::Lookup BinaryCache::get(const std::string& path, const std::vector<
   const std::string key = path + "\n" + to_hex(Bytes(build_id.data(), build_id.size()));
   if (auto it = by_path_.find(key); it != by_path_.end()) return it->second;
   Lookup found;
-  if (!path.empty() && path[0] == '/') {
+  if (!is_anonymous_path(path)) {
     found.binary = ElfBinary::open(path);
     if (!found.binary) {
       warnings_.push_back("cannot open " + path + ": its frames are unwound without its unwind info");

@@ -32,6 +32,13 @@ struct Mapping {
   uint64_t to_vaddr(uint64_t addr) const { return addr - bias; }
 };
 
+// A mapping path with no file behind it: anonymous memory ("//anon" in the
+// kernel's mapping records; JIT compilers put code there), a memfd, or a
+// bracketed name such as "[heap]".
+inline bool is_anonymous_path(const std::string& path) {
+  return path.empty() || path[0] != '/' || path.starts_with("//anon") || path.starts_with("/memfd:");
+}
+
 class ProcessMaps {
  public:
   ProcessMaps() = default;

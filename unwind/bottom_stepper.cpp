@@ -9,6 +9,31 @@ bool contains(const std::vector<std::pair<uint64_t, uint64_t>>& ranges, uint64_t
   return false;
 }
 
+// The entry code: from the ELF entry point to the end of its first
+// instruction that does not fall through (ld.so: `jmp *%r12` into the
+// program; _start: `hlt` after calling __libc_start_main), stopping early
+// where another function's symbol begins. Calls fall through.
+constexpr size_t kEntryCodeBytes = 256;
+constexpr int kEntryCodeInsns = 64;
+
+std::optional<std::pair<uint64_t, uint64_t>> entry_code(const ElfBinary& binary, X86Decoder& decoder) {
+  const uint64_t entry = binary.entry();
+  const Bytes code = binary.code_at(entry, kEntryCodeBytes);
+  uint64_t at = entry;
+  for (int i = 0; i < kEntryCodeInsns; ++i) {
+    if (at != entry) {
+      const FunctionSymbol* f = binary.function_at(at);
+      if (f && f->start == at) break;
+    }
+    const X86Insn insn = decoder.decode(code, entry, at);
+    if (insn.op == X86Op::kInvalid) break;
+    at = insn.end();
+    if (!insn.falls_through()) break;
+  }
+  if (at == entry) return std::nullopt;
+  return std::make_pair(entry, at);
+}
+
 }  // namespace
 
 const BottomStepper::Ranges& BottomStepper::entry_ranges(const ElfBinary& binary, bool thread_entries) {
@@ -20,7 +45,11 @@ const BottomStepper::Ranges& BottomStepper::entry_ranges(const ElfBinary& binary
       if (f) out.emplace_back(f->start, f->start + std::max<uint64_t>(f->size, 1));
     };
     add(found.first, binary.function_named("_start"));
-    if (binary.entry()) add(found.first, binary.function_at(binary.entry()));
+    if (binary.entry()) {
+      add(found.first, binary.function_at(binary.entry()));
+      if (!decoder_) decoder_.emplace();
+      if (auto code = entry_code(binary, *decoder_)) found.first.push_back(*code);
+    }
     for (const char* name : {"clone", "__clone", "clone3", "__clone3", "__clone_internal"})
       add(found.second, binary.function_named(name));
     it = cache_.emplace(&binary, std::move(found)).first;

@@ -34,7 +34,8 @@ const std::map<std::string, std::set<std::string>> kCallers = {
     {"vdso_leaf", {"c"}},
     {"c_spin", {"c"}},
     {"lib_leaf", {"lib_work"}},
-    {"lib_work", {"c"}},
+    {"lib_work", {"c", "lib_init"}},
+    {"lib_init", {"libc"}},  // the dynamic loader's _dl_init
     {"c", {"b"}},
     {"b", {"a"}},
     {"recurse", {"recurse", "a"}},
@@ -157,6 +158,12 @@ TEST_CASE("unwind: known stacks under every flag set", "[integration][unwind]") 
 TEST_CASE("unwind: a shared library called through the PLT", "[integration][unwind]") {
   require_exact(record_and_check({known_bin("O2_nofp"), "plt", "0.5"}, "lib_leaf",
                                  {"lib_leaf", "lib_work", "c", "b", "a", "main"}));
+}
+
+TEST_CASE("unwind: a library constructor run by the dynamic loader before main", "[integration][unwind]") {
+  // Complete means the walk ended in ld.so's entry code, which has no symbols.
+  require_exact(record_and_check({"/usr/bin/env", "KNOWN_LIB_INIT_SECONDS=0.5", known_bin("O2_nofp"), "leaf", "0"},
+                                 "lib_leaf", {"lib_leaf", "lib_work", "lib_init"}));
 }
 
 TEST_CASE("unwind: a leaf in the vDSO", "[integration][unwind]") {

@@ -1,4 +1,8 @@
-/* libknownlib.so: called from known_stack through the PLT. */
+/* libknownlib.so: called from known_stack through the PLT. With
+ * KNOWN_LIB_INIT_SECONDS=S in the environment, its constructor first spins
+ * S seconds of CPU time before main runs: the dynamic loader's entry code
+ * -> _dl_init -> ... -> lib_init -> lib_work -> lib_leaf. */
+#include <stdlib.h>
 #include <time.h>
 
 #define NOINLINE __attribute__((noinline))
@@ -21,5 +25,11 @@ NOINLINE void lib_leaf(double s) {
 
 NOINLINE void lib_work(double s) {
   lib_leaf(s);
+  sink++;
+}
+
+__attribute__((constructor)) NOINLINE void lib_init(void) {
+  const char* s = getenv("KNOWN_LIB_INIT_SECONDS");
+  if (s) lib_work(atof(s));
   sink++;
 }

@@ -5,6 +5,7 @@
 
 #include "self_snapshot.h"
 #include "unwind/bottom_stepper.h"
+#include "unwind/capstone.h"
 #include "unwind/signal_stepper.h"
 #include "unwind/wanderer_stepper.h"
 
@@ -208,6 +209,38 @@ TEST_CASE("bottom stepper stops at the program entry and thread entry", "[walker
   Registers elsewhere = regs_at(reinterpret_cast<uint64_t>(&capture_self) + 1, 0x7000);
   CHECK(stepper.step(StepInput{elsewhere, kEmptyStack, maps->find(elsewhere.pc() - 1), *maps, false, 1}).status ==
         StepStatus::kNotMe);
+}
+
+TEST_CASE("bottom stepper stops in the dynamic loader's entry code, which has no symbols", "[walker][bottom]") {
+  // ld.so's entry calls _dl_start, then (as _dl_start_user) _dl_init, which
+  // runs the libraries' constructors, then jumps to the program's entry.
+  BinaryCache binaries;
+  auto maps = self_maps(binaries);
+  const Mapping* ld = nullptr;
+  for (const Mapping& m : maps->mappings())
+    if (m.executable && m.binary && m.path.find("/ld-linux") != std::string::npos) ld = &m;
+  REQUIRE(ld);
+  const ElfBinary& binary = *ld->binary;
+  REQUIRE(binary.entry() != 0);
+  X86Decoder decoder;
+  const Bytes code = binary.code_at(binary.entry(), 256);
+  std::vector<uint64_t> returns;  // return addresses of the entry code's calls
+  for (uint64_t at = binary.entry();;) {
+    const X86Insn insn = decoder.decode(code, binary.entry(), at);
+    REQUIRE(insn.op != X86Op::kInvalid);
+    at = insn.end();
+    if (insn.op == X86Op::kCall) returns.push_back(at);
+    if (!insn.falls_through()) break;
+  }
+  REQUIRE(returns.size() >= 2);
+  BottomStepper stepper;
+  for (uint64_t ra : returns) {
+    Registers r = regs_at(ra + ld->bias, 0x7000);
+    CHECK(stepper.step(StepInput{r, kEmptyStack, ld, *maps, false, 4}).status == StepStatus::kStackBottom);
+  }
+  // Past the entry code: ld.so's own functions are not the bottom.
+  Registers after = regs_at(returns.back() + ld->bias + 64, 0x7000);
+  CHECK(stepper.step(StepInput{after, kEmptyStack, ld, *maps, false, 4}).status == StepStatus::kNotMe);
 }
 
 TEST_CASE("wanderer finds the next return address on the stack and flags it as a guess", "[walker][wanderer]") {
