@@ -106,9 +106,10 @@ bool ElfBinary::read_code(uint64_t vaddr, void* dst, size_t n) const {
   return true;
 }
 
-Bytes ElfBinary::code_at(uint64_t vaddr, size_t max) const {
+Bytes ElfBinary::code_at(uint64_t vaddr, size_t max, bool executable_only) const {
   for (const auto& s : segments_) {
     if (vaddr < s.vaddr || vaddr >= s.vaddr + s.filesz) continue;
+    if (executable_only && !s.exec) return {};
     const uint64_t off = s.offset + (vaddr - s.vaddr);
     if (off >= file_.size()) return {};
     const uint64_t in_segment = s.vaddr + s.filesz - vaddr;
@@ -116,15 +117,6 @@ Bytes ElfBinary::code_at(uint64_t vaddr, size_t max) const {
     return file_.subspan(off, n);
   }
   return {};
-}
-
-std::vector<std::pair<uint64_t, Bytes>> ElfBinary::executable_code() const {
-  std::vector<std::pair<uint64_t, Bytes>> out;
-  for (const auto& s : segments_) {
-    if (!s.exec || s.offset >= file_.size()) continue;
-    out.emplace_back(s.vaddr, file_.subspan(s.offset, std::min<uint64_t>(s.filesz, file_.size() - s.offset)));
-  }
-  return out;
 }
 
 void ElfBinary::load_symbols() {

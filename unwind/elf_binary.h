@@ -59,11 +59,9 @@ class ElfBinary {
   // Copies code bytes at ELF virtual address [vaddr, vaddr + n) from the file;
   // false when any byte is outside a loaded segment's file image.
   bool read_code(uint64_t vaddr, void* dst, size_t n) const;
-  // Up to `max` bytes from vaddr within its segment (fewer at the segment end).
-  Bytes code_at(uint64_t vaddr, size_t max) const;
-
-  // The file bytes of every executable segment, with its ELF vaddr.
-  std::vector<std::pair<uint64_t, Bytes>> executable_code() const;
+  // Up to `max` bytes from vaddr within its segment (fewer at the segment
+  // end); with `executable_only`, empty unless the segment is executable.
+  Bytes code_at(uint64_t vaddr, size_t max, bool executable_only = false) const;
 
   // The function symbol containing vaddr (.symtab, else .dynsym).
   const FunctionSymbol* function_at(uint64_t vaddr) const;

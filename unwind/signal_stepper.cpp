@@ -13,27 +13,9 @@ constexpr int kGregToDwarf[] = {kR8,  kR9,  kR10, kR11, kR12, kR13, kR14, kR15, 
 
 }  // namespace
 
-std::vector<uint64_t> SignalStepper::find_trampolines(const ElfBinary& binary) {
-  std::vector<uint64_t> found;
-  for (const auto& [vaddr, code] : binary.executable_code()) {
-    for (size_t i = 0; i + sizeof kRestoreRt <= code.size(); ++i) {
-      if (code[i] == kRestoreRt[0] && std::memcmp(code.data() + i, kRestoreRt, sizeof kRestoreRt) == 0)
-        found.push_back(vaddr + i);
-    }
-  }
-  return found;
-}
-
 bool SignalStepper::is_trampoline(const ElfBinary& binary, uint64_t vaddr) {
-  if (&binary != last_binary_) {
-    auto it = trampolines_.find(&binary);
-    if (it == trampolines_.end()) it = trampolines_.emplace(&binary, find_trampolines(binary)).first;
-    last_binary_ = &binary;
-    last_ = &it->second;
-  }
-  for (uint64_t t : *last_)
-    if (t == vaddr) return true;
-  return false;
+  const Bytes code = binary.code_at(vaddr, sizeof kRestoreRt, true);
+  return code.size() == sizeof kRestoreRt && std::memcmp(code.data(), kRestoreRt, sizeof kRestoreRt) == 0;
 }
 
 StepResult SignalStepper::step_into(const StepInput& in, Registers& caller) {

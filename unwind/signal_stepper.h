@@ -12,9 +12,6 @@
 //                       mcontext_t { gregs[23]: R8..R15, RDI, RSI, RBP, RBX,
 //                                    RDX, RAX, RCX, RSP, RIP, ... } }
 
-#include <unordered_map>
-#include <vector>
-
 #include "unwind/frame_stepper.h"
 
 namespace swprof {
@@ -28,16 +25,11 @@ class SignalStepper : public FrameStepper {
   // The byte offset of gregs[i] from the ucontext start.
   static constexpr uint64_t kGregsOffset = 40;
 
-  // ELF vaddrs of every sigreturn trampoline in the binary's code.
-  static std::vector<uint64_t> find_trampolines(const ElfBinary& binary);
-
- private:
-  bool is_trampoline(const ElfBinary& binary, uint64_t vaddr);
-
-  // Per binary, found once by scanning its code for the trampoline bytes.
-  std::unordered_map<const ElfBinary*, std::vector<uint64_t>> trampolines_;
-  const ElfBinary* last_binary_ = nullptr;
-  const std::vector<uint64_t>* last_ = nullptr;
+  // True when the trampoline's bytes start at vaddr in the binary's
+  // executable code. Read at the pc itself (a few bytes), not by scanning
+  // the binary: a browser's code is hundreds of megabytes. The group
+  // remembers the answer per pc.
+  static bool is_trampoline(const ElfBinary& binary, uint64_t vaddr);
 };
 
 }  // namespace swprof
