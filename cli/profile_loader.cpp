@@ -45,6 +45,7 @@ Profile load_profile(const std::string& path, const ProfileArgs& args, const cha
     return read_json_profile(path);
   }
   ProfileOptions options = args.to_options();
+  args.symbols.apply_debuginfod();
   const bool tty = isatty(STDERR_FILENO);
   double last_shown = -1;
   if (tty)

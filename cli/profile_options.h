@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/symbolize_options.h"
 #include "cli/unwind_options.h"
 #include "output/profile.h"
 
@@ -21,9 +22,7 @@ struct ProfileArgs {
   bool no_kernel = false;
   bool per_thread = false;
   bool thread_names = false;
-  bool no_demangle = false;
-  bool no_inline = false;
-  std::vector<std::string> debug_dirs;
+  SymbolizeArgs symbols;
 
   void add_to(CLI::App* sub) {
     unwind.add_to(sub);
@@ -37,10 +36,7 @@ struct ProfileArgs {
     sub->add_flag("--no-kernel", no_kernel, "leave out kernel frames");
     sub->add_flag("--per-thread", per_thread, "one subtree per thread, rooted at 'name [tid]'");
     sub->add_flag("--thread-names", thread_names, "root each stack at its thread's name (threads of one name merge)");
-    sub->add_flag("--no-demangle", no_demangle, "keep C++ names mangled");
-    sub->add_flag("--no-inline", no_inline, "do not show inlined functions as their own frames");
-    sub->add_option("--debug-dir", debug_dirs,
-                    "also look for separate debuginfo under this root (like /usr/lib/debug; repeatable)");
+    symbols.add_to(sub);
   }
 
   bool filters_given() const {
@@ -62,9 +58,7 @@ struct ProfileArgs {
     o.filter.kernel_frames = !no_kernel;
     if (per_thread && thread_names) throw Error("--per-thread and --thread-names exclude each other");
     o.thread_roots = per_thread ? ThreadRoots::kThread : thread_names ? ThreadRoots::kComm : ThreadRoots::kNone;
-    o.symbols.demangle = !no_demangle;
-    o.symbols.inline_frames = !no_inline;
-    for (const auto& d : debug_dirs) o.symbols.debug_roots.insert(o.symbols.debug_roots.begin(), d);
+    o.symbols = symbols.to_options();
     return o;
   }
 };

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/symbolize_options.h"
 #include "cli/unwind_options.h"
 #include "output/script_output.h"
 
@@ -15,25 +16,15 @@ std::function<int()> add_script_command(CLI::App& app) {
   auto* sub = app.add_subcommand("script", "print every sample: thread, time, kernel frames and unwound user frames");
   auto path = std::make_shared<std::string>("swprof.data");
   auto unwind = std::make_shared<UnwindArgs>();
-  auto symbolize = std::make_shared<SymbolizerOptions>();
-  auto debug_dirs = std::make_shared<std::vector<std::string>>();
-  auto no_demangle = std::make_shared<bool>(false);
-  auto no_inline = std::make_shared<bool>(false);
+  auto symbolize = std::make_shared<SymbolizeArgs>();
   sub->add_option("file", *path, "recording file (default swprof.data)");
   unwind->add_to(sub);
-  sub->add_flag("--no-demangle", *no_demangle, "show C++ function names mangled, as in the symbol table");
-  sub->add_flag("--no-inline", *no_inline, "do not show inlined functions as frames of their own");
-  sub->add_option("--debug-dir", *debug_dirs,
-                  "also look for separate debuginfo under this folder (.build-id/ and .gnu_debuglink; "
-                  "repeatable; /usr/lib/debug is always searched)");
-  return [path, unwind, symbolize, debug_dirs, no_demangle, no_inline]() {
+  symbolize->add_to(sub);
+  return [path, unwind, symbolize]() {
     ScriptOptions options;
     options.unwind = unwind->to_options();
-    options.symbolize = *symbolize;
-    options.symbolize.demangle = !*no_demangle;
-    options.symbolize.inline_frames = !*no_inline;
-    options.symbolize.debug_roots.insert(options.symbolize.debug_roots.begin(), debug_dirs->begin(),
-                                         debug_dirs->end());
+    options.symbolize = symbolize->to_options();
+    symbolize->apply_debuginfod();
     std::vector<std::string> warnings;
     write_script(*path, options, stdout, &warnings);
     std::fflush(stdout);

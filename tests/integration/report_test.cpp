@@ -1,6 +1,11 @@
 // `swprof report` end to end on real recordings of the known-stack program:
 // every format, the filters, and bad input.
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -237,4 +242,68 @@ TEST_CASE("report with a binary removed since recording: one warning, its frames
   }
   CHECK(unknown_app);
   CHECK(named_libc);
+}
+
+namespace {
+
+// A debuginfod "server" that takes connections into its backlog and never
+// answers: a client that asks it waits for its timeout.
+struct SilentServer {
+  int fd = -1;
+  int port = 0;
+  SilentServer() {
+    fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    REQUIRE(fd >= 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+    REQUIRE(::listen(fd, 64) == 0);
+    socklen_t len = sizeof a;
+    REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0);
+    port = ntohs(a.sin_port);
+  }
+  ~SilentServer() { ::close(fd); }
+  bool was_asked() const {
+    const int c = ::accept(fd, nullptr, nullptr);
+    if (c < 0) return false;
+    ::close(c);
+    return true;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("report asks debuginfod servers only with --debuginfod") {
+  // Debian's python3 is stripped, with a build-id and no debuginfo
+  // installed: elfutils would ask the servers for it.
+  const std::string python = "/usr/bin/python3";
+  REQUIRE(std::filesystem::exists(python));
+  TempDir home;
+  const std::string recording = home.file("py.swprof");
+  REQUIRE(run({swprof_bin(), "record", "-F", "999", "-o", recording, "--", python, "-c", "sum(range(3 * 10**7))"},
+              home.path())
+              .exit_code == 0);
+  SilentServer server;
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> argv = {"/usr/bin/env",        "HOME=" + home.path(),
+                                     "DEBUGINFOD_URLS=http://127.0.0.1:" + std::to_string(server.port),
+                                     "DEBUGINFOD_TIMEOUT=1", swprof_bin(), "report", recording, "-f", "folded",
+                                     "-o",                   home.file("out.txt")};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return run(argv, home.path());
+  };
+  SECTION("without it: no connection, nothing written under HOME") {
+    auto r = with({});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(!server.was_asked());
+    CHECK(!std::filesystem::exists(home.path() + "/.cache"));
+  }
+  SECTION("with it: the server is asked (and its silence only costs its timeout)") {
+    auto r = with({"--debuginfod"});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(server.was_asked());
+  }
 }

@@ -1,0 +1,54 @@
+#pragma once
+// Options shared by the commands that name frames (report, flamegraph, diff,
+// merge, script).
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "symbolize/symbolizer.h"
+
+namespace swprof::cli {
+
+struct SymbolizeArgs {
+  bool no_demangle = false;
+  bool no_inline = false;
+  bool debuginfod = false;
+  std::vector<std::string> debug_dirs;
+
+  void add_to(CLI::App* sub) {
+    sub->add_flag("--no-demangle", no_demangle, "keep C++ names mangled, as in the symbol table");
+    sub->add_flag("--no-inline", no_inline, "do not show inlined functions as frames of their own");
+    sub->add_option("--debug-dir", debug_dirs,
+                    "also look for separate debuginfo under this root (.build-id/ and .gnu_debuglink; "
+                    "repeatable; searched in order, before /usr/lib/debug)");
+    sub->add_flag("--debuginfod", debuginfod,
+                  "fetch missing debuginfo from the debuginfod servers in DEBUGINFOD_URLS (off by default: "
+                  "never waits on the network)");
+  }
+
+  SymbolizerOptions to_options() const {
+    SymbolizerOptions o;
+    o.demangle = !no_demangle;
+    o.inline_frames = !no_inline;
+    o.debug_roots.insert(o.debug_roots.begin(), debug_dirs.begin(), debug_dirs.end());
+    return o;
+  }
+
+  // elfutils asks the servers in DEBUGINFOD_URLS for debuginfo it does not
+  // find on disk, and waits for them (90 s per file by default). Without
+  // --debuginfod the variable is cleared for this process before any
+  // symbol is looked up, as `perf --debuginfod` does.
+  void apply_debuginfod() const {
+    const char* urls = std::getenv("DEBUGINFOD_URLS");
+    if (!debuginfod) {
+      if (urls) ::unsetenv("DEBUGINFOD_URLS");
+    } else if (!urls || !*urls) {
+      std::fprintf(stderr, "swprof: warning: --debuginfod: DEBUGINFOD_URLS is not set, no server to ask\n");
+    }
+  }
+};
+
+}  // namespace swprof::cli
