@@ -83,3 +83,23 @@ TEST_CASE("decode rejects stored bytes longer than the stack", "[stack_delta]") 
   std::vector<uint8_t> stored(10, 1);
   CHECK_FALSE(dec.decode(1, 0x1000, 5, Bytes(stored.data(), stored.size())).has_value());
 }
+
+TEST_CASE("stack deltas round trip whatever the overlap: below, above, inside, around, apart", "[stack_delta]") {
+  // Random sp and sizes (not only a fixed top): the previous stack may
+  // cover the start, the end, the middle, all or none of the new one, and
+  // the stored bytes may end before, inside or after the overlap.
+  StackDeltaCoder enc, dec;
+  std::mt19937_64 rng(7);
+  const uint64_t base = 0x7ffc00000000;
+  std::vector<uint8_t> memory(16384);
+  for (auto& b : memory) b = static_cast<uint8_t>(rng());
+  for (int i = 0; i < 2000; ++i) {
+    const uint64_t off = rng() % 12000;
+    const uint64_t size = rng() % 4096;
+    for (int k = 0; k < 8; ++k) memory[rng() % memory.size()] = static_cast<uint8_t>(rng());
+    if (rng() % 4 == 0)  // zeros at the high end: stored bytes end early
+      std::fill(memory.begin() + static_cast<long>(off + size / 2), memory.begin() + static_cast<long>(off + size), 0);
+    std::vector<uint8_t> stack(memory.begin() + static_cast<long>(off), memory.begin() + static_cast<long>(off + size));
+    REQUIRE(round_trip(enc, dec, static_cast<uint32_t>(rng() % 3), base + off, stack) == stack);
+  }
+}
