@@ -40,13 +40,14 @@ std::function<int()> add_flamegraph_command(CLI::App& app) {
     options.icicle = a->icicle;
     options.min_fraction = a->min_percent / 100.0;
     CallTree tree;
-    if (detect_input(a->path) == InputKind::kFolded) {
-      if (a->profile.filters_given()) throw Error("filters and thread options need a recording; '" + a->path + "' is folded stacks");
+    const InputKind kind = detect_input(a->path);
+    if (kind == InputKind::kFolded) {
+      require_recording_for_filters(a->profile, a->path, kind);
       tree = read_folded_file(a->path);
       options.title = a->title.empty() ? "swprof: " + a->path : a->title;
       options.subtitle = std::to_string(tree.total()) + " samples";
     } else {
-      Profile profile = load_profile(a->path, a->profile, "flamegraph");
+      Profile profile = load_profile(a->path, kind, a->profile, "flamegraph");
       const std::string command = quote_command(profile.header.command);
       options.title = a->title.empty() ? "swprof: " + (command.empty() ? profile.source : command) : a->title;
       char sub_title[256];

@@ -38,10 +38,15 @@ InputKind detect_input(const std::string& path) {
   return InputKind::kFolded;
 }
 
-Profile load_profile(const std::string& path, const ProfileArgs& args, const char* command) {
-  if (detect_input(path) == InputKind::kJsonProfile) {
-    if (args.filters_given())
-      throw Error("filters and thread options need a recording; '" + path + "' is a JSON profile");
+void require_recording_for_filters(const ProfileArgs& args, const std::string& path, InputKind kind) {
+  if (kind == InputKind::kRecording || !args.filters_given()) return;
+  throw Error("filters and thread options need a recording; '" + path + "' is " +
+              (kind == InputKind::kJsonProfile ? "a JSON profile" : "folded stacks"));
+}
+
+Profile load_profile(const std::string& path, InputKind kind, const ProfileArgs& args, const char* command) {
+  if (kind == InputKind::kJsonProfile) {
+    require_recording_for_filters(args, path, kind);
     return read_json_profile(path);
   }
   ProfileOptions options = args.to_options();

@@ -68,8 +68,16 @@ enum class InputKind { kRecording, kJsonProfile, kFolded };
 // Throws Error when the file cannot be read.
 InputKind detect_input(const std::string& path);
 
+// Filters and thread options work on recordings only: throws Error when
+// any is given for an input of another kind.
+void require_recording_for_filters(const ProfileArgs& args, const std::string& path, InputKind kind);
+
 // Builds the profile of a recording with a progress line on a terminal and a
-// one-line summary on stderr, then prints the warnings; or reads a JSON profile.
-Profile load_profile(const std::string& path, const ProfileArgs& args, const char* command);
+// one-line summary on stderr, then prints the warnings; or reads a JSON
+// profile. `kind` is detect_input(path), when the caller has it already.
+Profile load_profile(const std::string& path, InputKind kind, const ProfileArgs& args, const char* command);
+inline Profile load_profile(const std::string& path, const ProfileArgs& args, const char* command) {
+  return load_profile(path, detect_input(path), args, command);
+}
 
 }  // namespace swprof::cli

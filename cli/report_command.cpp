@@ -37,14 +37,15 @@ std::function<int()> add_report_command(CLI::App& app) {
   return [a]() {
     const ReportFormat format = parse_report_format(a->format);
     if (a->min_percent < 0 || a->min_percent > 100) throw Error("--min-percent must be between 0 and 100");
-    ProfileArgs args = a->profile;
-    // speedscope has one profile per thread.
-    if (format == ReportFormat::kSpeedscope && !args.thread_names && detect_input(a->path) == InputKind::kRecording)
-      args.per_thread = true;
     const std::optional<uint64_t> context_id =
         a->context_id.empty() ? std::nullopt : std::optional<uint64_t>(parse_context_id(a->context_id));
     OutputFile out(a->output);  // fails before any work when it cannot be written
-    Profile profile = load_profile(a->path, args, "report");
+    const InputKind kind = detect_input(a->path);
+    ProfileArgs args = a->profile;
+    // speedscope has one profile per thread.
+    if (format == ReportFormat::kSpeedscope && !args.thread_names && kind == InputKind::kRecording)
+      args.per_thread = true;
+    Profile profile = load_profile(a->path, kind, args, "report");
     if (context_id) {
       write_context_stack(profile, *context_id, out.stream());
       out.commit();
