@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "symbolize/symbolizer.h"
@@ -40,8 +41,11 @@ struct SymbolizeArgs {
   // elfutils asks the servers in DEBUGINFOD_URLS for debuginfo it does not
   // find on disk, and waits for them (90 s per file by default). Without
   // --debuginfod the variable is cleared for this process before any
-  // symbol is looked up, as `perf --debuginfod` does.
+  // symbol is looked up, as `perf --debuginfod` does. The environment is
+  // the process's: applied once, however many inputs a command loads.
   void apply_debuginfod() const {
+    static bool applied = false;
+    if (std::exchange(applied, true)) return;
     const char* urls = std::getenv("DEBUGINFOD_URLS");
     if (!debuginfod) {
       if (urls) ::unsetenv("DEBUGINFOD_URLS");
