@@ -35,8 +35,6 @@ struct AddressKeyHash {
   }
 };
 
-bool is_anonymous(const Mapping& m) { return is_anonymous_path(m.path); }
-
 std::string module_name(const Mapping& m) {
   if (m.path.empty() || m.path.starts_with("//anon")) return "[anon]";
   const auto slash = m.path.rfind('/');
@@ -102,7 +100,7 @@ const SymbolizedAddress& Symbolizer::Impl::outside_binaries(const Mapping* m, ui
   const AddressKey key{kProcessOwner | pid, m ? m->start : 0, pc, exact};
   if (auto it = by_address.find(key); it != by_address.end()) return it->second;
   SourceFrame f;
-  if (!m || is_anonymous(*m)) {
+  if (!m || is_anonymous_path(m->path)) {
     if (auto hit = perf_map(pid).find(lookup)) {
       f.function = options.demangle ? demangle(hit->name->c_str()) : *hit->name;
       f.module = "[jit]";
@@ -112,7 +110,7 @@ const SymbolizedAddress& Symbolizer::Impl::outside_binaries(const Mapping* m, ui
   }
   if (f.module.empty()) {
     f.module = m ? module_name(*m) : "[unknown]";
-    f.module_offset = m && !is_anonymous(*m) ? pc - m->start + m->file_offset : pc;
+    f.module_offset = m && !is_anonymous_path(m->path) ? pc - m->start + m->file_offset : pc;
   }
   SymbolizedAddress out;
   out.frames.push_back(std::move(f));
