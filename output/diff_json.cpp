@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "output/diff.h"
+#include "output/json_fields.h"
 #include "output/report.h"
 
 namespace swprof {
@@ -42,16 +43,9 @@ json side_json(const DiffSide& s) {
 
 json frame_json(const CctFrame& f) {
   json j{{"name", f.function}, {"module", f.module}};
-  json flags = json::array();
-  if (f.flags & kCctInline) flags.push_back("inline");
-  if (f.flags & kCctGuess) flags.push_back("guess");
-  if (f.flags & kCctKernel) flags.push_back("kernel");
-  if (f.flags & kCctThread) flags.push_back("thread");
-  if (!flags.empty()) j["flags"] = flags;
+  if (f.flags) j["flags"] = frame_flags_json(f.flags);
   return j;
 }
-
-std::string dumped(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 }  // namespace
 
@@ -66,16 +60,16 @@ void write_diff_json(const ProfileDiff& d, std::ostream& out) {
                      {"min_z", o.min_z},
                      {"fail_on", fail_on_name(o.fail_on)},
                      {"only", o.only}};
-  out << "\"options\": " << dumped(options) << ",\n";
-  out << "\"base\": " << dumped(side_json(d.base)) << ",\n";
-  out << "\"new\": " << dumped(side_json(d.current)) << ",\n";
-  out << "\"warnings\": " << dumped(json(d.warnings)) << ",\n";
+  out << "\"options\": " << dump_json(options) << ",\n";
+  out << "\"base\": " << dump_json(side_json(d.base)) << ",\n";
+  out << "\"new\": " << dump_json(side_json(d.current)) << ",\n";
+  out << "\"warnings\": " << dump_json(json(d.warnings)) << ",\n";
   out << "\"functions\": [";
   for (size_t i = 0; i < d.functions.size(); ++i) {
     const FunctionDiff& f = d.functions[i];
     const json j{{"name", f.function},         {"module", f.module},          {"kernel", f.kernel},
                  {"fails_gate", f.fails_gate}, {"self", change_json(f.self)}, {"total", change_json(f.total)}};
-    out << (i ? ",\n " : "\n ") << dumped(j);
+    out << (i ? ",\n " : "\n ") << dump_json(j);
   }
   out << "\n],\n\"contexts\": [";
   for (size_t i = 0; i < d.contexts.size(); ++i) {
@@ -86,7 +80,7 @@ void write_diff_json(const ProfileDiff& d, std::ostream& out) {
                  {"stack", stack},
                  {"self", change_json(c.self)},
                  {"total", change_json(c.total)}};
-    out << (i ? ",\n " : "\n ") << dumped(j);
+    out << (i ? ",\n " : "\n ") << dump_json(j);
   }
   out << "\n]\n}\n";
 }

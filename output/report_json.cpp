@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "common/error.h"
+#include "output/json_fields.h"
 #include "output/report.h"
 
 namespace swprof {
@@ -17,15 +18,6 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kFormatName = "swprof-profile";
-
-json flags_json(uint8_t flags) {
-  json out = json::array();
-  if (flags & kCctInline) out.push_back("inline");
-  if (flags & kCctGuess) out.push_back("guess");
-  if (flags & kCctKernel) out.push_back("kernel");
-  if (flags & kCctThread) out.push_back("thread");
-  return out;
-}
 
 uint8_t flags_from_json(const json& j) {
   uint8_t flags = 0;
@@ -95,13 +87,13 @@ std::string format_context_id(uint64_t id) {
 void write_json_profile(const Profile& p, std::ostream& out) {
   const CallTree& tree = p.tree;
   out << "{\n\"format\": \"" << kFormatName << "\",\n\"version\": " << kJsonProfileVersion << ",\n";
-  out << "\"metadata\": " << header_json(p).dump(-1, ' ', false, json::error_handler_t::replace) << ",\n";
+  out << "\"metadata\": " << dump_json(header_json(p)) << ",\n";
   out << "\"unwind\": " << unwind_json(p).dump() << ",\n";
   json threads = json::array();
   for (const auto& [tid, t] : p.threads)
     threads.push_back({{"tid", tid}, {"pid", t.pid}, {"comm", t.comm}, {"samples", t.samples}});
-  out << "\"threads\": " << threads.dump(-1, ' ', false, json::error_handler_t::replace) << ",\n";
-  out << "\"warnings\": " << json(p.warnings).dump(-1, ' ', false, json::error_handler_t::replace) << ",\n";
+  out << "\"threads\": " << dump_json(threads) << ",\n";
+  out << "\"warnings\": " << dump_json(json(p.warnings)) << ",\n";
 
   out << "\"frames\": [";
   for (size_t i = 0; i < tree.frames().size(); ++i) {
@@ -109,8 +101,8 @@ void write_json_profile(const Profile& p, std::ostream& out) {
     json j{{"name", f.function}, {"module", f.module}};
     if (!f.file.empty()) j["file"] = f.file;
     if (f.line) j["line"] = f.line;
-    if (f.flags) j["flags"] = flags_json(f.flags);
-    out << (i ? ",\n " : "\n ") << j.dump(-1, ' ', false, json::error_handler_t::replace);
+    if (f.flags) j["flags"] = frame_flags_json(f.flags);
+    out << (i ? ",\n " : "\n ") << dump_json(j);
   }
   out << "\n],\n";
 

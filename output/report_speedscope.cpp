@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "output/json_fields.h"
 #include "output/report.h"
 
 namespace swprof {
@@ -74,7 +75,7 @@ void write_speedscope(const Profile& profile, std::ostream& out) {
            {"name", "swprof: " + title},
            {"activeProfileIndex", 0},
            {"exporter", std::string("swprof ") + SWPROF_VERSION}};
-  out << doc.dump(-1, ' ', false, json::error_handler_t::replace) << '\n';
+  out << dump_json(doc) << '\n';
 }
 
 }  // namespace swprof
