@@ -140,12 +140,7 @@ class Judge {
 class NameFilter {
  public:
   explicit NameFilter(const std::string& pattern) : any_(pattern.empty()) {
-    if (any_) return;
-    try {
-      re_ = std::regex(pattern, std::regex::ECMAScript | std::regex::optimize);
-    } catch (const std::regex_error& e) {
-      throw Error("invalid --only regex '" + pattern + "': " + e.what());
-    }
+    if (!any_) re_ = compile_filter(pattern, "--only");
   }
   bool matches(const std::string& name) const { return any_ || std::regex_search(name, re_); }
 

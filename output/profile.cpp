@@ -9,7 +9,6 @@
 #include "sampler/recording_reader.h"
 
 namespace swprof {
-namespace {
 
 std::regex compile_filter(const std::string& pattern, const char* option) {
   try {
@@ -18,6 +17,8 @@ std::regex compile_filter(const std::string& pattern, const char* option) {
     throw Error(std::string("invalid ") + option + " regex '" + pattern + "': " + e.what());
   }
 }
+
+namespace {
 
 bool time_based(const std::string& event) { return event == "cpu-clock" || event == "task-clock"; }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -87,6 +88,10 @@ std::vector<CallTree::FrameTotals> function_totals(const Profile& profile);
 // Error for a file that is no recording or a bad filter; a damaged or cut
 // file gives the samples before the damage and a warning.
 Profile build_profile(const std::string& recording, const ProfileOptions& options);
+
+// A name filter's regex (ECMAScript, searched anywhere in a name); throws
+// Error naming `option` when the pattern does not compile.
+std::regex compile_filter(const std::string& pattern, const char* option);
 
 // Name of the thread root frame for `comm` and `tid` under `mode`.
 std::string thread_root_name(ThreadRoots mode, const std::string& comm, uint32_t tid);
