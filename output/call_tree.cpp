@@ -82,6 +82,19 @@ void CallTree::add_self(uint32_t node, uint64_t count, uint64_t weight) {
   }
 }
 
+void CallTree::add_tree(const CallTree& from) {
+  std::vector<uint32_t> frame_here(from.frames().size());
+  for (size_t f = 0; f < frame_here.size(); ++f) frame_here[f] = intern(from.frame(static_cast<uint32_t>(f)));
+  // A parent's index is always below its children's: each parent's
+  // counterpart exists when its children are added.
+  std::vector<uint32_t> node_here(from.nodes().size(), kRoot);
+  for (uint32_t id = 0; id < from.nodes().size(); ++id) {
+    const CctNode& n = from.node(id);
+    if (id != kRoot) node_here[id] = child(node_here[n.parent], frame_here[n.frame]);
+    if (n.self || n.self_weight) add_self(node_here[id], n.self, n.self_weight);
+  }
+}
+
 void CallTree::sort_children() {
   auto key = [this](uint32_t node) {
     const CctFrame& f = frames_[nodes_[node].frame];

@@ -56,6 +56,9 @@ class CallTree {
   void add_self(uint32_t node, uint64_t count, uint64_t weight);
   // The child of `parent` for `frame`, created if missing (counts zero).
   uint32_t child(uint32_t parent, uint32_t frame);
+  // Adds every sample of `from` at the same stack here (frames matched by
+  // function, module and flags).
+  void add_tree(const CallTree& from);
 
   const CctNode& node(uint32_t id) const { return nodes_[id]; }
   const std::vector<CctNode>& nodes() const { return nodes_; }

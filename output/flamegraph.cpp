@@ -271,20 +271,7 @@ void write_flamegraph(const CallTree& tree, const FlamegraphOptions& options, st
 DifferentialTree make_differential_tree(const CallTree& base, const CallTree& current) {
   DifferentialTree diff;
   CallTree& tree = diff.tree;
-  // Current profile: same paths, same self counts (totals follow from them).
-  std::vector<uint32_t> frame_map(current.frames().size());
-  for (size_t f = 0; f < frame_map.size(); ++f) frame_map[f] = tree.intern(current.frame(static_cast<uint32_t>(f)));
-  std::vector<uint32_t> node_map(current.nodes().size(), CallTree::kRoot);
-  std::vector<uint32_t> path;
-  // A parent's index is always below its children's, so index order is top-down.
-  for (uint32_t id = 1; id < current.nodes().size(); ++id) {
-    const CctNode& n = current.node(id);
-    node_map[id] = tree.child(node_map[n.parent], frame_map[n.frame]);
-    if (n.self == 0 && n.self_weight == 0) continue;
-    path.clear();
-    for (uint32_t f : current.path(id)) path.push_back(frame_map[f]);
-    tree.add(path, n.self, n.self_weight);
-  }
+  tree.add_tree(current);  // the current profile: same stacks, same counts
   // Base profile: matched by context id, added where missing.
   std::unordered_map<uint64_t, uint32_t> by_context;
   for (uint32_t id = 0; id < tree.nodes().size(); ++id) by_context.emplace(tree.node(id).context_id, id);

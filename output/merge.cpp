@@ -6,33 +6,6 @@
 #include "output/recording_info.h"
 
 namespace swprof {
-namespace {
-
-// Adds every node of `from` at the same path in `to`. Nodes come parent
-// first, so each parent's counterpart exists when its children are added.
-void add_tree(CallTree& to, const CallTree& from) {
-  std::vector<uint32_t> node_in_to(from.nodes().size(), CallTree::kRoot);
-  std::vector<uint32_t> frame_in_to(from.frames().size());
-  for (size_t f = 0; f < from.frames().size(); ++f) frame_in_to[f] = to.intern(from.frame(static_cast<uint32_t>(f)));
-  for (uint32_t i = 1; i < from.nodes().size(); ++i) {
-    const CctNode& n = from.node(i);
-    node_in_to[i] = to.child(node_in_to[n.parent], frame_in_to[n.frame]);
-    if (n.self || n.self_weight) to.add_self(node_in_to[i], n.self, n.self_weight);
-  }
-  const CctNode& root = from.node(CallTree::kRoot);
-  if (root.self || root.self_weight) to.add_self(CallTree::kRoot, root.self, root.self_weight);
-}
-
-void add_unwind_stats(UnwindStats& to, const UnwindStats& from) {
-  to.samples += from.samples;
-  to.complete += from.complete;
-  to.frames += from.frames;
-  to.guessed_frames += from.guessed_frames;
-  for (size_t k = 0; k < to.frames_by_stepper.size(); ++k) to.frames_by_stepper[k] += from.frames_by_stepper[k];
-  for (const auto& [end, n] : from.ends) to.ends[end] += n;
-}
-
-}  // namespace
 
 void ProfileMerger::add(const Profile& p) {
   const bool first = sources_.empty();
@@ -57,8 +30,8 @@ void ProfileMerger::add(const Profile& p) {
       merged_.header.start_unix_ns = p.header.start_unix_ns;
   }
   sources_.push_back(p.source);
-  add_tree(merged_.tree, p.tree);
-  add_unwind_stats(merged_.unwind, p.unwind);
+  merged_.tree.add_tree(p.tree);
+  merged_.unwind.add(p.unwind);
   merged_.samples_read += p.samples_read;
   merged_.lost += p.lost;
   duration_ns_ += p.last_time > p.first_time ? p.last_time - p.first_time : 0;

@@ -24,6 +24,15 @@ void UnwindStats::add(const WalkResult& walk) {
   if (!walk.frames.empty()) ++frames;  // the sampled frame
 }
 
+void UnwindStats::add(const UnwindStats& other) {
+  samples += other.samples;
+  complete += other.complete;
+  frames += other.frames;
+  guessed_frames += other.guessed_frames;
+  for (size_t k = 0; k < frames_by_stepper.size(); ++k) frames_by_stepper[k] += other.frames_by_stepper[k];
+  for (const auto& [end, n] : other.ends) ends[end] += n;
+}
+
 // A sample waiting in the batch: its own copy of what the unwinder needs.
 struct RecordingUnwinder::Pending {
   UnwoundSample out;

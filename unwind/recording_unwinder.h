@@ -60,6 +60,8 @@ struct UnwindStats {
   std::map<WalkEnd, uint64_t> ends;
 
   void add(const WalkResult& walk);
+  // Adds another run's counts (merged profiles).
+  void add(const UnwindStats& other);
 };
 
 class RecordingUnwinder {
