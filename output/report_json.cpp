@@ -221,12 +221,7 @@ Profile read_json_profile(const std::string& path) {
     }
     const json& nodes = doc.at("nodes");
     if (!nodes.is_array() || nodes.empty()) throw Error("no nodes");
-    std::vector<uint32_t> node_ids;
-    node_ids.reserve(nodes.size());
-    struct Counts {
-      uint64_t total, total_weight;
-    };
-    std::vector<Counts> expected;
+    std::vector<uint64_t> expected_total;  // checked once every self count is in
     for (size_t i = 0; i < nodes.size(); ++i) {
       const json& n = nodes[i];
       const int64_t parent = field<int64_t>(n, "parent");
@@ -239,22 +234,22 @@ Profile read_json_profile(const std::string& path) {
           throw Error("node " + std::to_string(i) + " has parent " + std::to_string(parent) + ", which does not come before it");
         if (frame < 0 || static_cast<size_t>(frame) >= frame_ids.size())
           throw Error("node " + std::to_string(i) + " names frame " + std::to_string(frame) + ", which does not exist");
-        id = p.tree.child(node_ids[static_cast<size_t>(parent)], frame_ids[static_cast<size_t>(frame)]);
+        // Node ids are file indices: the tree numbers new nodes in the order they come.
+        id = p.tree.child(static_cast<uint32_t>(parent), frame_ids[static_cast<size_t>(frame)]);
       }
-      if (id != i)  // the tree numbers new nodes in the order they come
-        throw Error("node " + std::to_string(i) + " repeats an earlier node");
-      node_ids.push_back(id);
+      if (id != i) throw Error("node " + std::to_string(i) + " repeats an earlier node");
       if (format_context_id(p.tree.node(id).context_id) != field<std::string>(n, "id"))
         throw Error("node " + std::to_string(i) + " has context id " + field<std::string>(n, "id") +
                     " but its stack gives " + format_context_id(p.tree.node(id).context_id));
       const uint64_t self = field<uint64_t>(n, "self");
       const uint64_t self_weight = n.value("self_weight", uint64_t{0});
       if (self || self_weight) p.tree.add_self(id, self, self_weight);
-      expected.push_back({field<uint64_t>(n, "total"), n.value("total_weight", uint64_t{0})});
+      expected_total.push_back(field<uint64_t>(n, "total"));
+      static_cast<void>(n.value("total_weight", uint64_t{0}));  // must be a count when present (sum not checked)
     }
-    for (size_t i = 0; i < node_ids.size(); ++i)
-      if (p.tree.node(node_ids[i]).total != expected[i].total)
-        throw Error("node " + std::to_string(i) + " total " + std::to_string(expected[i].total) +
+    for (uint32_t i = 0; i < expected_total.size(); ++i)
+      if (p.tree.node(i).total != expected_total[i])
+        throw Error("node " + std::to_string(i) + " total " + std::to_string(expected_total[i]) +
                     " is not its self samples plus its children's totals");
   } catch (const json::exception& e) {
     throw Error("'" + path + "' is not a valid swprof JSON profile: " + e.what());
