@@ -1,5 +1,6 @@
 #include "output/diff_context.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "common/error.h"
@@ -35,8 +36,9 @@ void write_context_stack(const Profile& profile, uint64_t id, std::ostream& out)
   snprintf(line, sizeof line, ": %llu samples (%.2f%%), %llu self\n", static_cast<unsigned long long>(total), share,
            static_cast<unsigned long long>(self));
   out << "context " << format_context_id(id) << " in " << profile.source << line;
-  std::vector<uint32_t> nodes;
-  for (uint32_t at = found; at != CallTree::kRoot; at = tree.node(at).parent) nodes.insert(nodes.begin(), at);
+  std::vector<uint32_t> nodes;  // root first
+  for (uint32_t at = found; at != CallTree::kRoot; at = tree.node(at).parent) nodes.push_back(at);
+  std::reverse(nodes.begin(), nodes.end());
   for (uint32_t n : nodes) {
     const CctFrame& f = tree.frame(tree.node(n).frame);
     out << "  " << format_context_id(tree.node(n).context_id) << "  " << f.function << "  " << module_label(f.module);
