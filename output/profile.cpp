@@ -192,7 +192,9 @@ Profile build_profile(const std::string& recording, const ProfileOptions& option
         if (!filter.tids.empty() && std::find(filter.tids.begin(), filter.tids.end(), s.tid) == filter.tids.end())
           return;
         const auto comm_it = comms.find(s.tid);
-        const std::string& comm = comm_it != comms.end() ? comm_it->second : std::string();
+        static const std::string kNoComm;
+        // Both branches lvalues: the name is not copied for every sample.
+        const std::string& comm = comm_it != comms.end() ? comm_it->second : kNoComm;
         if (!filter.comms.empty() && std::find(filter.comms.begin(), filter.comms.end(), comm) == filter.comms.end())
           return;
 
