@@ -10,23 +10,24 @@ set(SWPROF_EMBED_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/embed_files_script.cmake)
 
 function(swprof_embed_files)
   cmake_parse_arguments(ARG "" "OUTPUT;NAMESPACE" "FILES" ${ARGN})
-  set(pairs "")
-  set(deps "")
+  set(symbols "")
+  set(paths "")
   foreach(item ${ARG_FILES})
     string(FIND "${item}" "=" eq)
     string(SUBSTRING "${item}" 0 ${eq} symbol)
     math(EXPR rest "${eq} + 1")
     string(SUBSTRING "${item}" ${rest} -1 path)
     get_filename_component(path "${path}" ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
-    list(APPEND pairs "${symbol}=${path}")
-    list(APPEND deps "${path}")
+    list(APPEND symbols "${symbol}")
+    list(APPEND paths "${path}")
   endforeach()
-  string(REPLACE ";" "|" pairs_arg "${pairs}")
+  string(REPLACE ";" "|" symbols_arg "${symbols}")
+  string(REPLACE ";" "|" paths_arg "${paths}")
   add_custom_command(
     OUTPUT ${ARG_OUTPUT}
     COMMAND ${CMAKE_COMMAND} -DOUTPUT=${ARG_OUTPUT} -DNAMESPACE=${ARG_NAMESPACE}
-            "-DINPUTS=${pairs_arg}" -P ${SWPROF_EMBED_SCRIPT}
-    DEPENDS ${deps} ${SWPROF_EMBED_SCRIPT}
+            "-DSYMBOLS=${symbols_arg}" "-DPATHS=${paths_arg}" -P ${SWPROF_EMBED_SCRIPT}
+    DEPENDS ${paths} ${SWPROF_EMBED_SCRIPT}
     COMMENT "Embedding ${ARG_NAMESPACE} assets"
     VERBATIM)
 endfunction()
