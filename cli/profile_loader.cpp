@@ -11,6 +11,7 @@
 #include "cli/profile_options.h"
 #include "common/error.h"
 #include "common/unique_fd.h"
+#include "output/recording_info.h"
 #include "output/report.h"
 #include "sampler/recording_format.h"
 
@@ -57,7 +58,7 @@ Profile load_profile(const std::string& path, InputKind kind, const ProfileArgs&
     options.progress = [&](const ProfileProgress& p) {
       if (p.seconds - last_shown < 0.2) return;
       last_shown = p.seconds;
-      const double pct = p.file_bytes ? 100.0 * static_cast<double>(p.bytes) / static_cast<double>(p.file_bytes) : 0;
+      const double pct = percent(p.bytes, p.file_bytes);
       std::fprintf(stderr, "\rswprof %s: %3.0f%% of the file, %" PRIu64 " samples, %.0f samples/s   ", command, pct,
                    p.samples, p.seconds > 0 ? static_cast<double>(p.samples) / p.seconds : 0.0);
     };
@@ -68,7 +69,7 @@ Profile load_profile(const std::string& path, InputKind kind, const ProfileArgs&
   if (profile.samples_kept != profile.samples_read) std::fprintf(stderr, " (%" PRIu64 " kept)", profile.samples_kept);
   std::fprintf(stderr, " in %.2f s (%.0f samples/s), %.1f%% complete stacks\n", profile.build_seconds,
                profile.build_seconds > 0 ? static_cast<double>(profile.samples_read) / profile.build_seconds : 0.0,
-               u.samples ? 100.0 * static_cast<double>(u.complete) / static_cast<double>(u.samples) : 0.0);
+               percent(u.complete, u.samples));
   for (const auto& w : profile.warnings) std::fprintf(stderr, "swprof: warning: %s\n", w.c_str());
   return profile;
 }

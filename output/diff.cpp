@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "common/error.h"
+#include "output/recording_info.h"
 
 namespace swprof {
 namespace {
@@ -102,9 +103,6 @@ void add_contexts(const CallTree& tree, bool current, std::unordered_map<uint64_
   }
 }
 
-double percent(uint64_t part, uint64_t whole) {
-  return whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
-}
 
 class Judge {
  public:

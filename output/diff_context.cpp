@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "common/error.h"
+#include "output/recording_info.h"
 #include "output/report.h"
 
 namespace swprof {
@@ -32,7 +33,7 @@ void write_context_stack(const Profile& profile, uint64_t id, std::ostream& out)
     throw Error("context id " + format_context_id(id) + " is not in '" + profile.source +
                 "' (a context id can only be decoded with a profile that has samples in that context)");
   char line[128];
-  const double share = tree.total() ? 100.0 * static_cast<double>(total) / static_cast<double>(tree.total()) : 0.0;
+  const double share = percent(total, tree.total());
   snprintf(line, sizeof line, ": %llu samples (%.2f%%), %llu self\n", static_cast<unsigned long long>(total), share,
            static_cast<unsigned long long>(self));
   out << "context " << format_context_id(id) << " in " << profile.source << line;

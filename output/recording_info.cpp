@@ -112,7 +112,7 @@ std::string format_info(const RecordingInfo& info) {
   add("  in kernel      %llu\n", static_cast<unsigned long long>(info.kernel_mode_samples));
   add("  lost           %llu\n", static_cast<unsigned long long>(info.lost));
   add("  throttled      %llu times\n", static_cast<unsigned long long>(info.throttles));
-  const double trunc_pct = info.samples ? 100.0 * static_cast<double>(info.truncated) / static_cast<double>(info.samples) : 0;
+  const double trunc_pct = percent(info.truncated, info.samples);
   add("  truncated      %llu (%.1f%%) stack copies cut at %u bytes\n", static_cast<unsigned long long>(info.truncated),
       trunc_pct, h.stack_size);
   add("  stack copied   p50 %u bytes, p99 %u bytes, max %u bytes\n", info.stack_percentile(50),
@@ -148,13 +148,10 @@ std::string format_info(const RecordingInfo& info) {
 std::string format_unwind_quality(const UnwindStats& st, UnwinderChoice unwinder) {
   std::string out;
   char line[256];
-  auto pct = [](uint64_t part, uint64_t whole) {
-    return whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
-  };
   snprintf(line, sizeof line, "\nunwind quality (%s):\n",
            unwinder == UnwinderChoice::kChain ? "stepper chain" : "libunwind reference");
   out += line;
-  snprintf(line, sizeof line, "  complete stacks  %.1f%% (%llu of %llu samples)\n", pct(st.complete, st.samples),
+  snprintf(line, sizeof line, "  complete stacks  %.1f%% (%llu of %llu samples)\n", percent(st.complete, st.samples),
            static_cast<unsigned long long>(st.complete), static_cast<unsigned long long>(st.samples));
   out += line;
   snprintf(line, sizeof line, "  frames           %llu (%.1f per sample), %llu guessed\n",
@@ -166,7 +163,7 @@ std::string format_unwind_quality(const UnwindStats& st, UnwinderChoice unwinder
   for (size_t k = 1; k < st.frames_by_stepper.size(); ++k) {
     if (!st.frames_by_stepper[k]) continue;
     snprintf(line, sizeof line, "  %s %llu (%.1f%%)", stepper_name(static_cast<StepperKind>(k)),
-             static_cast<unsigned long long>(st.frames_by_stepper[k]), pct(st.frames_by_stepper[k], st.frames));
+             static_cast<unsigned long long>(st.frames_by_stepper[k]), percent(st.frames_by_stepper[k], st.frames));
     out += line;
   }
   out += "\n";
@@ -177,7 +174,7 @@ std::string format_unwind_quality(const UnwindStats& st, UnwinderChoice unwinder
   if (early.empty()) out += "  walks ended early: none\n";
   for (size_t i = 0; i < early.size() && i < 5; ++i) {
     snprintf(line, sizeof line, "  ended early: %-22s %llu (%.1f%%)%s\n", walk_end_name(early[i].second),
-             static_cast<unsigned long long>(early[i].first), pct(early[i].first, st.samples),
+             static_cast<unsigned long long>(early[i].first), percent(early[i].first, st.samples),
              early[i].second == WalkEnd::kStackExhausted ? "  -- raise --stack-size" : "");
     out += line;
   }

@@ -46,6 +46,10 @@ struct RecordingInfo {
 std::string format_time(uint64_t unix_ns);
 // The command line as a shell would read it back.
 std::string quote_command(const std::vector<std::string>& argv);
+// 100 * part / whole, 0 when whole is 0.
+inline double percent(uint64_t part, uint64_t whole) {
+  return whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
 
 RecordingInfo collect_info(RecordingReader& reader);
 std::string format_info(const RecordingInfo& info);

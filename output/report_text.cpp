@@ -11,9 +11,6 @@
 namespace swprof {
 namespace {
 
-double percent(uint64_t part, uint64_t whole) {
-  return whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
-}
 
 void write_header(const Profile& p, std::ostream& out) {
   char line[512];
