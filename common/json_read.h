@@ -1,6 +1,6 @@
 #pragma once
 // Reading JSON from files (JSON profiles, the recording header) without
-// trusting them: nesting is limited while parsing, so a hostile document
+// trusting them: nesting is limited before parsing, so a hostile document
 // cannot exhaust the stack of the recursive code that walks or destroys it,
 // and every number is checked against the type it is read into.
 
@@ -17,11 +17,12 @@
 
 namespace swprof {
 
-// Deeper than any document swprof writes (its deepest value is at depth 3).
+// Containers (arrays, objects) nested in one another: far more than any
+// document swprof writes (its deepest value is in 3).
 inline constexpr int kMaxJsonDepth = 64;
 
-// Parses `text`; throws Error for a syntax error or nesting deeper than
-// kMaxJsonDepth.
+// Parses `text`; throws Error for nesting deeper than kMaxJsonDepth, and
+// nlohmann::json::exception for a syntax error.
 nlohmann::json parse_json_limited(std::string_view text);
 nlohmann::json parse_json_limited(std::istream& in);
 

@@ -77,11 +77,18 @@ TEST_CASE("json: nesting 300,000 deep is refused, wherever it is", "[json][hosti
 }
 
 TEST_CASE("json: nesting up to the limit parses, one level more does not", "[json][hostile]") {
-  // The root array is at depth 0: kMaxJsonDepth + 1 brackets reach depth kMaxJsonDepth.
-  CHECK_NOTHROW(parse_json_limited(nested(kMaxJsonDepth + 1)));
-  CHECK_THROWS_AS(parse_json_limited(nested(kMaxJsonDepth + 2)), Error);
-  std::istringstream in(nested(kMaxJsonDepth + 2));
+  CHECK_NOTHROW(parse_json_limited(nested(kMaxJsonDepth)));
+  CHECK_THROWS_AS(parse_json_limited(nested(kMaxJsonDepth + 1)), Error);
+  std::istringstream in(nested(kMaxJsonDepth + 1));
   CHECK_THROWS_AS(parse_json_limited(in), Error);
+  // Brackets in strings, escaped quotes included, are text.
+  const std::string brackets = "[\"" + std::string(100, '[') + "\\\"" + std::string(100, '{') + "\"]";
+  CHECK(parse_json_limited(brackets)[0].get<std::string>().size() == 201);
+  // Objects count as arrays do.
+  std::string objects;
+  for (int i = 0; i <= kMaxJsonDepth; ++i) objects += "{\"a\":";
+  objects += "1" + std::string(kMaxJsonDepth + 1, '}');
+  CHECK_THROWS_AS(parse_json_limited(objects), Error);
 }
 
 TEST_CASE("json: numbers outside their field's type are refused with the field's name", "[json][hostile]") {
