@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "common/error.h"
+#include "common/json_read.h"
 #include "output/json_fields.h"
 #include "output/report.h"
 
@@ -69,11 +70,16 @@ json unwind_json(const Profile& p) {
               {"walk_ends", ends}};
 }
 
-template <typename T>
-T field(const json& j, const char* name) {
+const json& required(const json& j, const char* name) {
   auto it = j.find(name);
   if (it == j.end()) throw Error(std::string("missing field '") + name + "'");
-  return it->get<T>();
+  return *it;
+}
+
+template <typename T>
+T field(const json& j, const char* name) {
+  if constexpr (std::is_arithmetic_v<T>) return json_number<T>(required(j, name), name);
+  else return required(j, name).get<T>();
 }
 
 }  // namespace
@@ -155,15 +161,17 @@ Profile read_json_profile(const std::string& path) {
   if (!in) throw Error("cannot open '" + path + "': " + errno_text(errno));
   json doc;
   try {
-    doc = json::parse(in);
+    doc = parse_json_limited(in);
   } catch (const json::exception& e) {
+    throw Error("'" + path + "' is not valid JSON: " + e.what());
+  } catch (const Error& e) {
     throw Error("'" + path + "' is not valid JSON: " + e.what());
   }
   Profile p;
   try {
     if (!doc.is_object() || doc.value("format", "") != kFormatName)
       throw Error("not a swprof JSON profile (no \"format\": \"" + std::string(kFormatName) + "\")");
-    const int version = field<int>(doc, "version");
+    const uint32_t version = field<uint32_t>(doc, "version");
     if (version != kJsonProfileVersion)
       throw Error("JSON profile version " + std::to_string(version) + " is not supported (this swprof reads version " +
                   std::to_string(kJsonProfileVersion) + ")");
@@ -172,40 +180,44 @@ Profile read_json_profile(const std::string& path) {
     p.source = m.value("source", path);
     p.header.mode = m.value("mode", "");
     p.header.command = m.value("command", std::vector<std::string>{});
-    p.header.target_pid = m.value("target_pid", int64_t{0});
+    p.header.target_pid = json_number_or(m, "target_pid", int64_t{0});
     p.header.event = m.value("event", "");
-    p.header.frequency = m.value("frequency", 0u);
-    p.header.period = m.value("period", uint64_t{0});
+    p.header.frequency = json_number_or(m, "frequency", uint32_t{0});
+    p.header.period = json_number_or(m, "period", uint64_t{0});
     p.header.host = m.value("host", "");
     p.header.kernel_release = m.value("kernel_release", "");
-    p.header.start_unix_ns = m.value("start_unix_ns", uint64_t{0});
-    p.samples_read = m.value("samples_read", uint64_t{0});
-    p.lost = m.value("lost", uint64_t{0});
+    p.header.start_unix_ns = json_number_or(m, "start_unix_ns", uint64_t{0});
+    p.samples_read = json_number_or(m, "samples_read", uint64_t{0});
+    p.lost = json_number_or(m, "lost", uint64_t{0});
     p.weight_unit = m.value("weight_unit", "events");
     p.reversed = m.value("reversed", false);
-    const double duration = m.value("duration_seconds", 0.0);
+    // At most ~584 years, so that the nanoseconds fit in 64 bits.
+    const double duration = json_number_or(m, "duration_seconds", 0.0);
+    if (duration > 1.8e10) throw Error("field duration_seconds: expected at most 1.8e10 seconds, got " + std::to_string(duration));
     p.first_time = 0;
     p.last_time = static_cast<uint64_t>(std::max(0.0, duration) * 1e9);
     if (auto u = doc.find("unwind"); u != doc.end()) {
       p.unwinder = u->value("unwinder", "chain") == "libunwind" ? UnwinderChoice::kLibunwind : UnwinderChoice::kChain;
-      p.unwind.samples = u->value("samples", uint64_t{0});
-      p.unwind.complete = u->value("complete", uint64_t{0});
-      p.unwind.frames = u->value("frames", uint64_t{0});
-      p.unwind.guessed_frames = u->value("guessed_frames", uint64_t{0});
+      p.unwind.samples = json_number_or(*u, "samples", uint64_t{0});
+      p.unwind.complete = json_number_or(*u, "complete", uint64_t{0});
+      p.unwind.frames = json_number_or(*u, "frames", uint64_t{0});
+      p.unwind.guessed_frames = json_number_or(*u, "guessed_frames", uint64_t{0});
       const json by_stepper = u->value("frames_by_stepper", json::object());
       const json ends = u->value("walk_ends", json::object());
       for (const auto& [name, n] : by_stepper.items())
         for (size_t k = 1; k < p.unwind.frames_by_stepper.size(); ++k)
-          if (name == stepper_name(static_cast<StepperKind>(k))) p.unwind.frames_by_stepper[k] = n.get<uint64_t>();
+          if (name == stepper_name(static_cast<StepperKind>(k)))
+            p.unwind.frames_by_stepper[k] = json_number<uint64_t>(n, "unwind.frames_by_stepper." + name);
       for (const auto& [name, n] : ends.items())
         for (int e = 0; e <= static_cast<int>(WalkEnd::kNoRegisters); ++e)
-          if (name == walk_end_name(static_cast<WalkEnd>(e))) p.unwind.ends[static_cast<WalkEnd>(e)] = n.get<uint64_t>();
+          if (name == walk_end_name(static_cast<WalkEnd>(e)))
+            p.unwind.ends[static_cast<WalkEnd>(e)] = json_number<uint64_t>(n, "unwind.walk_ends." + name);
     }
     for (const auto& t : doc.value("threads", json::array())) {
       ProfileThread& th = p.threads[field<uint32_t>(t, "tid")];
-      th.pid = t.value("pid", 0u);
+      th.pid = json_number_or(t, "pid", uint32_t{0});
       th.comm = t.value("comm", "");
-      th.samples = t.value("samples", uint64_t{0});
+      th.samples = json_number_or(t, "samples", uint64_t{0});
     }
     p.warnings = doc.value("warnings", std::vector<std::string>{});
 
@@ -215,7 +227,7 @@ Profile read_json_profile(const std::string& path) {
       frame.function = field<std::string>(f, "name");
       frame.module = field<std::string>(f, "module");
       frame.file = f.value("file", "");
-      frame.line = f.value("line", 0u);
+      frame.line = json_number_or(f, "line", decltype(frame.line){0});
       frame.flags = flags_from_json(f.value("flags", json::array()));
       frame_ids.push_back(p.tree.intern(frame));
     }
@@ -242,10 +254,10 @@ Profile read_json_profile(const std::string& path) {
         throw Error("node " + std::to_string(i) + " has context id " + field<std::string>(n, "id") +
                     " but its stack gives " + format_context_id(p.tree.node(id).context_id));
       const uint64_t self = field<uint64_t>(n, "self");
-      const uint64_t self_weight = n.value("self_weight", uint64_t{0});
+      const uint64_t self_weight = json_number_or(n, "self_weight", uint64_t{0});
       if (self || self_weight) p.tree.add_self(id, self, self_weight);
       expected_total.push_back(field<uint64_t>(n, "total"));
-      static_cast<void>(n.value("total_weight", uint64_t{0}));  // must be a count when present (sum not checked)
+      static_cast<void>(json_number_or(n, "total_weight", uint64_t{0}));  // must be a count when present (sum not checked)
     }
     for (uint32_t i = 0; i < expected_total.size(); ++i)
       if (p.tree.node(i).total != expected_total[i])

@@ -126,6 +126,7 @@ std::optional<Record> RecordDecoder::decode_sample(ByteReader& r, uint16_t flags
   uint32_t stack_size = 0;
   uint32_t stored_size = 0;
   if (!chain || !r.read_into(stack_size) || !r.read_into(stored_size)) return std::nullopt;
+  if (stack_size > max_stack_size_) return std::nullopt;
   auto stored = r.bytes(stored_size);
   if (!stored) return std::nullopt;
   auto stack = stacks_.decode(s.tid, sample_sp(s), stack_size, *stored);

@@ -10,11 +10,13 @@
 // Sample stacks are delta-coded per thread (StackDeltaCoder), so a chunk must
 // be decoded from its first record with a fresh coder.
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <vector>
 
 #include "common/byte_reader.h"
+#include "sampler/event_spec.h"
 #include "sampler/records.h"
 #include "sampler/stack_delta.h"
 
@@ -58,10 +60,14 @@ class RecordDecoder {
   // the result stay valid until the next decode() (and while `r`'s buffer lives).
   DecodeResult decode(ByteReader& r);
   void reset() { stacks_.reset(); }
+  // A sample claiming a larger stack than this is damaged: the recording's
+  // --stack-size (from its header), never above kMaxStackSize.
+  void set_max_stack_size(uint32_t bytes) { max_stack_size_ = std::min(bytes, kMaxStackSize); }
 
  private:
   std::optional<Record> decode_sample(ByteReader& r, uint16_t flags);
   StackDeltaCoder stacks_;
+  uint32_t max_stack_size_ = kMaxStackSize;
 };
 
 const char* record_type_name(RecordType type);

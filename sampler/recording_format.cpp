@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "common/json_read.h"
+#include "sampler/event_spec.h"
 
 namespace swprof {
 
@@ -53,25 +55,31 @@ std::string RecordingHeader::to_json() const {
 
 RecordingHeader RecordingHeader::from_json(const std::string& text) {
   try {
-    auto j = nlohmann::json::parse(text);
+    const auto j = parse_json_limited(text);
+    if (!j.is_object()) throw Error("not a JSON object");
     RecordingHeader h;
     h.mode = j.value("mode", "");
     h.command = j.value("command", std::vector<std::string>{});
-    h.target_pid = j.value("target_pid", int64_t{0});
+    h.target_pid = json_number_or(j, "target_pid", int64_t{0});
     h.event = j.value("event", "");
-    h.frequency = j.value("frequency", uint32_t{0});
-    h.period = j.value("period", uint64_t{0});
-    h.stack_size = j.value("stack_size", uint32_t{0});
-    h.regs_mask = j.value("regs_mask", uint64_t{0});
+    h.frequency = json_number_or(j, "frequency", uint32_t{0});
+    h.period = json_number_or(j, "period", uint64_t{0});
+    h.stack_size = json_number_or(j, "stack_size", uint32_t{0});
+    if (h.stack_size > kMaxStackSize)
+      throw Error("field stack_size: expected an integer from 0 to " + std::to_string(kMaxStackSize) + ", got " +
+                  std::to_string(h.stack_size));
+    h.regs_mask = json_number_or(j, "regs_mask", uint64_t{0});
     h.kernel_samples = j.value("kernel_samples", false);
     h.kernel_note = j.value("kernel_note", "");
     h.host = j.value("host", "");
     h.kernel_release = j.value("kernel_release", "");
-    h.start_unix_ns = j.value("start_unix_ns", uint64_t{0});
-    h.start_monotonic_ns = j.value("start_monotonic_ns", uint64_t{0});
+    h.start_unix_ns = json_number_or(j, "start_unix_ns", uint64_t{0});
+    h.start_monotonic_ns = json_number_or(j, "start_monotonic_ns", uint64_t{0});
     h.swprof_version = j.value("swprof_version", "");
     return h;
   } catch (const nlohmann::json::exception& e) {
+    throw Error(std::string("damaged recording header: ") + e.what());
+  } catch (const Error& e) {
     throw Error(std::string("damaged recording header: ") + e.what());
   }
 }

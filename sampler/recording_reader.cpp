@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -31,10 +32,18 @@ RecordingReader::RecordingReader(const std::string& path) : path_(path), dctx_(Z
     throw Error("recording '" + path + "' has format version " + std::to_string(*version) +
                 "; this swprof reads version " + std::to_string(kRecordingVersion));
   if (*header_len > (16u << 20)) throw Error("recording '" + path + "' has a damaged header (length)");
+  if (status_.file_bytes && *header_len > status_.file_bytes - offset_)  // never allocate more than the file holds
+    throw Error("recording '" + path + "' is truncated inside its header");
   std::string json(*header_len, '\0');
   if (read_fully(json.data(), json.size()) != json.size())
     throw Error("recording '" + path + "' is truncated inside its header");
-  header_ = RecordingHeader::from_json(json);
+  try {
+    header_ = RecordingHeader::from_json(json);
+  } catch (const Error& e) {
+    throw Error("recording '" + path + "': " + e.what());
+  }
+  // Recordings that do not say (0) get the kernel's largest.
+  if (header_.stack_size) decoder_.set_max_stack_size(header_.stack_size);
   status_.good_bytes = offset_;
 }
 
@@ -49,6 +58,13 @@ size_t RecordingReader::read_fully(void* dst, size_t n) {
   }
   offset_ += done;
   return done;
+}
+
+uint64_t RecordingReader::bytes_left() {
+  struct stat st;  // asked again: the file may still be growing
+  if (fstat(fd_.get(), &st) != 0 || !S_ISREG(st.st_mode)) return UINT64_MAX;
+  status_.file_bytes = static_cast<uint64_t>(st.st_size);
+  return status_.file_bytes - std::min(offset_, status_.file_bytes);
 }
 
 void RecordingReader::stop(ReadStatus::State state, const std::string& problem) {
@@ -72,6 +88,10 @@ bool RecordingReader::load_chunk() {
   const auto [magic, raw_size, compressed_size, count] = fields;
   if (magic != kChunkMagic || raw_size > kMaxChunkRawSize || compressed_size > ZSTD_compressBound(raw_size)) {
     stop(ReadStatus::State::kCorrupt, "damaged header of " + where);
+    return false;
+  }
+  if (compressed_size > bytes_left()) {  // checked before allocating
+    stop(ReadStatus::State::kTruncated, "file ends inside " + where);
     return false;
   }
   compressed_.resize(compressed_size);

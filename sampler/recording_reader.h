@@ -52,6 +52,8 @@ class RecordingReader {
   void stop(ReadStatus::State state, const std::string& problem);
   // Reads exactly n bytes at the current offset; fewer means the file ended.
   size_t read_fully(void* dst, size_t n);
+  // Bytes of the file after the current offset (UINT64_MAX when not a regular file).
+  uint64_t bytes_left();
 
   std::string path_;
   UniqueFd fd_;

@@ -38,6 +38,9 @@ Bytes StackDeltaCoder::encode(uint32_t tid, uint64_t sp, Bytes stack) {
 std::optional<Bytes> StackDeltaCoder::decode(uint32_t tid, uint64_t sp, uint32_t size, Bytes stored) {
   if (stored.size() > size) return std::nullopt;
   ThreadStack& prev = threads_[tid];
+  scratch_.reserve(size);
+  const size_t held = held_bytes_ - prev.bytes.capacity() + scratch_.capacity();
+  if (held > kMaxHeldBytes) return std::nullopt;
   // One pass over the output: the stored bytes (zero past their end), XOR
   // the previous stack where it covers the same addresses. Offsets are from
   // sp; the previous stack covers [a, b) of the output.
@@ -76,6 +79,7 @@ std::optional<Bytes> StackDeltaCoder::decode(uint32_t tid, uint64_t sp, uint32_t
   plain(b, size);
   prev.sp = sp;
   prev.bytes.swap(scratch_);
+  held_bytes_ = held;
   return Bytes(prev.bytes.data(), prev.bytes.size());
 }
 

@@ -31,10 +31,19 @@ class StackDeltaCoder {
 
   // Rebuilds the stack from `stored` bytes and its full size; returns a view
   // valid until the next decode() for the same thread. nullopt when the sizes
-  // are impossible.
+  // are impossible, or when keeping the stack would make the stacks held for
+  // all threads exceed kMaxHeldBytes (only a damaged chunk gets there: the
+  // bytes held are not bounded by the bytes stored, the rest being zeros).
   std::optional<Bytes> decode(uint32_t tid, uint64_t sp, uint32_t size, Bytes stored);
 
-  void reset() { threads_.clear(); }
+  void reset() {
+    threads_.clear();
+    held_bytes_ = 0;
+  }
+
+  // Budget of the previous stacks kept between samples of one chunk: 1024
+  // threads with the largest stack the kernel copies.
+  static constexpr size_t kMaxHeldBytes = size_t{64} << 20;
 
  private:
   struct ThreadStack {
@@ -46,6 +55,7 @@ class StackDeltaCoder {
 
   std::unordered_map<uint32_t, ThreadStack> threads_;
   std::vector<uint8_t> scratch_;
+  size_t held_bytes_ = 0;  // capacity of every ThreadStack::bytes (decode only)
 };
 
 }  // namespace swprof

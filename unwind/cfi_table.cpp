@@ -1,5 +1,7 @@
 #include "unwind/cfi_table.h"
 
+#include "unwind/cfa_program.h"
+
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <gelf.h>
@@ -187,13 +189,119 @@ bool match_plt_expression(const Dwarf_Op* ops, size_t n, CfiRule& rule) {
   return true;
 }
 
-// The CFA rule of a row, from dwarf_frame_cfa (DWARF 5 §6.4.2.2). A
-// register+offset CFA comes back as one DW_OP_bregx op (number = register,
-// number2 = offset); DW_CFA_def_cfa_expression comes back as its ops.
-bool convert_cfa(Dwarf_Frame* frame, CfiRule& rule) {
-  Dwarf_Op* ops = nullptr;
+// A row as libdw presents it: the CFA rule and register rules as lists of
+// DWARF operations (see libdw.h). LibdwRow reads them from libdw's
+// Dwarf_Frame; InterpretedRow builds the same lists from a CfaState of the
+// one-pass interpreter (cfa_program.h), so both convert through one path.
+constexpr size_t kRowOpsMax = 12;  // more operations than any convertible rule has
+
+struct LibdwRow {
+  Dwarf_Frame* frame;
+  bool cfa(Dwarf_Op* /*mem*/, const Dwarf_Op** ops, size_t* n) const {
+    Dwarf_Op* out = nullptr;
+    if (dwarf_frame_cfa(frame, &out, n) != 0) return false;
+    *ops = out;
+    return true;
+  }
+  bool reg(int regno, Dwarf_Op* mem, const Dwarf_Op** ops, size_t* n) const {
+    Dwarf_Op* out = nullptr;
+    if (dwarf_frame_register(frame, regno, mem, &out, n) != 0) return false;
+    *ops = out;
+    return true;
+  }
+};
+
+// The DWARF expression `expr` as libdw interns it, for the operations a
+// CfiRule can use (DWARF 5 §2.5.1); false for any other operation (no rule
+// could use it either).
+bool parse_expression(Bytes expr, Dwarf_Op* mem, size_t* n) {
+  ByteReader r(expr);
+  while (!r.at_end()) {
+    if (*n == kRowOpsMax) return false;
+    Dwarf_Op op{};
+    op.atom = r.read<uint8_t>().value();
+    std::optional<uint64_t> number = 0;
+    if (op.atom >= DW_OP_breg0 && op.atom <= DW_OP_breg31) {
+      auto v = read_sleb128(r);
+      number = v ? std::optional<uint64_t>(static_cast<uint64_t>(*v)) : std::nullopt;
+    } else if (op.atom == DW_OP_bregx) {
+      number = read_uleb128(r);
+      auto v = read_sleb128(r);
+      if (!v) return false;
+      op.number2 = static_cast<uint64_t>(*v);
+    } else if (op.atom == DW_OP_plus_uconst) {
+      number = read_uleb128(r);
+    } else if (!(op.atom >= DW_OP_lit0 && op.atom <= DW_OP_lit31) && op.atom != DW_OP_deref && op.atom != DW_OP_and &&
+               op.atom != DW_OP_ge && op.atom != DW_OP_shl && op.atom != DW_OP_plus) {
+      return false;
+    }
+    if (!number) return false;
+    op.number = *number;
+    mem[(*n)++] = op;
+  }
+  return true;
+}
+
+struct InterpretedRow {
+  const CfaState& state;
+  bool cfa(Dwarf_Op* mem, const Dwarf_Op** ops, size_t* n) const {
+    *ops = mem;
+    *n = 0;
+    switch (state.cfa) {
+      case CfaState::kCfaUndefined: return true;
+      case CfaState::kCfaInvalid: return false;
+      case CfaState::kCfaOffset:
+        mem[0] = Dwarf_Op{};
+        mem[0].atom = DW_OP_bregx;
+        mem[0].number = state.cfa_register;
+        mem[0].number2 = state.cfa_offset;
+        *n = 1;
+        return true;
+      case CfaState::kCfaExpression: return parse_expression(state.cfa_expression, mem, n);
+    }
+    return false;
+  }
+  bool reg(int regno, Dwarf_Op* mem, const Dwarf_Op** ops, size_t* n) const {
+    const CfaRegisterRule& rule = state.regs[static_cast<size_t>(regno)];
+    *ops = mem;
+    *n = 0;
+    auto push = [&](uint8_t atom, uint64_t number = 0) {
+      mem[*n] = Dwarf_Op{};
+      mem[*n].atom = atom;
+      mem[*n].number = number;
+      ++*n;
+    };
+    switch (rule.kind) {
+      case CfaRegisterRule::kUnspecified:
+      case CfaRegisterRule::kUndefined: return true;
+      case CfaRegisterRule::kSameValue: *ops = nullptr; return true;
+      case CfaRegisterRule::kOffset:
+      case CfaRegisterRule::kValOffset:
+        push(DW_OP_call_frame_cfa);
+        if (rule.value != 0) push(DW_OP_plus_uconst, static_cast<uint64_t>(rule.value));
+        if (rule.kind == CfaRegisterRule::kValOffset) push(DW_OP_stack_value);
+        return true;
+      case CfaRegisterRule::kRegister: push(DW_OP_regx, static_cast<uint64_t>(rule.value)); return true;
+      case CfaRegisterRule::kExpression:
+      case CfaRegisterRule::kValExpression:
+        push(DW_OP_call_frame_cfa);
+        if (!parse_expression(rule.expression, mem, n) || *n == kRowOpsMax) return false;
+        if (rule.kind == CfaRegisterRule::kValExpression) push(DW_OP_stack_value);
+        return true;
+    }
+    return false;
+  }
+};
+
+// The CFA rule of a row (DWARF 5 §6.4.2.2). A register+offset CFA comes as
+// one DW_OP_bregx op (number = register, number2 = offset);
+// DW_CFA_def_cfa_expression comes as its ops.
+template <typename Row>
+bool convert_cfa(const Row& row, CfiRule& rule) {
+  Dwarf_Op mem[kRowOpsMax];
+  const Dwarf_Op* ops = nullptr;
   size_t n = 0;
-  if (dwarf_frame_cfa(frame, &ops, &n) != 0 || n == 0 || !ops) return false;  // CFA undefined or invalid
+  if (!row.cfa(mem, &ops, &n) || n == 0 || !ops) return false;  // CFA undefined or invalid
   if (n == 1) {
     auto breg = breg_of(ops[0]);
     return breg && set_register_offset_cfa(rule, breg->first, breg->second);
@@ -209,16 +317,17 @@ bool convert_cfa(Dwarf_Frame* frame, CfiRule& rule) {
   return match_plt_expression(ops, n, rule);
 }
 
-// One register's rule, from dwarf_frame_register (see libdw.h):
-//   nops 0, ops == ops_mem       -> undefined
+// One register's rule (see dwarf_frame_register in libdw.h):
+//   nops 0, ops != nullptr       -> undefined
 //   nops 0, ops == nullptr       -> same value
 //   [call_frame_cfa (plus_uconst off)] (stack_value)  -> at / value CFA+off
 //   [call_frame_cfa, bregN off]  -> DW_CFA_expression (libdw pushes the CFA first, DWARF 5 §6.4.2.3)
-std::optional<std::pair<SavedRule, int64_t>> convert_register(Dwarf_Frame* frame, int regno) {
-  Dwarf_Op ops_mem[3];
-  Dwarf_Op* ops = nullptr;
+template <typename Row>
+std::optional<std::pair<SavedRule, int64_t>> convert_register(const Row& row, int regno) {
+  Dwarf_Op mem[kRowOpsMax];
+  const Dwarf_Op* ops = nullptr;
   size_t n = 0;
-  if (dwarf_frame_register(frame, regno, ops_mem, &ops, &n) != 0) return std::nullopt;
+  if (!row.reg(regno, mem, &ops, &n)) return std::nullopt;
   if (n == 0) return std::pair{ops == nullptr ? SavedRule::kSameValue : SavedRule::kUndefined, int64_t{0}};
   if (ops[0].atom != DW_OP_call_frame_cfa) return std::nullopt;
   bool value = false;
@@ -238,12 +347,13 @@ std::optional<std::pair<SavedRule, int64_t>> convert_register(Dwarf_Frame* frame
 
 // The CfiRule of one interpreted row, or nullopt when some part of it has no
 // CfiRule equivalent.
-std::optional<CfiRule> convert_row(Dwarf_Frame* frame, int ra_column, bool signal) {
+template <typename Row>
+std::optional<CfiRule> convert_row(const Row& row, uint64_t ra_column, bool signal) {
   if (ra_column != kRip) return std::nullopt;
   CfiRule rule;
-  if (!convert_cfa(frame, rule)) return std::nullopt;
+  if (!convert_cfa(row, rule)) return std::nullopt;
   for (int slot = 0; slot < kSavedSlotCount; ++slot) {
-    auto saved = convert_register(frame, kSavedSlotReg[slot]);
+    auto saved = convert_register(row, kSavedSlotReg[slot]);
     if (!saved || !fits_int16(saved->second)) return std::nullopt;
     rule.saved[slot] = saved->first;
     rule.saved_offset[slot] = static_cast<int16_t>(saved->second);
@@ -256,7 +366,7 @@ std::optional<CfiRule> convert_row(Dwarf_Frame* frame, int ra_column, bool signa
   if (rule.saved[kSlotRbx] == SavedRule::kUndefined) rule.saved[kSlotRbx] = SavedRule::kSameValue;
   // The caller's rsp is the CFA by definition (x86-64 psABI; libdw's default
   // rule is DW_CFA_val_offset rsp, 0). Anything else cannot be expressed.
-  auto rsp = convert_register(frame, kRsp);
+  auto rsp = convert_register(row, kRsp);
   if (!rsp) return std::nullopt;
   const bool rsp_is_cfa = (rsp->first == SavedRule::kValCfa && rsp->second == 0) || rsp->first == SavedRule::kUndefined;
   if (!rsp_is_cfa) return std::nullopt;
@@ -298,6 +408,18 @@ class CfiTableBuilder {
   };
   struct FdeRange {
     uint64_t lo, hi;
+    Dwarf_Off cie_offset;
+    Bytes instructions;  // the FDE's CFA program
+  };
+  // What the FDEs of one CIE share (LSB 5.0 §10.5.1.1; DWARF 5 §6.4.1).
+  struct CieInfo {
+    uint8_t fde_encoding = kPeAbsptr;  // the 'R' augmentation
+    bool has_z = false;                // FDEs hold a uleb128 length and augmentation data
+    size_t fde_augmentation_size = 0;  // without 'z': libdw's count of those bytes
+    bool signal = false;               // the 'S' augmentation
+    uint64_t ra_column = 0;
+    CieProgram program;
+    std::optional<CfaState> initial;   // nullopt: its initial instructions are invalid
   };
   enum Source : uint8_t { kEhFrame = 0, kDebugFrame = 1 };
 
@@ -306,8 +428,10 @@ class CfiTableBuilder {
   std::vector<FdeRange> eh_frame_fdes_from_hdr(const SectionRef& eh_frame);
   std::vector<FdeRange> walk_fdes(const SectionRef& section, bool eh_frame);
   std::optional<FdeRange> decode_fde(const SectionRef& section, bool eh_frame, const Dwarf_FDE& fde);
-  std::optional<uint8_t> fde_encoding(const SectionRef& section, bool eh_frame, Dwarf_Off cie_offset);
-  void compile_fde(Dwarf_CFI* cfi, FdeRange range, Source source);
+  const CieInfo* cie_info(const SectionRef& section, bool eh_frame, Dwarf_Off cie_offset);
+  std::optional<CieInfo> read_cie(const SectionRef& section, bool eh_frame, Dwarf_Off cie_offset) const;
+  void compile_fde(const SectionRef& section, bool eh_frame, const FdeRange& range);
+  void compile_fde_per_row(Dwarf_CFI* cfi, FdeRange range, Source source);
   uint32_t intern(const CfiRule& rule);
   std::shared_ptr<const CfiTable> finish();
 
@@ -321,7 +445,7 @@ class CfiTableBuilder {
   std::vector<RawRow> rows_;
   std::vector<CfiRule> rules_;
   std::unordered_map<CfiRule, uint32_t, RuleHash> rule_ids_;
-  std::map<Dwarf_Off, std::optional<uint8_t>> cie_encodings_;
+  std::map<std::pair<bool, Dwarf_Off>, std::optional<CieInfo>> cies_;  // by (eh_frame, offset)
   CfiTableStats stats_;
 };
 
@@ -353,7 +477,10 @@ void CfiTableBuilder::compile_eh_frame() {
   std::vector<FdeRange> fdes;
   if (options_.use_eh_frame_hdr) fdes = eh_frame_fdes_from_hdr(*eh_frame);
   if (fdes.empty()) fdes = walk_fdes(*eh_frame, true);
-  for (const FdeRange& fde : fdes) compile_fde(cfi.get(), fde, kEhFrame);
+  for (const FdeRange& fde : fdes) {
+    if (options_.reference_per_row) compile_fde_per_row(cfi.get(), fde, kEhFrame);
+    else compile_fde(*eh_frame, true, fde);
+  }
 }
 
 void CfiTableBuilder::compile_debug_frame() {
@@ -363,7 +490,10 @@ void CfiTableBuilder::compile_debug_frame() {
   if (!dwarf) return;
   Dwarf_CFI* cfi = dwarf_getcfi(dwarf.get());  // owned by `dwarf`
   if (!cfi) return;
-  for (const FdeRange& fde : walk_fdes(*debug_frame, false)) compile_fde(cfi, fde, kDebugFrame);
+  for (const FdeRange& fde : walk_fdes(*debug_frame, false)) {
+    if (options_.reference_per_row) compile_fde_per_row(cfi, fde, kDebugFrame);
+    else compile_fde(*debug_frame, false, fde);
+  }
 }
 
 std::vector<CfiTableBuilder::FdeRange> CfiTableBuilder::eh_frame_fdes_from_hdr(const SectionRef& eh_frame) {
@@ -419,66 +549,111 @@ std::vector<CfiTableBuilder::FdeRange> CfiTableBuilder::walk_fdes(const SectionR
 }
 
 // initial_location and address_range of an FDE, encoded with its CIE's 'R'
-// encoding (LSB 5.0 §10.5.1.2; the range uses only the value format).
+// encoding (LSB 5.0 §10.5.1.2; the range uses only the value format), and
+// the instructions after its augmentation data.
 // .debug_frame FDEs hold plain 8-byte addresses (DWARF 5 §6.4.1).
 std::optional<CfiTableBuilder::FdeRange> CfiTableBuilder::decode_fde(const SectionRef& section, bool eh_frame,
                                                                      const Dwarf_FDE& fde) {
-  auto encoding = fde_encoding(section, eh_frame, fde.CIE_pointer);
-  if (!encoding) return std::nullopt;
+  const CieInfo* cie = cie_info(section, eh_frame, fde.CIE_pointer);
+  if (!cie) return std::nullopt;
   const auto* section_start = static_cast<const uint8_t*>(section.data->d_buf);
   if (!fde.start || fde.end < fde.start) return std::nullopt;
   ByteReader r(Bytes(fde.start, static_cast<size_t>(fde.end - fde.start)));
   const PointerBase base{section.vaddr + static_cast<uint64_t>(fde.start - section_start), 0};
-  auto lo = read_encoded_pointer(r, *encoding, base);
-  auto length = read_encoded_pointer(r, *encoding & 0x0f, base);
+  auto lo = read_encoded_pointer(r, cie->fde_encoding, base);
+  auto length = read_encoded_pointer(r, cie->fde_encoding & 0x0f, base);
   if (!lo || !length) return std::nullopt;
   uint64_t hi = 0;
   if (__builtin_add_overflow(*lo, *length, &hi)) return std::nullopt;
-  return FdeRange{*lo, hi};
+  std::optional<uint64_t> augmentation = cie->fde_augmentation_size;
+  if (cie->has_z) augmentation = read_uleb128(r);
+  if (!augmentation || !r.skip(static_cast<size_t>(std::min<uint64_t>(*augmentation, SIZE_MAX)))) return std::nullopt;
+  auto instructions = r.bytes(r.remaining());
+  return FdeRange{*lo, hi, fde.CIE_pointer, *instructions};
 }
 
-// The FDE pointer encoding of the CIE at `cie_offset`: the 'R' entry of its
+const CfiTableBuilder::CieInfo* CfiTableBuilder::cie_info(const SectionRef& section, bool eh_frame, Dwarf_Off cie_offset) {
+  auto [it, inserted] = cies_.try_emplace({eh_frame, cie_offset});
+  if (inserted) it->second = read_cie(section, eh_frame, cie_offset);
+  return it->second ? &*it->second : nullptr;
+}
+
+// The CIE at `cie_offset`: the FDE pointer encoding is the 'R' entry of its
 // 'z' augmentation data (LSB 5.0 §10.5.1.1), absptr when it has none.
-std::optional<uint8_t> CfiTableBuilder::fde_encoding(const SectionRef& section, bool eh_frame, Dwarf_Off cie_offset) {
-  if (!eh_frame) return kPeAbsptr;
-  auto cached = cie_encodings_.find(cie_offset);
-  if (cached != cie_encodings_.end()) return cached->second;
-  std::optional<uint8_t> result;
+std::optional<CfiTableBuilder::CieInfo> CfiTableBuilder::read_cie(const SectionRef& section, bool eh_frame,
+                                                                  Dwarf_Off cie_offset) const {
   Dwarf_CFI_Entry entry;
   Dwarf_Off next = 0;
-  if (dwarf_next_cfi(ident_, section.data, true, cie_offset, &next, &entry) == 0 && dwarf_cfi_cie_p(&entry) &&
-      entry.cie.augmentation) {
-    const std::string_view aug = entry.cie.augmentation;
-    if (aug.empty()) {
-      result = kPeAbsptr;
-    } else if (aug[0] == 'z' && entry.cie.augmentation_data) {
-      ByteReader r(Bytes(entry.cie.augmentation_data, entry.cie.augmentation_data_size));
-      uint8_t encoding = kPeAbsptr;
+  if (dwarf_next_cfi(ident_, section.data, eh_frame, cie_offset, &next, &entry) != 0 || !dwarf_cfi_cie_p(&entry) ||
+      !entry.cie.augmentation)
+    return std::nullopt;
+  CieInfo cie;
+  const std::string_view aug = entry.cie.augmentation;
+  cie.has_z = !aug.empty() && aug[0] == 'z';
+  cie.fde_augmentation_size = entry.cie.fde_augmentation_data_size;
+  cie.signal = aug.find('S') != std::string_view::npos;
+  cie.ra_column = entry.cie.return_address_register;
+  if (eh_frame && !aug.empty()) {
+    if (!cie.has_z || !entry.cie.augmentation_data) return std::nullopt;
+    ByteReader r(Bytes(entry.cie.augmentation_data, entry.cie.augmentation_data_size));
+    for (char c : aug.substr(1)) {
       bool ok = true;
-      for (char c : aug.substr(1)) {
-        if (c == 'R') {
-          ok = r.read_into(encoding);
-        } else if (c == 'L') {
-          ok = r.skip(1);
-        } else if (c == 'P') {
-          // The personality pointer: skip its encoded value (only its format matters).
-          uint8_t personality = 0;
-          ok = r.read_into(personality) && read_encoded_pointer(r, personality & 0x0f, {}).has_value();
-        } else if (c != 'S' && c != 'B' && c != 'G') {
-          ok = false;  // an unknown letter: the data after it cannot be located
-        }
-        if (!ok) break;
+      if (c == 'R') {
+        ok = r.read_into(cie.fde_encoding);
+      } else if (c == 'L') {
+        ok = r.skip(1);
+      } else if (c == 'P') {
+        // The personality pointer: skip its encoded value (only its format matters).
+        uint8_t personality = 0;
+        ok = r.read_into(personality) && read_encoded_pointer(r, personality & 0x0f, {}).has_value();
+      } else if (c != 'S' && c != 'B' && c != 'G') {
+        ok = false;  // an unknown letter: the data after it cannot be located
       }
-      if (ok) result = encoding;
+      if (!ok) return std::nullopt;
     }
   }
-  cie_encodings_.emplace(cie_offset, result);
-  return result;
+  const auto* section_start = static_cast<const uint8_t*>(section.data->d_buf);
+  cie.program.code_alignment = entry.cie.code_alignment_factor;
+  cie.program.data_alignment = entry.cie.data_alignment_factor;
+  cie.program.fde_encoding = cie.fde_encoding;
+  cie.program.section_vaddr = section.vaddr;
+  cie.program.section_start = section_start;
+  if (entry.cie.initial_instructions && entry.cie.initial_instructions_end >= entry.cie.initial_instructions)
+    cie.program.initial_instructions =
+        Bytes(entry.cie.initial_instructions,
+              static_cast<size_t>(entry.cie.initial_instructions_end - entry.cie.initial_instructions));
+  cie.initial = cie_initial_state(cie.program);
+  return cie;
 }
 
-// Rows of one FDE: libdw interprets the CFA program up to `addr` and reports
-// the row holding it as [start, end); the next row starts at `end`.
-void CfiTableBuilder::compile_fde(Dwarf_CFI* cfi, FdeRange range, Source source) {
+// Rows of one FDE, its program interpreted once from start to end
+// (cfa_program.h).
+void CfiTableBuilder::compile_fde(const SectionRef& section, bool eh_frame, const FdeRange& range) {
+  const CieInfo* cie = cie_info(section, eh_frame, range.cie_offset);
+  if (!cie || !cie->initial) {
+    ++stats_.skipped_fdes;
+    return;
+  }
+  const uint8_t source = eh_frame ? kEhFrame : kDebugFrame;
+  bool any = false;
+  const bool complete = run_cfa_program(cie->program, *cie->initial, range.instructions, range.lo, range.hi,
+                                        [&](uint64_t start, uint64_t end, const CfaState& state) {
+                                          ++stats_.interpreted;
+                                          if (auto rule = convert_row(InterpretedRow{state}, cie->ra_column, cie->signal)) {
+                                            rows_.push_back({start, end, intern(*rule), source});
+                                            any = true;
+                                          } else {
+                                            ++stats_.skipped_rows;
+                                          }
+                                        });
+  if (!complete) ++stats_.skipped_fdes;
+  if (any) ++stats_.fdes;
+}
+
+// Rows of one FDE the way libdw gives them: it interprets the CFA program up
+// to `addr` and reports the row holding it as [start, end); the next row
+// starts at `end`. Quadratic in the rows of an FDE: the reference for tests.
+void CfiTableBuilder::compile_fde_per_row(Dwarf_CFI* cfi, FdeRange range, Source source) {
   bool any = false;
   uint64_t addr = range.lo;
   while (addr < range.hi) {
@@ -498,7 +673,7 @@ void CfiTableBuilder::compile_fde(Dwarf_CFI* cfi, FdeRange range, Source source)
     }
     const uint64_t row_end = std::min<uint64_t>(end, range.hi);
     ++stats_.interpreted;
-    if (auto rule = convert_row(frame.get(), ra_column, signal)) {
+    if (auto rule = convert_row(LibdwRow{frame.get()}, static_cast<uint64_t>(ra_column), signal)) {
       rows_.push_back({addr, row_end, intern(*rule), source});
       any = true;
     } else {
@@ -603,6 +778,13 @@ std::optional<CfiTable::Row> CfiTable::row_at(uint64_t vaddr) const {
   const size_t i = static_cast<size_t>(it - starts_.begin()) - 1;
   if (rule_index_[i] == kNoRule) return std::nullopt;
   return Row{starts_[i], starts_[i + 1], &rules_[rule_index_[i]]};
+}
+
+std::vector<CfiTable::Row> CfiTable::rows() const {
+  std::vector<Row> out;
+  for (size_t i = 0; i + 1 < starts_.size(); ++i)
+    if (rule_index_[i] != kNoRule) out.push_back(Row{starts_[i], starts_[i + 1], &rules_[rule_index_[i]]});
+  return out;
 }
 
 size_t CfiTable::memory_bytes() const {

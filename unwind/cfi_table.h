@@ -5,10 +5,10 @@
 //
 // Sources: .eh_frame (LSB 5.0 "Exception Frames", FDEs enumerated through
 // .eh_frame_hdr's sorted table when present) and .debug_frame (DWARF 5
-// §6.4). elfutils' CFI interpreter turns each FDE into rows (one per
-// DW_CFA_advance_loc); each row becomes a CfiRule when its CFA and register
-// rules are of a kind the stepper can apply, and is counted as skipped
-// otherwise.
+// §6.4). Each FDE's program is interpreted once into rows (one per
+// DW_CFA_advance_loc; cfa_program.h, with libdw's semantics); each row
+// becomes a CfiRule when its CFA and register rules are of a kind the
+// stepper can apply, and is counted as skipped otherwise.
 
 #include <algorithm>
 #include <array>
@@ -136,6 +136,10 @@ struct CfiTableStats {
 struct CfiCompileOptions {
   bool use_eh_frame_hdr = true;  // false: enumerate .eh_frame FDEs by walking the section
   bool use_debug_frame = true;
+  // Ask libdw for the row at each address instead of interpreting each FDE
+  // once: the same table, in time quadratic in an FDE's rows. A reference
+  // for tests.
+  bool reference_per_row = false;
 };
 
 class CfiTable {
@@ -167,6 +171,8 @@ class CfiTable {
   };
   // The row covering vaddr, with its [start, end) range.
   std::optional<Row> row_at(uint64_t vaddr) const;
+  // Every row, by address (gaps between FDEs have none).
+  std::vector<Row> rows() const;
 
   const CfiTableStats& stats() const { return stats_; }
   bool empty() const { return stats_.rows == 0; }
