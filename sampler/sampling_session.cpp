@@ -613,7 +613,9 @@ SessionSummary run_attach(const AttachRequest& req) {
   if (!state) throw Error("no process with PID " + std::to_string(req.pid));
   if (*state == 'Z' || *state == 'X') throw Error("process " + std::to_string(req.pid) + " has already exited (zombie)");
   if (req.pid == getpid()) throw Error("swprof cannot attach to itself");
-  if (req.duration_s < 0 || std::isnan(req.duration_s)) throw Error("invalid --duration: must be positive");
+  if (!(req.duration_s >= 0 && req.duration_s <= kMaxAttachSeconds))
+    throw Error("invalid --duration: expected a finite number of seconds > 0 and <= " +
+                std::to_string(static_cast<uint64_t>(kMaxAttachSeconds)));
   check_output_writable(req.output);
   raise_fd_limit();
   StopSignals signals;
