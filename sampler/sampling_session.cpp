@@ -253,7 +253,9 @@ class EventSet {
       return 0;
     }
     int err = 0;
-    for (uint64_t size = ring_bytes_; size >= 8192; size /= 2) {
+    // Smaller rings fit under a lower mlock limit, down to the smallest
+    // that still holds whole samples.
+    for (uint64_t size = ring_bytes_; size >= min_ring_bytes(options_.stack_size); size /= 2) {
       rings_[cpu_index] = MappedRingBuffer::map(fd, size, &err);
       if (rings_[cpu_index].valid()) {
         ring_bytes_ = size;  // later CPUs start from what fit

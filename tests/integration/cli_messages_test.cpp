@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -109,4 +110,38 @@ TEST_CASE("cli: record's options end at the command, whose own options are its o
   INFO(r.err);
   CHECK(r.exit_code == 3);
   CHECK(fs::exists(dir.file("ok.swprof")));
+}
+
+TEST_CASE("cli: a ring buffer too small for one sample is refused with the minimum", "[integration]") {
+  check_refused({"record", "--buffer-size", "8K", "true"},
+                "invalid --buffer-size 8K: with --stack-size 32768 a sample takes up to 34088 bytes");
+  check_refused({"record", "--buffer-size", "64K", "--stack-size", "32768", "true"}, "use --buffer-size 256K or more");
+}
+
+TEST_CASE("cli: a perf.data file is named as such by every command, without its bytes", "[integration]") {
+  TempDir dir;
+  const std::string perf_data = dir.file("perf.data");
+  {
+    std::ofstream out(perf_data, std::ios::binary);
+    out << "PERFILE2";
+    for (int i = 0; i < 256; ++i) out.put(static_cast<char>(i));  // control characters and all
+  }
+  const std::vector<std::vector<std::string>> commands = {
+      {"report", perf_data}, {"flamegraph", perf_data, "-o", dir.file("f.html")}, {"info", perf_data},
+      {"script", perf_data}, {"diff", perf_data, perf_data},   {"merge", perf_data}};
+  for (const auto& args : commands) {
+    std::vector<std::string> argv = {swprof_bin()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    auto r = run(argv, dir.path());
+    INFO(args.front() << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(line_count(r.err) == 1);
+    CHECK(r.err.find("'" + perf_data + "' is a perf.data file; swprof reads its own recordings, JSON profiles and "
+                     "folded stacks") != std::string::npos);
+    bool control = false;
+    for (char c : r.err) control = control || (static_cast<unsigned char>(c) < 0x20 && c != '\n');
+    CHECK_FALSE(control);
+    CHECK(r.out.empty());
+  }
+  CHECK_FALSE(fs::exists(dir.file("f.html")));
 }
