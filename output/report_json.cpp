@@ -198,7 +198,7 @@ Profile read_json_profile(const std::string& path) {
         for (size_t k = 1; k < p.unwind.frames_by_stepper.size(); ++k)
           if (name == stepper_name(static_cast<StepperKind>(k))) p.unwind.frames_by_stepper[k] = n.get<uint64_t>();
       for (const auto& [name, n] : ends.items())
-        for (int e = 0; e <= static_cast<int>(WalkEnd::kNoRegisters); ++e)
+        for (int e = 0; e <= static_cast<int>(WalkEnd::kNoMappingsYet); ++e)
           if (name == walk_end_name(static_cast<WalkEnd>(e))) p.unwind.ends[static_cast<WalkEnd>(e)] = n.get<uint64_t>();
     }
     for (const auto& t : doc.value("threads", json::array())) {

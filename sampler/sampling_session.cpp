@@ -692,10 +692,17 @@ std::string format_summary(const SessionSummary& s) {
   } else {
     out += "swprof: 0 samples lost\n";
   }
-  if (s.truncated) {
+  if (s.truncated && s.stack_size >= kMaxStackSize) {
     snprintf(line, sizeof line,
-             "swprof: %llu samples (%.1f%%) had their stack copy cut at --stack-size %u; raise --stack-size (max 65528) for complete stacks\n",
+             "swprof: %llu samples (%.1f%%) had their stack copy cut at --stack-size %u, the maximum: these stacks are "
+             "deeper than the kernel can copy\n",
              static_cast<unsigned long long>(s.truncated), percent(s.truncated, s.samples), s.stack_size);
+    out += line;
+  } else if (s.truncated) {
+    snprintf(line, sizeof line,
+             "swprof: %llu samples (%.1f%%) had their stack copy cut at --stack-size %u; raise --stack-size (up to %u) "
+             "for complete stacks\n",
+             static_cast<unsigned long long>(s.truncated), percent(s.truncated, s.samples), s.stack_size, kMaxStackSize);
     out += line;
   }
   if (s.throttles) {
