@@ -2,6 +2,7 @@
 // the command runs, not after a signal, not when swprof itself is killed.
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -16,6 +17,7 @@
 #include "../unit/temp_dir.h"
 #include "common/unique_fd.h"
 #include "harness.h"
+#include "sampler/proc.h"
 
 using namespace swprof::testing;
 namespace fs = std::filesystem;
@@ -81,7 +83,10 @@ TEST_CASE("record: a write error while sampling (reader of a FIFO gone) stops th
   REQUIRE(reader->valid());
   auto p = spawn({swprof_bin(), "record", "-o", fifo, w, "forever"}, dir.path());
   REQUIRE(wait_until(w, true));  // the command runs: the error comes after it started
-  reader.reset();                // the next chunk write fails with EPIPE
+  // swprof opens the FIFO after starting the command: wait for its header.
+  pollfd header_written = {reader->get(), POLLIN, 0};
+  REQUIRE(poll(&header_written, 1, 10000) == 1);
+  reader.reset();  // the next chunk write fails with EPIPE
   auto r = wait_for(p, 60);
   INFO("stderr: " << r.err);
   CHECK(r.exit_code == 2);
@@ -114,14 +119,21 @@ TEST_CASE("record: SIGHUP, SIGQUIT and SIGUSR1 finalize the file and stop the co
 
 TEST_CASE("record: SIGPIPE to swprof is not fatal: sampling goes on", "[integration]") {
   TempDir dir;
+  const std::string w = unique_workload(dir);
   const std::string out = dir.file("pipe.swprof");
-  auto p = spawn({swprof_bin(), "record", "-o", out, workload_bin(), "spin", "0.3"}, dir.path());
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  auto p = spawn({swprof_bin(), "record", "-o", out, w, "forever"}, dir.path());
+  REQUIRE(wait_until(w, true));
   kill(p.pid, SIGPIPE);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  kill(p.pid, SIGINT);  // still there to be stopped by Ctrl-C
   auto r = wait_for(p, 30);
   INFO("stderr: " << r.err);
-  CHECK(r.exit_code == 0);
-  CHECK(summarize(out).finalized);
+  CHECK(r.exit_code == 128 + SIGTERM);
+  auto s = summarize(out);
+  CHECK(s.finalized);
+  CHECK(s.end_json.find("\"interrupted\"") != std::string::npos);
+  CHECK(processes_running(w).empty());
+  kill_leftovers(w);
 }
 
 TEST_CASE("record: when swprof is killed outright, the command gets SIGTERM", "[integration]") {
@@ -133,4 +145,31 @@ TEST_CASE("record: when swprof is killed outright, the command gets SIGTERM", "[
   wait_for(p, 30);
   CHECK(wait_until(w, false));
   kill_leftovers(w);
+}
+
+TEST_CASE("attach: SIGHUP finalizes the file and leaves the target running, not stopped", "[integration]") {
+  TempDir dir;
+  const std::string w = unique_workload(dir);
+  auto target = spawn({w, "forever"}, dir.path());
+  REQUIRE(wait_until(w, true));
+  const std::string out = dir.file("attach.swprof");
+  auto p = spawn({swprof_bin(), "attach", "-o", out, std::to_string(target.pid)}, dir.path());
+  // Sampling has started once the header is on disk.
+  for (int i = 0; i < 1000 && !(fs::exists(out) && fs::file_size(out) > 0); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  kill(p.pid, SIGHUP);
+  auto r = wait_for(p, 30);
+  INFO("stderr: " << r.err);
+  CHECK(r.exit_code == 0);
+  auto s = summarize(out);
+  CHECK(s.finalized);
+  CHECK(s.end_json.find("interrupted by SIGHUP") != std::string::npos);
+  auto state = swprof::process_state(target.pid);
+  REQUIRE(state.has_value());
+  CHECK(*state != 'T');
+  CHECK(*state != 't');
+  CHECK(swprof::process_alive(target.pid));
+  kill(target.pid, SIGKILL);
+  waitpid(target.pid, nullptr, 0);
 }
