@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/number_options.h"
 #include "cli/profile_options.h"
 #include "output/diff.h"
 #include "output/flamegraph.h"
@@ -60,16 +61,16 @@ std::function<int()> add_diff_command(CLI::App& app) {
   sub->add_option("-o,--output", a->output, "write the report here instead of standard output");
   sub->add_option("--html", a->html, "also write a differential flame graph (NEW's shape, red: more, blue: less)");
   sub->add_option("--folded", a->folded, "also write 'stack base_count new_count' lines (FlameGraph's difffolded format)");
-  sub->add_option("--threshold", a->diff.threshold_percent,
-                  "relative change of a share, in %, that counts as a regression (default 5)");
-  sub->add_option("--min-share", a->diff.min_share_percent,
-                  "do not judge functions under this % of samples on both sides (default 1)");
-  sub->add_option("--min-samples", a->diff.min_samples,
-                  "do not judge functions with fewer samples than this on both sides (default 20)");
-  sub->add_option("--min-z", a->diff.min_z, "z statistic a change needs to be significant (default 4)");
+  add_number(sub, "--threshold", a->diff.threshold_percent, {0},
+             "relative change of a share, in %, that counts as a regression (default 5)");
+  add_number(sub, "--min-share", a->diff.min_share_percent, {0, 100},
+             "do not judge functions under this % of samples on both sides (default 1)");
+  add_number(sub, "--min-samples", a->diff.min_samples, {0, 1e12, true},
+             "do not judge functions with fewer samples than this on both sides (default 20)");
+  add_number(sub, "--min-z", a->diff.min_z, {0}, "z statistic a change needs to be significant (default 4)");
   sub->add_option("--fail-on", a->fail_on, "which share's regression fails: self, total (default) or both");
   sub->add_option("--only", a->diff.only, "judge only functions whose name matches this regex");
-  sub->add_option("--top", a->top, "rows per table in text and markdown (default 10)");
+  add_number(sub, "--top", a->top, {0, 1000000, true}, "rows per table in text and markdown (default 10)");
   a->profile.add_to(sub);
   return [a]() {
     const DiffFormat format = parse_diff_format(a->format);

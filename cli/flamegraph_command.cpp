@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/number_options.h"
 #include "cli/profile_options.h"
 #include "output/flamegraph.h"
 #include "output/folded_input.h"
@@ -30,11 +31,10 @@ std::function<int()> add_flamegraph_command(CLI::App& app) {
   sub->add_option("-o,--output", a->output, "HTML file to write (default flamegraph.html; - for stdout)");
   sub->add_option("--title", a->title, "title shown on the page (default: the profiled command)");
   sub->add_flag("--icicle", a->icicle, "start with the root at the top");
-  sub->add_option("--min-percent", a->min_percent,
-                  "leave out frames under this % of samples to make huge profiles smaller (default 0: keep all)");
+  add_number(sub, "--min-percent", a->min_percent, {0, 100},
+             "leave out frames under this % of samples to make huge profiles smaller (default 0: keep all)");
   a->profile.add_to(sub);
   return [a]() {
-    if (a->min_percent < 0 || a->min_percent > 100) throw Error("--min-percent must be between 0 and 100");
     OutputFile out(a->output);  // fails before any work when it cannot be written
     FlamegraphOptions options;
     options.icicle = a->icicle;

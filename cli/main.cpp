@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "common/error.h"
 
@@ -30,6 +31,11 @@ int main(int argc, char** argv) {
       break;
     }
   }
+  if (auto unknown = swprof::cli::find_unknown_name(app, args)) {
+    std::fprintf(stderr, "swprof: %s\n", unknown->c_str());
+    return swprof::kExitUsage;
+  }
+  const CLI::App* command = swprof::cli::named_command(app, args);
   std::reverse(args.begin(), args.end());  // CLI11 takes the arguments reversed
   try {
     app.parse(args);
@@ -40,7 +46,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "swprof: %s (see swprof --help)\n", e.what());
+    std::fprintf(stderr, "swprof: %s\n", swprof::cli::describe_parse_error(e, app, command).c_str());
     return swprof::kExitUsage;
   }
   try {

@@ -32,6 +32,7 @@ InputKind detect_input(const std::string& path) {
   if (n < 0) throw Error("cannot read '" + path + "': " + errno_text(errno));
   if (n >= static_cast<ssize_t>(sizeof kRecordingMagic) && std::memcmp(head, kRecordingMagic, sizeof kRecordingMagic) == 0)
     return InputKind::kRecording;
+  if (is_perf_data(head, static_cast<size_t>(n))) throw Error(perf_data_not_supported(path));
   for (ssize_t i = 0; i < n; ++i) {
     if (head[i] == ' ' || head[i] == '\n' || head[i] == '\t' || head[i] == '\r') continue;
     return head[i] == '{' ? InputKind::kJsonProfile : InputKind::kFolded;

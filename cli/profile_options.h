@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/number_options.h"
 #include "cli/symbolize_options.h"
 #include "cli/unwind_options.h"
 #include "output/profile.h"
@@ -30,8 +31,8 @@ struct ProfileArgs {
     sub->add_option("--comm", comms, "keep only threads with these names (repeat or comma-separate)")->delimiter(',');
     sub->add_option("--include", include, "keep only stacks with a function matching this regex");
     sub->add_option("--exclude", exclude, "drop stacks with a function matching this regex");
-    sub->add_option("--from", from, "keep samples from this many seconds after the recording started");
-    sub->add_option("--to", to, "keep samples up to this many seconds after the recording started");
+    add_number(sub, "--from", from, {0}, "keep samples from this many seconds after the recording started");
+    add_number(sub, "--to", to, {0}, "keep samples up to this many seconds after the recording started");
     sub->add_flag("--reverse", reverse, "leaf first: show the callers of the hottest functions");
     sub->add_flag("--no-kernel", no_kernel, "leave out kernel frames");
     sub->add_flag("--per-thread", per_thread, "one subtree per thread, rooted at 'name [tid]'");

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/number_options.h"
 #include "common/error.h"
 #include "sampler/sampling_session.h"
 
@@ -112,7 +113,8 @@ std::function<int()> add_attach_command(CLI::App& app) {
   auto duration = std::make_shared<double>(0);
   add_sampling_options(sub, *args);
   sub->add_option("pid", *pid, "the process to sample (all its threads, and threads it starts)")->required();
-  sub->add_option("-d,--duration", *duration, "stop after this many seconds");
+  add_number(sub, "-d,--duration", *duration, {0, kMaxAttachSeconds, false, true},
+             "stop after this many seconds (at most a year; leave out to sample until Ctrl-C or the process exits)");
   return [args, pid, duration]() {
     AttachRequest req;
     auto value = parse_count(*pid, "PID");

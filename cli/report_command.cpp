@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/number_options.h"
 #include "cli/profile_options.h"
 #include "output/diff_context.h"
 #include "output/output_file.h"
@@ -29,14 +30,13 @@ std::function<int()> add_report_command(CLI::App& app) {
   sub->add_option("file", a->path, "recording or JSON profile (default swprof.data)");
   sub->add_option("-f,--format", a->format, "text (default), folded, json or speedscope");
   sub->add_option("-o,--output", a->output, "write here instead of standard output");
-  sub->add_option("--min-percent", a->min_percent, "text: hide tree nodes under this % of samples (default 0.5)");
-  sub->add_option("--top", a->top, "text: rows in the top-functions table (default 25)");
+  add_number(sub, "--min-percent", a->min_percent, {0, 100}, "text: hide tree nodes under this % of samples (default 0.5)");
+  add_number(sub, "--top", a->top, {0, 1000000, true}, "text: rows in the top-functions table (default 25)");
   sub->add_flag("--modules", a->modules, "folded: write frames as module`function");
   sub->add_option("--context-id", a->context_id, "print the stack of this calling-context id instead of a report");
   a->profile.add_to(sub);
   return [a]() {
     const ReportFormat format = parse_report_format(a->format);
-    if (a->min_percent < 0 || a->min_percent > 100) throw Error("--min-percent must be between 0 and 100");
     const std::optional<uint64_t> context_id =
         a->context_id.empty() ? std::nullopt : std::optional<uint64_t>(parse_context_id(a->context_id));
     OutputFile out(a->output);  // fails before any work when it cannot be written

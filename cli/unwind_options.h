@@ -5,20 +5,24 @@
 #include <memory>
 #include <string>
 
+#include "cli/number_options.h"
 #include "common/error.h"
 #include "unwind/recording_unwinder.h"
 
 namespace swprof::cli {
 
 struct UnwindArgs {
+  static constexpr double kMaxThreads = 256;  // each worker keeps its own caches
+
   std::string unwinder = "chain";
   unsigned threads = 0;
   size_t max_depth = 256;
 
   void add_to(CLI::App* sub) {
     sub->add_option("--unwinder", unwinder, "chain (default: swprof's stepper chain) or libunwind (the reference)");
-    sub->add_option("-j,--threads", threads, "unwinding threads besides the reading one (default: one per core but one)");
-    sub->add_option("--max-depth", max_depth, "deepest stack to unwind (default 256)");
+    add_number(sub, "-j,--threads", threads, {0, kMaxThreads, true},
+               "unwinding threads besides the reading one, at most 256 (default or 0: one per core but one)");
+    add_number(sub, "--max-depth", max_depth, {1, 100000, true}, "deepest stack to unwind (default 256, at most 100000)");
   }
 
   UnwindOptions to_options() const {
@@ -26,7 +30,6 @@ struct UnwindArgs {
     if (unwinder == "chain") o.unwinder = UnwinderChoice::kChain;
     else if (unwinder == "libunwind") o.unwinder = UnwinderChoice::kLibunwind;
     else throw Error("unknown --unwinder '" + unwinder + "': use chain or libunwind");
-    if (max_depth < 1 || max_depth > 100000) throw Error("invalid --max-depth: between 1 and 100000");
     o.threads = threads;
     o.max_depth = max_depth;
     return o;

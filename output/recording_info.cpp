@@ -36,9 +36,11 @@ uint32_t RecordingInfo::stack_percentile(double p) const {
   return sorted[std::min(idx, sorted.size() - 1)];
 }
 
+bool RecordingInfo::stacks_cut_short() const { return samples > 0 && truncated * 100 > samples; }
+
 uint32_t RecordingInfo::suggested_stack_size() const {
   const uint32_t current = header.stack_size;
-  if (samples > 0 && truncated * 100 > samples)  // more than 1% cut short
+  if (stacks_cut_short())
     return std::min<uint32_t>(kMaxStackSize, std::max<uint32_t>(current * 2, 16384) & ~7u);
   // Whole stacks fit: the p99 of what was copied, with headroom, in 4 KiB steps.
   uint32_t want = stack_percentile(99) + stack_percentile(99) / 4;
@@ -120,6 +122,9 @@ std::string format_info(const RecordingInfo& info) {
   const uint32_t suggest = info.suggested_stack_size();
   if (info.samples) {
     if (suggest > h.stack_size) add("  suggestion     --stack-size %u (stacks were cut short)\n", suggest);
+    else if (info.stacks_cut_short())
+      add("  suggestion     none: --stack-size %u is the maximum; these stacks are deeper than the kernel can copy\n",
+          h.stack_size);
     else if (suggest < h.stack_size) add("  suggestion     --stack-size %u would still copy 99%% of stacks whole\n", suggest);
     else add("  suggestion     --stack-size %u is right\n", suggest);
   }
@@ -175,7 +180,7 @@ std::string format_unwind_quality(const UnwindStats& st, UnwinderChoice unwinder
   for (size_t i = 0; i < early.size() && i < 5; ++i) {
     snprintf(line, sizeof line, "  ended early: %-22s %llu (%.1f%%)%s\n", walk_end_name(early[i].second),
              static_cast<unsigned long long>(early[i].first), percent(early[i].first, st.samples),
-             early[i].second == WalkEnd::kStackExhausted ? "  -- raise --stack-size" : "");
+             early[i].second == WalkEnd::kStackExhausted ? "  -- see the --stack-size suggestion above" : "");
     out += line;
   }
   return out;

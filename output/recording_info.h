@@ -39,6 +39,10 @@ struct RecordingInfo {
   std::string end_json;                             // the end record, if finalized
 
   uint32_t stack_percentile(double p) const;        // p in [0, 100]
+  // More than 1 % of the samples had their stack copy cut at --stack-size.
+  bool stacks_cut_short() const;
+  // Cut short: a larger size (the current one at kMaxStackSize); else the
+  // p99 of what was copied, with headroom.
   uint32_t suggested_stack_size() const;
 };
 

@@ -209,7 +209,7 @@ Profile read_json_profile(const std::string& path) {
           if (name == stepper_name(static_cast<StepperKind>(k)))
             p.unwind.frames_by_stepper[k] = json_number<uint64_t>(n, "unwind.frames_by_stepper." + name);
       for (const auto& [name, n] : ends.items())
-        for (int e = 0; e <= static_cast<int>(WalkEnd::kNoRegisters); ++e)
+        for (int e = 0; e <= static_cast<int>(WalkEnd::kNoMappingsYet); ++e)
           if (name == walk_end_name(static_cast<WalkEnd>(e)))
             p.unwind.ends[static_cast<WalkEnd>(e)] = json_number<uint64_t>(n, "unwind.walk_ends." + name);
     }

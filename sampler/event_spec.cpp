@@ -2,10 +2,12 @@
 
 #include <linux/perf_event.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 
 #include "common/error.h"
+#include "sampler/perf_event.h"
 
 namespace swprof {
 namespace {
@@ -66,6 +68,31 @@ std::optional<uint64_t> max_sample_rate() {
   return std::nullopt;
 }
 
+uint64_t max_sample_record_bytes(uint32_t stack_size) {
+  constexpr uint64_t kHeader = 8;
+  constexpr uint64_t kFixedFields = 5 * 8;                  // ip, pid+tid, time, cpu+res, period
+  constexpr uint64_t kCallchain = 8 + 8 * (127 + 8);        // nr, frames, PERF_CONTEXT_* markers
+  const uint64_t regs = 8 + 8 * static_cast<uint64_t>(__builtin_popcountll(kX86_64RegsMask));  // abi + regs
+  const uint64_t stack = 8 + stack_size + 8;                // size, bytes, dyn_size
+  return std::min<uint64_t>(kHeader + kFixedFields + kCallchain + regs + stack, 0xffff);
+}
+
+uint64_t min_ring_bytes(uint32_t stack_size) {
+  uint64_t ring = 8192;
+  while (ring < 4 * max_sample_record_bytes(stack_size)) ring <<= 1;
+  return ring;
+}
+
+namespace {
+
+std::string size_text(uint64_t bytes) {
+  if (bytes >= (1u << 20) && bytes % (1u << 20) == 0) return std::to_string(bytes >> 20) + "M";
+  if (bytes % 1024 == 0) return std::to_string(bytes >> 10) + "K";
+  return std::to_string(bytes);
+}
+
+}  // namespace
+
 uint64_t parse_byte_size(const std::string& text, const char* option) {
   size_t used = 0;
   uint64_t value = 0;
@@ -116,6 +143,13 @@ SamplingOptions make_sampling_options(const std::string& event, std::optional<ui
     if (buffer_bytes < 2 * page || (buffer_bytes & (buffer_bytes - 1)) != 0 || buffer_bytes > (1ULL << 30))
       throw Error("invalid --buffer-size " + std::to_string(buffer_bytes) +
                   ": must be a power of two between 8K and 1G");
+    const uint64_t min = min_ring_bytes(o.stack_size);
+    if (buffer_bytes < min)
+      throw Error("invalid --buffer-size " + size_text(buffer_bytes) + ": with --stack-size " +
+                  std::to_string(o.stack_size) + " a sample takes up to " +
+                  std::to_string(max_sample_record_bytes(o.stack_size)) +
+                  " bytes and the ring must hold 4; use --buffer-size " + size_text(min) +
+                  " or more, or a smaller --stack-size");
   }
   o.buffer_bytes = buffer_bytes;
   return o;

@@ -44,6 +44,16 @@ SamplingOptions make_sampling_options(const std::string& event, std::optional<ui
                                       uint64_t buffer_bytes, bool inherit,
                                       std::optional<bool> kernel);
 
+// The largest sample record the kernel writes into the ring for this stack
+// size: header, ip/tid/time/cpu/period, a kernel callchain (perf's default
+// kernel.perf_event_max_stack of 127 frames plus context markers), the user
+// registers and the stack copy; the kernel caps a record at 65535 bytes.
+uint64_t max_sample_record_bytes(uint32_t stack_size);
+// The smallest ring buffer for this stack size: a power of two (at least 8K)
+// that holds four of the largest samples, so that the reader, woken at a
+// quarter full, always finds whole samples and leaves room for the next.
+uint64_t min_ring_bytes(uint32_t stack_size);
+
 // Parses "512K", "16M", "4096" into bytes; throws Error on garbage.
 uint64_t parse_byte_size(const std::string& text, const char* option);
 

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -63,6 +64,9 @@ Launcher::Launcher(const std::vector<std::string>& argv) {
     // Child: only async-signal-safe calls from here on.
     gate_.reset();
     exec_status_.reset();
+    // Should swprof die without stopping it (SIGKILL, a crash), the command
+    // gets SIGTERM. Before the gate opens, a dead parent closes the gate.
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
     char go = 0;
     ssize_t n;
     do n = read(gate_read.get(), &go, 1);

@@ -3,6 +3,7 @@
 #include <sys/utsname.h>
 
 #include <chrono>
+#include <cstring>
 #include <ctime>
 #include <nlohmann/json.hpp>
 
@@ -11,6 +12,15 @@
 #include "sampler/event_spec.h"
 
 namespace swprof {
+
+bool is_perf_data(const void* head, size_t size) {
+  return size >= sizeof kPerfDataMagic && std::memcmp(head, kPerfDataMagic, sizeof kPerfDataMagic) == 0;
+}
+
+std::string perf_data_not_supported(const std::string& path) {
+  return "'" + path + "' is a perf.data file; swprof reads its own recordings, JSON profiles and folded stacks "
+         "(record with 'swprof record' instead)";
+}
 
 uint64_t monotonic_now_ns() {
   timespec ts;

@@ -20,6 +20,13 @@ namespace swprof {
 
 inline constexpr char kRecordingMagic[8] = {'\x89', 'S', 'W', 'P', 'R', 'O', 'F', '\n'};
 inline constexpr uint32_t kRecordingVersion = 1;
+// perf record's output (perf.data, tools/perf/Documentation/perf.data-file-format.txt).
+inline constexpr char kPerfDataMagic[8] = {'P', 'E', 'R', 'F', 'I', 'L', 'E', '2'};
+
+// True when `head` (a file's first bytes) starts with kPerfDataMagic.
+bool is_perf_data(const void* head, size_t size);
+// The error for a perf.data file given where swprof's own inputs go.
+std::string perf_data_not_supported(const std::string& path);
 inline constexpr uint32_t kChunkMagic = 0x4b435753;  // "SWCK" little-endian
 inline constexpr size_t kChunkHeaderSize = 16;
 inline constexpr uint32_t kMaxChunkRawSize = 64u << 20;

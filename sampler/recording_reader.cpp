@@ -23,6 +23,7 @@ RecordingReader::RecordingReader(const std::string& path) : path_(path), dctx_(Z
   const size_t got = read_fully(fixed, sizeof fixed);
   ByteReader r(Bytes(fixed, got));
   auto magic = r.bytes(sizeof kRecordingMagic);
+  if (magic && is_perf_data(magic->data(), magic->size())) throw Error(perf_data_not_supported(path));
   if (!magic || std::memcmp(magic->data(), kRecordingMagic, sizeof kRecordingMagic) != 0)
     throw Error("'" + path + "' is not a swprof recording (bad magic)");
   auto version = r.read<uint32_t>();

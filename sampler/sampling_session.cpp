@@ -13,10 +13,13 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <unordered_set>
+#include <utility>
+#include <vector>
 
 #include "common/error.h"
 #include "sampler/build_id.h"
@@ -32,13 +35,23 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// ---- signals: the first SIGINT/SIGTERM stops sampling, the second aborts ----
+// ---- signals ----
+//
+// Every signal whose default action would end swprof while the command runs
+// on is caught: the first one (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, ...)
+// stops sampling and finalizes the file, like Ctrl-C; the second aborts.
+// SIGPIPE and SIGXFSZ are caught and do nothing, so the write that caused
+// them fails with EPIPE/EFBIG and the session ends through its error path.
+// Handlers (unlike ignored signals) are reset by execve, so the command
+// starts with the default dispositions.
 
 volatile sig_atomic_t g_stop_requests = 0;
+volatile sig_atomic_t g_stop_signal = 0;
 volatile pid_t g_abort_kill_pid = 0;  // record: the command, stopped on abort too
 
-void on_stop_signal(int) {
+void on_stop_signal(int sig) {
   g_stop_requests = g_stop_requests + 1;
+  if (g_stop_signal == 0) g_stop_signal = sig;
   // Abort: chunks are written with one write(2) each, so the file on disk
   // ends at a chunk boundary and stays readable.
   if (g_stop_requests >= 2) {
@@ -47,29 +60,50 @@ void on_stop_signal(int) {
   }
 }
 
+void on_write_error_signal(int) {}
+
+std::vector<int> stop_signal_numbers() {
+  std::vector<int> sigs = {SIGINT,   SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM,
+                           SIGVTALRM, SIGPROF, SIGXCPU, SIGPOLL, SIGPWR, SIGSTKFLT};
+  for (int s = SIGRTMIN; s <= SIGRTMAX; ++s) sigs.push_back(s);
+  return sigs;
+}
+
 class StopSignals {
  public:
   StopSignals() {
     g_stop_requests = 0;
-    struct sigaction sa = {};
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int_);
-    sigaction(SIGTERM, &sa, &old_term_);
+    g_stop_signal = 0;
+    for (int sig : stop_signal_numbers()) install(sig, on_stop_signal);
+    install(SIGPIPE, on_write_error_signal);
+    install(SIGXFSZ, on_write_error_signal);
   }
   ~StopSignals() {
-    sigaction(SIGINT, &old_int_, nullptr);
-    sigaction(SIGTERM, &old_term_, nullptr);
+    for (const auto& [sig, old] : saved_) sigaction(sig, &old, nullptr);
     g_abort_kill_pid = 0;
   }
   static void kill_on_abort(pid_t pid) { g_abort_kill_pid = pid; }
   StopSignals(const StopSignals&) = delete;
   StopSignals& operator=(const StopSignals&) = delete;
   static bool requested() { return g_stop_requests > 0; }
+  // "interrupted" for SIGINT, "interrupted by SIGHUP" for the others.
+  static std::string reason() {
+    const int sig = g_stop_signal;
+    if (sig == SIGINT || sig == 0) return "interrupted";
+    const char* abbrev = sigabbrev_np(sig);
+    return std::string("interrupted by ") + (abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig));
+  }
 
  private:
-  struct sigaction old_int_ = {};
-  struct sigaction old_term_ = {};
+  void install(int sig, void (*handler)(int)) {
+    struct sigaction sa = {};
+    sa.sa_handler = handler;
+    sigemptyset(&sa.sa_mask);
+    struct sigaction old = {};
+    if (sigaction(sig, &sa, &old) == 0) saved_.emplace_back(sig, old);
+  }
+
+  std::vector<std::pair<int, struct sigaction>> saved_;
 };
 
 // ---- CPUs and buffer sizing ----
@@ -219,7 +253,9 @@ class EventSet {
       return 0;
     }
     int err = 0;
-    for (uint64_t size = ring_bytes_; size >= 8192; size /= 2) {
+    // Smaller rings fit under a lower mlock limit, down to the smallest
+    // that still holds whole samples.
+    for (uint64_t size = ring_bytes_; size >= min_ring_bytes(options_.stack_size); size /= 2) {
       rings_[cpu_index] = MappedRingBuffer::map(fd, size, &err);
       if (rings_[cpu_index].valid()) {
         ring_bytes_ = size;  // later CPUs start from what fit
@@ -368,7 +404,7 @@ std::string drain_until(EventSet& events, Recorder& recorder, DoneFn&& done) {
     poll(fds.data(), fds.size(), 100);
     recorder.summary().malformed += events.drain(handle);
     recorder.tick();
-    if (StopSignals::requested()) reason = "interrupted";
+    if (StopSignals::requested()) reason = StopSignals::reason();
     else reason = done();
   }
   events.set_enabled(false);
@@ -438,6 +474,30 @@ std::optional<int> wait_briefly(pid_t pid, std::chrono::milliseconds limit) {
   return std::nullopt;
 }
 
+
+// The started command, owned by run_record until it has been reaped. On
+// every way out that did not see it end (an error, an exception) it is
+// stopped as on Ctrl-C: SIGTERM, a short wait, then SIGKILL; and reaped.
+class CommandGuard {
+ public:
+  explicit CommandGuard(pid_t pid) : pid_(pid) {}
+  ~CommandGuard() {
+    if (pid_ <= 0) return;
+    kill(pid_, SIGTERM);
+    if (wait_briefly(pid_, std::chrono::milliseconds(500))) return;
+    kill(pid_, SIGKILL);
+    while (waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+  CommandGuard(const CommandGuard&) = delete;
+  CommandGuard& operator=(const CommandGuard&) = delete;
+  // The command has been reaped: its pid may be reused, never signal it.
+  void release() { pid_ = -1; }
+
+ private:
+  pid_t pid_;
+};
+
 }  // namespace
 
 int exit_code_from_wait_status(int wait_status) {
@@ -463,26 +523,24 @@ SessionSummary run_record(const RecordRequest& req) {
   header.command = req.command;
   header.target_pid = child.pid();
   child.release();
+  CommandGuard command(child.pid());
   StopSignals::kill_on_abort(child.pid());
 
   Recorder recorder(events.layout(), req.progress);
-  try {
-    recorder.open(req.output, header);
-  } catch (const Error&) {
-    kill(child.pid(), SIGKILL);
-    waitpid(child.pid(), nullptr, 0);
-    throw;
-  }
+  recorder.open(req.output, header);
 
   std::optional<int> main_status;
   std::string reason = drain_until(events, recorder, [&]() -> std::string {
-    return reap_children(child.pid(), main_status) ? "exited" : "";
+    const bool none_left = reap_children(child.pid(), main_status);
+    if (main_status) command.release();
+    return none_left ? "exited" : "";
   });
   if (!main_status) {
     // Interrupted while the command still runs: stop it like perf does and
     // give it a moment, but finalize the file before waiting any longer.
     kill(child.pid(), SIGTERM);
     main_status = wait_briefly(child.pid(), std::chrono::milliseconds(1000));
+    if (main_status) command.release();
   }
   SessionSummary summary = recorder.finish(reason, main_status);
   if (!main_status) {
@@ -492,6 +550,7 @@ SessionSummary run_record(const RecordRequest& req) {
       summary.wait_status = status;
       summary.has_wait_status = true;
     }
+    command.release();
   }
   events.describe(summary);
   return summary;
@@ -556,7 +615,9 @@ SessionSummary run_attach(const AttachRequest& req) {
   if (!state) throw Error("no process with PID " + std::to_string(req.pid));
   if (*state == 'Z' || *state == 'X') throw Error("process " + std::to_string(req.pid) + " has already exited (zombie)");
   if (req.pid == getpid()) throw Error("swprof cannot attach to itself");
-  if (req.duration_s < 0 || std::isnan(req.duration_s)) throw Error("invalid --duration: must be positive");
+  if (!(req.duration_s >= 0 && req.duration_s <= kMaxAttachSeconds))
+    throw Error("invalid --duration: expected a finite number of seconds > 0 and <= " +
+                std::to_string(static_cast<uint64_t>(kMaxAttachSeconds)));
   check_output_writable(req.output);
   raise_fd_limit();
   StopSignals signals;
@@ -631,10 +692,17 @@ std::string format_summary(const SessionSummary& s) {
   } else {
     out += "swprof: 0 samples lost\n";
   }
-  if (s.truncated) {
+  if (s.truncated && s.stack_size >= kMaxStackSize) {
     snprintf(line, sizeof line,
-             "swprof: %llu samples (%.1f%%) had their stack copy cut at --stack-size %u; raise --stack-size (max 65528) for complete stacks\n",
+             "swprof: %llu samples (%.1f%%) had their stack copy cut at --stack-size %u, the maximum: these stacks are "
+             "deeper than the kernel can copy\n",
              static_cast<unsigned long long>(s.truncated), percent(s.truncated, s.samples), s.stack_size);
+    out += line;
+  } else if (s.truncated) {
+    snprintf(line, sizeof line,
+             "swprof: %llu samples (%.1f%%) had their stack copy cut at --stack-size %u; raise --stack-size (up to %u) "
+             "for complete stacks\n",
+             static_cast<unsigned long long>(s.truncated), percent(s.truncated, s.samples), s.stack_size, kMaxStackSize);
     out += line;
   }
   if (s.throttles) {

@@ -19,10 +19,13 @@ struct RecordRequest {
   bool progress = false;  // live progress line on stderr
 };
 
+// The longest --duration of attach: a year.
+inline constexpr double kMaxAttachSeconds = 365.0 * 24 * 3600;
+
 struct AttachRequest {
   SamplingOptions sampling;
   pid_t pid = 0;
-  double duration_s = 0;  // 0: until Ctrl-C or the process exits
+  double duration_s = 0;  // 0: until Ctrl-C or the process exits; at most kMaxAttachSeconds
   std::string output = "swprof.data";
   bool progress = false;
 };

@@ -26,6 +26,7 @@ const char* walk_end_name(WalkEnd end) {
     case WalkEnd::kNoProgress: return "no progress";
     case WalkEnd::kMaxDepth: return "maximum depth";
     case WalkEnd::kNoRegisters: return "no user registers";
+    case WalkEnd::kNoMappingsYet: return "in execve (no mappings yet)";
   }
   return "?";
 }

@@ -42,6 +42,10 @@ enum class WalkEnd : uint8_t {
   kNoProgress,        // pc and sp did not change, or sp went down
   kMaxDepth,
   kNoRegisters,       // the sample has no user registers (kernel thread)
+  // The sampled pc is in no known mapping and no stack was copied at sp: a
+  // sample inside execve, whose registers are the old program's while the
+  // address space is the new one, not yet mapped. Keep this one last.
+  kNoMappingsYet,
 };
 const char* walk_end_name(WalkEnd end);
 

@@ -244,6 +244,10 @@ WalkResult LibunwindUnwinder::unwind(const Registers& regs, const Memory& stack,
     return result;
   }
   result.frames.push_back({regs.pc(), regs.sp(), StepperKind::kSample, kFrameExactPc});
+  if (!maps.find(regs.pc()) && !stack.read_u64(regs.sp())) {  // as Walker::walk
+    result.end = WalkEnd::kNoMappingsYet;
+    return result;
+  }
   state_->flush_if_maps_changed(maps);
 
   WalkContext ctx{regs, stack, maps, state_->indexes};

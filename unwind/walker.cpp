@@ -83,6 +83,7 @@ void Walker::walk(const Registers& sampled, const Memory& stack, const ProcessMa
   RecentMappings mappings(maps);
   const Known* known = use_known ? probe(pc, true) : nullptr;
   const Mapping* mapping = known ? nullptr : mappings.find(pc);
+  if (!known && !mapping && !stack.read_u64(sp)) return finish(WalkEnd::kNoMappingsYet);
 
   // Every register of frame `checkpoint_at`; frames after it were
   // remembered frames, their registers rebuilt on demand by applying

@@ -59,3 +59,18 @@ TEST_CASE("byte sizes with units", "[event_spec]") {
   CHECK_THROWS_WITH(parse_byte_size("12Q", "--x"), Catch::Contains("unknown unit"));
   CHECK_THROWS_AS(parse_byte_size("lots", "--x"), Error);
 }
+
+TEST_CASE("the ring buffer must hold four of the largest samples", "[event_spec]") {
+  // 20 user registers, 127 kernel frames + 8 context markers, the stack copy.
+  CHECK(max_sample_record_bytes(32768) == 8 + 40 + 1088 + 168 + 8 + 32768 + 8);
+  CHECK(max_sample_record_bytes(65528) == 65535);  // a record's size is a u16
+  CHECK(min_ring_bytes(32768) == 256u << 10);
+  CHECK(min_ring_bytes(8) == 8192);
+  CHECK(min_ring_bytes(65528) == 256u << 10);
+  CHECK_THROWS_WITH(make(99, std::nullopt, 32768, 8 << 10),
+                    Catch::Contains("invalid --buffer-size 8K") && Catch::Contains("a sample takes up to 34088 bytes") &&
+                        Catch::Contains("use --buffer-size 256K or more"));
+  CHECK_THROWS_WITH(make(99, std::nullopt, 32768, 128 << 10), Catch::Contains("256K"));
+  CHECK(make(99, std::nullopt, 32768, 256 << 10).buffer_bytes == (256u << 10));
+  CHECK(make(99, std::nullopt, 1024, 16 << 10).buffer_bytes == (16u << 10));
+}
