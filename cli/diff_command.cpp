@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/number_options.h"
 #include "cli/profile_options.h"
+#include "common/text_escape.h"
 #include "output/diff.h"
 #include "output/flamegraph.h"
 #include "output/output_file.h"
@@ -90,7 +91,7 @@ std::function<int()> add_diff_command(CLI::App& app) {
     Profile current = load_profile(a->current, a->profile, "diff");
     current.source = a->current;
     const ProfileDiff diff = diff_profiles(base, current, a->diff);
-    for (const auto& w : diff.warnings) std::fprintf(stderr, "swprof: warning: %s\n", w.c_str());
+    for (const auto& w : diff.warnings) std::fprintf(stderr, "swprof: warning: %s\n", terminal_safe(w).c_str());
 
     DiffReportOptions report;
     report.top = a->top;

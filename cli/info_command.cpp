@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "common/error.h"
 #include "cli/unwind_options.h"
+#include "common/text_escape.h"
 #include "output/recording_info.h"
 
 namespace swprof::cli {
@@ -29,7 +30,7 @@ std::function<int()> add_info_command(CLI::App& app) {
       RecordingUnwinder unwinder(options);
       unwinder.run(again, [](const UnwoundSample&) {});
       std::fputs(format_unwind_quality(unwinder.stats(), options.unwinder).c_str(), stdout);
-      for (const auto& w : unwinder.warnings()) std::fprintf(stderr, "swprof: warning: %s\n", w.c_str());
+      for (const auto& w : unwinder.warnings()) std::fprintf(stderr, "swprof: warning: %s\n", terminal_safe(w).c_str());
     }
     std::fflush(stdout);
     const ReadStatus& st = info.status;

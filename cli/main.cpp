@@ -7,6 +7,7 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "common/error.h"
+#include "common/text_escape.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"swprof: a sampling profiler for native Linux programs", "swprof"};
@@ -53,10 +54,10 @@ int main(int argc, char** argv) {
     for (auto& [sub, run] : commands)
       if (sub->parsed()) return run();
   } catch (const swprof::Error& e) {
-    std::fprintf(stderr, "swprof: error: %s\n", e.what());
+    std::fprintf(stderr, "swprof: error: %s\n", swprof::terminal_safe(e.what()).c_str());
     return e.exit_code();
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "swprof: internal error: %s\n", e.what());
+    std::fprintf(stderr, "swprof: internal error: %s\n", swprof::terminal_safe(e.what()).c_str());
     return swprof::kExitUsage;
   }
   return swprof::kExitUsage;

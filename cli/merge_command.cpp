@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/profile_options.h"
+#include "common/text_escape.h"
 #include "output/merge.h"
 #include "output/output_file.h"
 #include "output/report.h"
@@ -33,7 +34,7 @@ std::function<int()> add_merge_command(CLI::App& app) {
       p.source = path;  // the merged profile lists the files given here
       merger.add(p);
     }
-    for (const auto& w : merger.warnings()) std::fprintf(stderr, "swprof: warning: %s\n", w.c_str());
+    for (const auto& w : merger.warnings()) std::fprintf(stderr, "swprof: warning: %s\n", terminal_safe(w).c_str());
     const Profile merged = merger.take();
     if (merged.samples_kept == 0) throw Error("nothing to merge: none of the inputs has samples");
     write_json_profile(merged, out.stream());

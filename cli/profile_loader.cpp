@@ -10,6 +10,7 @@
 
 #include "cli/profile_options.h"
 #include "common/error.h"
+#include "common/text_escape.h"
 #include "common/unique_fd.h"
 #include "output/recording_info.h"
 #include "output/report.h"
@@ -71,7 +72,7 @@ Profile load_profile(const std::string& path, InputKind kind, const ProfileArgs&
   std::fprintf(stderr, " in %.2f s (%.0f samples/s), %.1f%% complete stacks\n", profile.build_seconds,
                profile.build_seconds > 0 ? static_cast<double>(profile.samples_read) / profile.build_seconds : 0.0,
                percent(u.complete, u.samples));
-  for (const auto& w : profile.warnings) std::fprintf(stderr, "swprof: warning: %s\n", w.c_str());
+  for (const auto& w : profile.warnings) std::fprintf(stderr, "swprof: warning: %s\n", terminal_safe(w).c_str());
   return profile;
 }
 

@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/symbolize_options.h"
 #include "cli/unwind_options.h"
+#include "common/text_escape.h"
 #include "output/script_output.h"
 
 namespace swprof::cli {
@@ -28,7 +29,7 @@ std::function<int()> add_script_command(CLI::App& app) {
     std::vector<std::string> warnings;
     write_script(*path, options, stdout, &warnings);
     std::fflush(stdout);
-    for (const auto& w : warnings) std::fprintf(stderr, "swprof: warning: %s\n", w.c_str());
+    for (const auto& w : warnings) std::fprintf(stderr, "swprof: warning: %s\n", terminal_safe(w).c_str());
     return kExitOk;
   };
 }

@@ -5,11 +5,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <regex>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 
 #include "common/error.h"
+#include "output/name_filter.h"
 #include "output/recording_info.h"
 
 namespace swprof {
@@ -135,16 +136,16 @@ class Judge {
   uint64_t nb_, nc_;
 };
 
-class NameFilter {
+// --only: every name matches when it is not given.
+class OnlyFilter {
  public:
-  explicit NameFilter(const std::string& pattern) : any_(pattern.empty()) {
-    if (!any_) re_ = compile_filter(pattern, "--only");
+  explicit OnlyFilter(const std::string& pattern) {
+    if (!pattern.empty()) re_.emplace(pattern, "--only");
   }
-  bool matches(const std::string& name) const { return any_ || std::regex_search(name, re_); }
+  bool matches(const std::string& name) const { return !re_ || re_->matches(name); }
 
  private:
-  bool any_;
-  std::regex re_;
+  std::optional<NameFilter> re_;
 };
 
 DiffSide describe(const Profile& p) {
@@ -207,7 +208,7 @@ void sort_rows(std::vector<Row>& rows, Key key) {
 }
 
 std::vector<FunctionDiff> diff_functions(const Profile& base, const Profile& current, const Judge& judge,
-                                         const NameFilter& only, FailOn fail_on) {
+                                         const OnlyFilter& only, FailOn fail_on) {
   FunctionIndex index;
   const std::vector<Counts> b = function_counts(base.tree, index);
   const std::vector<Counts> c = function_counts(current.tree, index);
@@ -230,7 +231,7 @@ std::vector<FunctionDiff> diff_functions(const Profile& base, const Profile& cur
 }
 
 std::vector<ContextDiff> diff_contexts(const Profile& base, const Profile& current, const Judge& judge,
-                                       const NameFilter& only, double min_share_percent) {
+                                       const OnlyFilter& only, double min_share_percent) {
   std::unordered_map<uint64_t, ContextCounts> contexts;
   add_contexts(current.tree, true, contexts);
   add_contexts(base.tree, false, contexts);
@@ -298,7 +299,7 @@ ProfileDiff diff_profiles(const Profile& base, const Profile& current, const Dif
   if (options.min_share_percent < 0 || options.min_share_percent > 100)
     throw Error("--min-share must be between 0 and 100");
   if (options.min_z < 0) throw Error("--min-z must not be negative");
-  const NameFilter only(options.only);
+  const OnlyFilter only(options.only);
   check_usable(base);
   check_usable(current);
   ProfileDiff d;

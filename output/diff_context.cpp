@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "common/error.h"
+#include "common/text_escape.h"
 #include "output/recording_info.h"
 #include "output/report.h"
 
@@ -36,14 +37,15 @@ void write_context_stack(const Profile& profile, uint64_t id, std::ostream& out)
   const double share = percent(total, tree.total());
   snprintf(line, sizeof line, ": %llu samples (%.2f%%), %llu self\n", static_cast<unsigned long long>(total), share,
            static_cast<unsigned long long>(self));
-  out << "context " << format_context_id(id) << " in " << profile.source << line;
+  out << "context " << format_context_id(id) << " in " << terminal_safe(profile.source) << line;
   std::vector<uint32_t> nodes;  // root first
   for (uint32_t at = found; at != CallTree::kRoot; at = tree.node(at).parent) nodes.push_back(at);
   std::reverse(nodes.begin(), nodes.end());
   for (uint32_t n : nodes) {
     const CctFrame& f = tree.frame(tree.node(n).frame);
-    out << "  " << format_context_id(tree.node(n).context_id) << "  " << f.function << "  " << module_label(f.module);
-    if (!f.file.empty()) out << "  " << f.file << (f.line ? ":" + std::to_string(f.line) : "");
+    out << "  " << format_context_id(tree.node(n).context_id) << "  " << terminal_safe(f.function) << "  "
+        << terminal_safe(module_label(f.module));
+    if (!f.file.empty()) out << "  " << terminal_safe(f.file) << (f.line ? ":" + std::to_string(f.line) : "");
     out << frame_marks(f) << "\n";
   }
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/text_escape.h"
 #include "output/diff.h"
 #include "output/recording_info.h"
 #include "output/report.h"
@@ -91,10 +92,10 @@ std::vector<std::string> failing_names(const ProfileDiff& d) {
   return names;
 }
 
-std::string joined(const std::vector<std::string>& names, size_t most, const std::string& before,
-                   const std::string& after) {
+// "a, b, c, and 2 more", each name as `quote` writes it.
+std::string joined(const std::vector<std::string>& names, size_t most, std::string (*quote)(std::string_view)) {
   std::string s;
-  for (size_t i = 0; i < names.size() && i < most; ++i) s += (i ? ", " : "") + before + names[i] + after;
+  for (size_t i = 0; i < names.size() && i < most; ++i) s += (i ? ", " : "") + quote(names[i]);
   if (names.size() > most) s += ", and " + std::to_string(names.size() - most) + " more";
   return s;
 }
@@ -126,7 +127,8 @@ void text_rows(const std::vector<Row>& rows, size_t top, std::ostream& out) {
     const ShareChange& c = rows[i].change();
     snprintf(line, sizeof line, "  %s %-6s %7.2f  %7.2f  %+7.2f  %6s  %+7.2f  ", rows[i].fails() ? "*" : " ",
              rows[i].metric_name(), c.base_percent, c.new_percent, c.delta_points, ratio_text(c.ratio).c_str(), c.z);
-    out << line << rows[i].function->function << "  " << module_label(rows[i].function->module) << "\n";
+    const FunctionDiff& f = *rows[i].function;
+    out << line << terminal_safe(f.function) << "  " << terminal_safe(module_label(f.module)) << "\n";
   }
   if (rows.size() > top) out << "  ... and " << rows.size() - top << " more\n";
 }
@@ -144,35 +146,15 @@ void text_contexts(const ProfileDiff& d, size_t top, std::ostream& out) {
     const ShareChange& c = changed[i]->total;
     snprintf(line, sizeof line, "  %7.2f  %7.2f  %+7.2f  %6s  %+7.2f  %s  ", c.base_percent, c.new_percent,
              c.delta_points, ratio_text(c.ratio).c_str(), c.z, format_context_id(changed[i]->id).c_str());
-    out << line << short_stack(changed[i]->stack) << "\n";
+    out << line << terminal_safe(short_stack(changed[i]->stack)) << "\n";
   }
   if (changed.size() > top) out << "  ... and " << changed.size() - top << " more\n";
 }
 
 // ---- markdown ----
-
-// Inside a code span in a table cell: '|' must be escaped and a backquote
-// would end the span.
-std::string md_code(const std::string& s) {
-  std::string out = "`";
-  for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '`') out += '\'';
-    else if (c == '\n' || c == '\r') out += ' ';
-    else out += c;
-  }
-  return out + "`";
-}
-
-std::string md_text(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|' || c == '*' || c == '_' || c == '`' || c == '<' || c == '>' || c == '[' || c == ']' || c == '\\')
-      out += '\\';
-    out += (c == '\n' || c == '\r') ? ' ' : c;
-  }
-  return out;
-}
+// Every name, module, path and stack is a code span (markdown_table_code in
+// table cells), so a crafted name renders as literal text, never as an
+// image, a link or HTML; our own sentences go through markdown_text.
 
 void md_rows(const std::vector<Row>& rows, size_t top, bool gate_column, std::ostream& out) {
   if (rows.empty()) {
@@ -184,7 +166,8 @@ void md_rows(const std::vector<Row>& rows, size_t top, bool gate_column, std::os
   for (size_t i = 0; i < rows.size() && i < top; ++i) {
     const ShareChange& c = rows[i].change();
     if (gate_column) out << "| " << (rows[i].fails() ? "fails " : " ");
-    out << "| " << md_code(rows[i].function->function) << " | " << md_code(rows[i].function->module) << " | "
+    out << "| " << markdown_table_code(rows[i].function->function) << " | "
+        << markdown_table_code(rows[i].function->module) << " | "
         << rows[i].metric_name() << " | " << fixed("%.2f", c.base_percent) << " | " << fixed("%.2f", c.new_percent)
         << " | " << fixed("%+.2f", c.delta_points) << " | " << ratio_text(c.ratio) << " | " << fixed("%+.1f", c.z)
         << " |\n";
@@ -199,7 +182,8 @@ void md_contexts(const ProfileDiff& d, size_t top, std::ostream& out) {
   out << "| Context id | Stack | Base % | New % | Δ points | z |\n|---|---|---:|---:|---:|---:|\n";
   for (size_t i = 0; i < changed.size() && i < top; ++i) {
     const ShareChange& c = changed[i]->total;
-    out << "| " << md_code(format_context_id(changed[i]->id)) << " | " << md_code(short_stack(changed[i]->stack))
+    out << "| " << markdown_table_code(format_context_id(changed[i]->id)) << " | "
+        << markdown_table_code(short_stack(changed[i]->stack))
         << " | " << fixed("%.2f", c.base_percent) << " | " << fixed("%.2f", c.new_percent) << " | "
         << fixed("%+.2f", c.delta_points) << " | " << fixed("%+.1f", c.z) << " |\n";
   }
@@ -210,15 +194,15 @@ void md_contexts(const ProfileDiff& d, size_t top, std::ostream& out) {
 }  // namespace
 
 void write_diff_text(const ProfileDiff& d, const DiffReportOptions& options, std::ostream& out) {
-  out << "swprof diff: " << d.base.source << " -> " << d.current.source << "\n";
-  out << "  base:  " << side_text(d.base) << "\n";
-  out << "  new:   " << side_text(d.current) << "\n";
-  out << "  gate:  " << gate_text(d.options) << "\n";
-  for (const auto& w : d.warnings) out << "  warning: " << w << "\n";
+  out << "swprof diff: " << terminal_safe(d.base.source) << " -> " << terminal_safe(d.current.source) << "\n";
+  out << "  base:  " << terminal_safe(side_text(d.base)) << "\n";
+  out << "  new:   " << terminal_safe(side_text(d.current)) << "\n";
+  out << "  gate:  " << terminal_safe(gate_text(d.options)) << "\n";
+  for (const auto& w : d.warnings) out << "  warning: " << terminal_safe(w) << "\n";
   const auto failing = failing_names(d);
   if (!failing.empty())
     out << "\nResult: REGRESSION: " << plural(failing.size(), "function fails", "functions fail")
-        << " the gate: " << joined(failing, 8, "", "") << "\n";
+        << " the gate: " << joined(failing, 8, terminal_safe) << "\n";
   else
     out << "\nResult: no significant regression (" << plural(improved_functions(d), "function", "functions")
         << " improved)\n";
@@ -235,19 +219,19 @@ void write_diff_markdown(const ProfileDiff& d, const DiffReportOptions& options,
   const auto improvements = rows_of(d, Change::kImprovement);
   if (!failing.empty())
     out << "**swprof diff: performance regression.** " << plural(failing.size(), "function fails", "functions fail")
-        << " the gate: " << joined(failing, 5, "`", "`") << ".";
+        << " the gate: " << joined(failing, 5, markdown_code) << ".";
   else
     out << "**swprof diff: no significant regression.**";
   out << " " << plural(improved_functions(d), "function", "functions") << " improved. Base "
-      << md_code(d.base.source) << ": " << plural(d.base.samples, "sample", "samples") << "; new "
-      << md_code(d.current.source) << ": " << plural(d.current.samples, "sample", "samples") << ".\n";
-  for (const auto& w : d.warnings) out << "\n> Warning: " << md_text(w) << "\n";
+      << markdown_code(d.base.source) << ": " << plural(d.base.samples, "sample", "samples") << "; new "
+      << markdown_code(d.current.source) << ": " << plural(d.current.samples, "sample", "samples") << ".\n";
+  for (const auto& w : d.warnings) out << "\n> Warning: " << markdown_text(w) << "\n";
   out << "\n#### Regressions\n\n";
   md_rows(regressions, options.top, true, out);
   out << "\n#### Improvements\n\n";
   md_rows(improvements, options.top, false, out);
   md_contexts(d, options.top, out);
-  out << "\n<sub>Shares of each profile's samples. Gate: " << md_text(gate_text(d.options))
+  out << "\n<sub>Shares of each profile's samples. Gate: " << markdown_text(gate_text(d.options))
       << ". Improvements never fail.</sub>\n";
 }
 

@@ -2,21 +2,13 @@
 
 #include <algorithm>
 #include <chrono>
-#include <regex>
 #include <unordered_map>
 
 #include "common/error.h"
+#include "output/name_filter.h"
 #include "sampler/recording_reader.h"
 
 namespace swprof {
-
-std::regex compile_filter(const std::string& pattern, const char* option) {
-  try {
-    return std::regex(pattern, std::regex::ECMAScript | std::regex::optimize);
-  } catch (const std::regex_error& e) {
-    throw Error(std::string("invalid ") + option + " regex '" + pattern + "': " + e.what());
-  }
-}
 
 namespace {
 
@@ -75,47 +67,6 @@ class StackBuilder {
   std::unordered_map<uintptr_t, std::vector<uint32_t>> by_address_;
 };
 
-// Include/exclude matching, decided once per distinct frame.
-class FrameFilter {
- public:
-  FrameFilter(const CallTree& tree, const ProfileFilter& f) : tree_(tree) {
-    if (!f.include.empty()) include_ = compile_filter(f.include, "--include");
-    if (!f.exclude.empty()) exclude_ = compile_filter(f.exclude, "--exclude");
-    has_include_ = !f.include.empty();
-    has_exclude_ = !f.exclude.empty();
-  }
-
-  bool keep(const std::vector<uint32_t>& stack) {
-    if (!has_include_ && !has_exclude_) return true;
-    bool included = !has_include_;
-    for (uint32_t id : stack) {
-      const uint8_t m = match(id);
-      if (m & kExcluded) return false;
-      if (m & kIncluded) included = true;
-    }
-    return included;
-  }
-
- private:
-  enum : uint8_t { kKnown = 1, kIncluded = 2, kExcluded = 4 };
-  uint8_t match(uint32_t id) {
-    if (id >= cache_.size()) cache_.resize(tree_.frames().size(), 0);
-    uint8_t& m = cache_[id];
-    if (!m) {
-      const std::string& name = tree_.frame(id).function;
-      m = kKnown;
-      if (has_include_ && std::regex_search(name, include_)) m |= kIncluded;
-      if (has_exclude_ && std::regex_search(name, exclude_)) m |= kExcluded;
-    }
-    return m;
-  }
-
-  const CallTree& tree_;
-  std::regex include_, exclude_;
-  bool has_include_ = false, has_exclude_ = false;
-  std::vector<uint8_t> cache_;
-};
-
 }  // namespace
 
 std::string thread_root_name(ThreadRoots mode, const std::string& comm, uint32_t tid) {
@@ -153,7 +104,7 @@ Profile build_profile(const std::string& recording, const ProfileOptions& option
   Profile p;
   p.source = recording;
   const ProfileFilter& filter = options.filter;
-  FrameFilter frame_filter(p.tree, filter);  // compiles the regexes before any work
+  StackFilter frame_filter(p.tree, filter.include, filter.exclude);  // compiles the regexes before any work
 
   RecordingReader reader(recording);
   p.header = reader.header();

@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -28,7 +27,7 @@ enum class ThreadRoots {
 struct ProfileFilter {
   std::vector<uint32_t> tids;         // keep only these threads (empty: all)
   std::vector<std::string> comms;     // keep only threads of these names (empty: all)
-  std::string include;                // keep stacks with a frame whose function matches (ECMAScript regex)
+  std::string include;                // keep stacks with a frame whose function matches (RE2 syntax)
   std::string exclude;                // drop stacks with a frame whose function matches
   double from_seconds = -1;           // keep samples at or after this many seconds from the start (<0: no bound)
   double to_seconds = -1;             // keep samples before this many seconds from the start (<0: no bound)
@@ -88,10 +87,6 @@ std::vector<CallTree::FrameTotals> function_totals(const Profile& profile);
 // Error for a file that is no recording or a bad filter; a damaged or cut
 // file gives the samples before the damage and a warning.
 Profile build_profile(const std::string& recording, const ProfileOptions& options);
-
-// A name filter's regex (ECMAScript, searched anywhere in a name); throws
-// Error naming `option` when the pattern does not compile.
-std::regex compile_filter(const std::string& pattern, const char* option);
 
 // Name of the thread root frame for `comm` and `tid` under `mode`.
 std::string thread_root_name(ThreadRoots mode, const std::string& comm, uint32_t tid);

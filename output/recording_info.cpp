@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <ctime>
 
+#include "common/text_escape.h"
 #include "sampler/event_spec.h"
 #include "sampler/record_codec.h"
 
@@ -18,12 +19,34 @@ std::string format_time(uint64_t unix_ns) {
   return buf;
 }
 
+namespace {
+
+// Bash's $'...' quoting, for an argument with control characters or a single
+// quote: controls are written as \xNN (terminal_safe), which $'...' reads
+// back as the same bytes.
+std::string ansi_c_quoted(const std::string& arg) {
+  std::string escaped;
+  for (char c : arg) {
+    if (c == '\\' || c == '\'') escaped += '\\';
+    escaped += c;
+  }
+  return "$'" + terminal_safe(escaped) + "'";
+}
+
+std::string quote_argument(const std::string& arg) {
+  // '...' cannot hold a single quote.
+  if (!is_terminal_safe(arg) || arg.find('\'') != std::string::npos) return ansi_c_quoted(arg);
+  const bool plain = !arg.empty() && arg.find_first_of(" '\"\\$") == std::string::npos;
+  return plain ? arg : "'" + arg + "'";
+}
+
+}  // namespace
+
 std::string quote_command(const std::vector<std::string>& argv) {
   std::string out;
   for (const auto& a : argv) {
     if (!out.empty()) out += ' ';
-    bool plain = !a.empty() && a.find_first_of(" \t\n'\"\\$") == std::string::npos;
-    out += plain ? a : "'" + a + "'";
+    out += quote_argument(a);
   }
   return out;
 }
@@ -92,15 +115,18 @@ std::string format_info(const RecordingInfo& info) {
     out += line;
   };
   add("command:      %s\n", quote_command(h.command).c_str());
-  add("mode:         %s (pid %lld)\n", h.mode.c_str(), static_cast<long long>(h.target_pid));
-  if (h.period) add("event:        %s, every %llu events\n", h.event.c_str(), static_cast<unsigned long long>(h.period));
-  else add("event:        %s at %u Hz\n", h.event.c_str(), h.frequency);
+  // Every text below comes from the recording: shown with terminal_safe.
+  auto safe = [](const std::string& s) { return terminal_safe(s); };
+  add("mode:         %s (pid %lld)\n", safe(h.mode).c_str(), static_cast<long long>(h.target_pid));
+  if (h.period)
+    add("event:        %s, every %llu events\n", safe(h.event).c_str(), static_cast<unsigned long long>(h.period));
+  else add("event:        %s at %u Hz\n", safe(h.event).c_str(), h.frequency);
   add("stack size:   %u bytes\n", h.stack_size);
   add("kernel:       %s%s%s\n", h.kernel_samples ? "samples and callchains recorded" : "not sampled",
-      h.kernel_note.empty() ? "" : " -- ", h.kernel_note.c_str());
-  add("host:         %s (Linux %s)\n", h.host.c_str(), h.kernel_release.c_str());
+      h.kernel_note.empty() ? "" : " -- ", safe(h.kernel_note).c_str());
+  add("host:         %s (Linux %s)\n", safe(h.host).c_str(), safe(h.kernel_release).c_str());
   add("started:      %s\n", format_time(h.start_unix_ns).c_str());
-  add("recorded by:  swprof %s\n", h.swprof_version.c_str());
+  add("recorded by:  swprof %s\n", safe(h.swprof_version).c_str());
   const double span = info.last_time > info.first_time ? static_cast<double>(info.last_time - info.first_time) / 1e9 : 0;
   add("duration:     %.2f s of samples\n", span);
   add("file:         %llu bytes in %llu chunks", static_cast<unsigned long long>(info.status.file_bytes),
@@ -132,19 +158,19 @@ std::string format_info(const RecordingInfo& info) {
   add("\nthreads: %zu\n", info.threads.size());
   add("  %8s %8s %10s  %s\n", "pid", "tid", "samples", "name");
   for (const auto& [tid, t] : info.threads)
-    add("  %8u %8u %10llu  %s\n", t.pid, tid, static_cast<unsigned long long>(t.samples), t.comm.c_str());
+    add("  %8u %8u %10llu  %s\n", t.pid, tid, static_cast<unsigned long long>(t.samples), safe(t.comm).c_str());
 
   add("\nbinaries: %zu\n", info.binaries.size());
   for (const auto& [path, b] : info.binaries)
-    add("  %-40s %s\n", b.build_id.empty() ? "(no build-id)" : b.build_id.c_str(), path.c_str());
+    add("  %-40s %s\n", b.build_id.empty() ? "(no build-id)" : safe(b.build_id).c_str(), safe(path).c_str());
 
   out += "\nstatus:       ";
   switch (info.status.state) {
     case ReadStatus::State::kComplete:
       out += info.status.finalized ? "complete\n" : "readable, but not finalized (swprof was stopped abruptly)\n";
       break;
-    case ReadStatus::State::kTruncated: out += "TRUNCATED: " + info.status.problem + "\n"; break;
-    case ReadStatus::State::kCorrupt: out += "CORRUPT: " + info.status.problem + "\n"; break;
+    case ReadStatus::State::kTruncated: out += "TRUNCATED: " + safe(info.status.problem) + "\n"; break;
+    case ReadStatus::State::kCorrupt: out += "CORRUPT: " + safe(info.status.problem) + "\n"; break;
     case ReadStatus::State::kReading: out += "incomplete read\n"; break;
   }
   return out;

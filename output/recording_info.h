@@ -48,7 +48,9 @@ struct RecordingInfo {
 
 // "2026-11-21 05:23:01 UTC"
 std::string format_time(uint64_t unix_ns);
-// The command line as a shell would read it back.
+// The command line as a shell (bash) would read it back; an argument with
+// control characters is written $'...' with \xNN escapes, so the line is
+// also terminal_safe.
 std::string quote_command(const std::vector<std::string>& argv);
 // 100 * part / whole, 0 when whole is 0.
 inline double percent(uint64_t part, uint64_t whole) {

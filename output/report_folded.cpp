@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "common/text_escape.h"
 #include "output/report.h"
 
 namespace swprof {
@@ -11,9 +12,12 @@ std::string folded_frame_name(const CctFrame& frame, bool modules) {
   std::string name;
   if (modules && !(frame.flags & kCctThread)) name = frame.module + "`";
   name += frame.function;
-  // ';' separates frames and a line ends the stack: neither may appear in a name.
+  // ';' separates frames and a line ends the stack: neither may appear in a
+  // name, they become '_'. Any other control character (an escape sequence)
+  // is written as \xNN, as on a terminal.
   for (char& c : name)
     if (c == ';' || c == '\n' || c == '\r') c = '_';
+  name = terminal_safe(name);
   if (frame.flags & kCctKernel) name += "_[k]";
   else if (frame.flags & kCctInline) name += "_[i]";
   if (frame.flags & kCctGuess) name += "_[g]";

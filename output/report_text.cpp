@@ -5,26 +5,31 @@
 #include <cstdio>
 #include <numeric>
 
+#include "common/text_escape.h"
 #include "output/recording_info.h"
 #include "output/report.h"
 
 namespace swprof {
 namespace {
 
+// Names and paths come from the profiled program: shown with terminal_safe.
+void write_frame(const CctFrame& f, std::ostream& out) {
+  out << terminal_safe(f.function) << "  " << terminal_safe(module_label(f.module)) << frame_marks(f) << "\n";
+}
 
 void write_header(const Profile& p, std::ostream& out) {
   char line[512];
   const RecordingHeader& h = p.header;
-  out << "swprof report: " << p.source << "\n";
+  out << "swprof report: " << terminal_safe(p.source) << "\n";
   if (!h.command.empty()) out << "  command:   " << quote_command(h.command) << "\n";
   if (h.start_unix_ns) {
     out << "  recorded:  " << format_time(h.start_unix_ns);
-    if (!h.host.empty()) out << " on " << h.host;
-    if (!h.kernel_release.empty()) out << " (Linux " << h.kernel_release << ")";
+    if (!h.host.empty()) out << " on " << terminal_safe(h.host);
+    if (!h.kernel_release.empty()) out << " (Linux " << terminal_safe(h.kernel_release) << ")";
     out << "\n";
   }
   if (!h.event.empty()) {
-    out << "  event:     " << h.event;
+    out << "  event:     " << terminal_safe(h.event);
     if (h.frequency) out << " at " << h.frequency << " Hz";
     else if (h.period) out << " every " << h.period;
     out << "\n";
@@ -60,7 +65,8 @@ void write_top(const Profile& p, size_t top, std::ostream& out) {
     if (f.flags & kCctThread) continue;
     snprintf(line, sizeof line, "  %6.2f  %7.2f  %8" PRIu64 "  ", percent(totals[id].self, tree.total()),
              percent(totals[id].total, tree.total()), totals[id].self);
-    out << line << f.function << "  " << module_label(f.module) << frame_marks(f) << "\n";
+    out << line;
+    write_frame(f, out);
     ++shown;
   }
   if (shown == 0) out << "  (no samples)\n";
@@ -96,7 +102,8 @@ void write_tree(const Profile& p, double min_percent, std::ostream& out) {
     const CctNode& n = tree.node(item.node);
     const CctFrame& f = tree.frame(n.frame);
     snprintf(line, sizeof line, "%7.2f%%  %6.2f%%  ", percent(n.total, tree.total()), percent(n.self, tree.total()));
-    out << line << std::string(2 * item.depth, ' ') << f.function << "  " << module_label(f.module) << frame_marks(f) << "\n";
+    out << line << std::string(2 * item.depth, ' ');
+    write_frame(f, out);
     push_children(item.node, item.depth + 1);
   }
 }

@@ -3,6 +3,7 @@
 #include <unordered_map>
 
 #include "common/error.h"
+#include "common/text_escape.h"
 #include "sampler/recording_reader.h"
 
 namespace swprof {
@@ -20,15 +21,17 @@ std::string pc_column(uint64_t pc) {
   return buf;
 }
 
+// Every name below comes from the profiled program: shown with terminal_safe.
 std::string source_location(const SourceFrame& f) {
   if (f.file.empty()) return "";
-  return " " + f.file + (f.line ? ":" + std::to_string(f.line) : "");
+  return " " + terminal_safe(f.file) + (f.line ? ":" + std::to_string(f.line) : "");
 }
 
 // "function+0xOFF (module+0xOFF)" or "[unknown] (module+0xOFF)".
 std::string function_and_module(const SourceFrame& f) {
-  if (f.function.empty()) return "[unknown] (" + f.module + "+" + hex(f.module_offset) + ")";
-  return f.function + "+" + hex(f.function_offset) + " (" + f.module + "+" + hex(f.module_offset) + ")";
+  const std::string module = terminal_safe(f.module);
+  if (f.function.empty()) return "[unknown] (" + module + "+" + hex(f.module_offset) + ")";
+  return terminal_safe(f.function) + "+" + hex(f.function_offset) + " (" + module + "+" + hex(f.module_offset) + ")";
 }
 
 }  // namespace
@@ -38,7 +41,8 @@ std::string format_user_frame(const Frame& frame, const SymbolizedAddress& where
   for (const SourceFrame& f : where.frames) {
     out += pc_column(frame.pc);
     if (f.inlined) {
-      out += (f.function.empty() ? std::string("[unknown]") : f.function) + " (inlined)" + source_location(f) + "\n";
+      const std::string name = f.function.empty() ? std::string("[unknown]") : terminal_safe(f.function);
+      out += name + " (inlined)" + source_location(f) + "\n";
       continue;
     }
     out += function_and_module(f) + source_location(f) + " [" + stepper_name(frame.stepper) +
@@ -49,16 +53,17 @@ std::string format_user_frame(const Frame& frame, const SymbolizedAddress& where
 
 std::string format_kernel_frame(uint64_t addr, const SymbolizedAddress& where) {
   const SourceFrame& f = where.frames.back();
-  if (f.function.empty()) return pc_column(addr) + "[unknown] (" + f.module + "+" + hex(f.module_offset) + ")\n";
-  return pc_column(addr) + f.function + "+" + hex(f.function_offset) + " (" + f.module + ")\n";
+  const std::string module = terminal_safe(f.module);
+  if (f.function.empty()) return pc_column(addr) + "[unknown] (" + module + "+" + hex(f.module_offset) + ")\n";
+  return pc_column(addr) + terminal_safe(f.function) + "+" + hex(f.function_offset) + " (" + module + ")\n";
 }
 
 UnwindStats write_script(const std::string& recording, const ScriptOptions& options, FILE* out,
                          std::vector<std::string>* warnings) {
   RecordingReader reader(recording);
   const uint64_t start = reader.header().start_monotonic_ns;
-  const std::string event = reader.header().event;
-  std::unordered_map<uint32_t, std::string> comms;
+  const std::string event = terminal_safe(reader.header().event);
+  std::unordered_map<uint32_t, std::string> comms;  // terminal_safe thread names
   RecordingUnwinder unwinder(options.unwind);
   Symbolizer symbolizer(options.symbolize);
   unwinder.run(
@@ -75,7 +80,7 @@ UnwindStats write_script(const std::string& recording, const ScriptOptions& opti
         fputc('\n', out);
       },
       [&](const Record& r) {
-        if (auto* c = std::get_if<CommRecord>(&r)) comms[c->tid] = c->comm;
+        if (auto* c = std::get_if<CommRecord>(&r)) comms[c->tid] = terminal_safe(c->comm);
       });
   if (warnings) {
     *warnings = unwinder.warnings();

@@ -5,7 +5,7 @@ set -euo pipefail
 
 PACKAGES=(
   g++ cmake ninja-build pkg-config make
-  libunwind-dev libdw-dev libelf-dev libcapstone-dev
+  libunwind-dev libdw-dev libelf-dev libcapstone-dev libre2-dev
   nlohmann-json3-dev libcli11-dev catch2 libzstd-dev libbenchmark-dev
   linux-perf xz-utils procps bc util-linux time
   chromium            # headless, for the flame graph page tests (tests/flamegraph/)
