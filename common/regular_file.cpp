@@ -1,0 +1,123 @@
+#include "common/regular_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include "common/error.h"
+
+namespace swprof {
+namespace {
+
+template <class T>
+FileResult<T> failure(int err) {
+  FileResult<T> r;
+  r.error = err;
+  r.reason = errno_text(err);
+  return r;
+}
+
+template <class T>
+FileResult<T> not_regular(mode_t mode) {
+  FileResult<T> r;
+  r.reason = "is " + file_kind(mode) + ", not a regular file";
+  return r;
+}
+
+std::string size_text(uint64_t bytes) {
+  if (bytes >= (uint64_t{1} << 20)) return std::to_string(bytes >> 20) + " MiB";
+  return std::to_string(bytes) + " bytes";
+}
+
+FileResult<std::string> too_large(uint64_t max_bytes) {
+  FileResult<std::string> r;
+  r.reason = "larger than " + size_text(max_bytes);
+  return r;
+}
+
+// Reads up to `limit` bytes; stops early at the end of the file.
+bool read_up_to(int fd, uint64_t limit, std::string& out, int& err) {
+  constexpr size_t kChunk = 1 << 16;
+  while (out.size() < limit) {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(kChunk, limit - out.size()));
+    const size_t at = out.size();
+    out.resize(at + want);
+    const ssize_t n = ::read(fd, out.data() + at, want);
+    if (n < 0 && errno == EINTR) {
+      out.resize(at);
+      continue;
+    }
+    if (n < 0) {
+      err = errno;
+      return false;
+    }
+    out.resize(at + static_cast<size_t>(n));
+    if (n == 0) break;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string file_kind(mode_t mode) {
+  switch (mode & S_IFMT) {
+    case S_IFREG: return "a regular file";
+    case S_IFDIR: return "a directory";
+    case S_IFIFO: return "a FIFO";
+    case S_IFCHR: return "a character device";
+    case S_IFBLK: return "a block device";
+    case S_IFSOCK: return "a socket";
+    case S_IFLNK: return "a symbolic link";
+    default: return "not a regular file";
+  }
+}
+
+FileResult<RegularFile> open_regular_file(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return failure<RegularFile>(errno);
+  if (!S_ISREG(st.st_mode)) return not_regular<RegularFile>(st.st_mode);
+  // The path may have been replaced since stat(): O_NONBLOCK keeps a FIFO from
+  // blocking this open, and fstat checks what was actually opened.
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+  if (!fd.valid()) return failure<RegularFile>(errno);
+  if (::fstat(fd.get(), &st) != 0) return failure<RegularFile>(errno);
+  if (!S_ISREG(st.st_mode)) return not_regular<RegularFile>(st.st_mode);
+  const int flags = ::fcntl(fd.get(), F_GETFL);
+  if (flags < 0 || ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK) != 0) return failure<RegularFile>(errno);
+  FileResult<RegularFile> r;
+  r.value.emplace();
+  r.value->fd = std::move(fd);
+  r.value->size = static_cast<uint64_t>(st.st_size);
+  r.value->owner = st.st_uid;
+  return r;
+}
+
+FileResult<std::string> read_regular_file(RegularFile& file, uint64_t max_bytes) {
+  if (file.size > max_bytes) return too_large(max_bytes);
+  // Size 0: a /proc or /sys file whose size is unknown until read; one byte
+  // past the maximum tells a file that is too large.
+  const uint64_t limit = file.size > 0 ? file.size : max_bytes + 1;
+  FileResult<std::string> r;
+  std::string text;
+  int err = 0;
+  if (!read_up_to(file.fd.get(), limit, text, err)) return failure<std::string>(err);
+  if (text.size() > max_bytes) return too_large(max_bytes);
+  r.value = std::move(text);
+  return r;
+}
+
+FileResult<std::string> read_regular_file(const std::string& path, uint64_t max_bytes) {
+  auto opened = open_regular_file(path);
+  if (!opened) {
+    FileResult<std::string> r;
+    r.reason = std::move(opened.reason);
+    r.error = opened.error;
+    return r;
+  }
+  return read_regular_file(*opened.value, max_bytes);
+}
+
+}  // namespace swprof

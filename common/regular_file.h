@@ -1,0 +1,52 @@
+#pragma once
+// Opening and reading files named by a recording or derived from it (mapped
+// binaries, debuginfo, perf maps, /proc and /sys files). Such a path may name
+// a FIFO, which would block open() or read() forever, or a device such as
+// /dev/zero, which never ends: only regular files are opened, without ever
+// blocking, and reads are bounded by the file's size and a caller's maximum.
+
+#include <sys/types.h>
+
+#include <cerrno>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "common/unique_fd.h"
+
+namespace swprof {
+
+struct RegularFile {
+  UniqueFd fd;        // read-only, close-on-exec, blocking (O_NONBLOCK cleared)
+  uint64_t size = 0;  // st_size when opened (0 for most /proc and /sys files)
+  uid_t owner = 0;
+};
+
+// A value, or why there is none.
+template <class T>
+struct FileResult {
+  std::optional<T> value;
+  std::string reason;  // "is a FIFO, not a regular file", "No such file or directory", ...
+  int error = 0;       // the errno behind `reason`, 0 when the file is of the wrong kind or too large
+
+  explicit operator bool() const { return value.has_value(); }
+  bool missing() const { return error == ENOENT || error == ENOTDIR; }
+};
+
+// "a FIFO", "a character device", ... for a st_mode.
+std::string file_kind(mode_t mode);
+
+// Opens `path` read-only when it is a regular file (following symlinks).
+// Anything else is refused before it is opened, and the open itself uses
+// O_NONBLOCK and is checked with fstat, so a FIFO swapped in meanwhile
+// cannot block either.
+FileResult<RegularFile> open_regular_file(const std::string& path);
+
+// The whole file, at most its size when opened (a file that grows is read
+// up to that size). A file reporting size 0 (procfs) is read to its end.
+// Either way, more than `max_bytes` is refused.
+FileResult<std::string> read_regular_file(RegularFile& file, uint64_t max_bytes);
+FileResult<std::string> read_regular_file(const std::string& path, uint64_t max_bytes);
+
+}  // namespace swprof

@@ -1,0 +1,38 @@
+#pragma once
+// Temporary files that must not outlive the process, even when it is stopped
+// by SIGINT, SIGTERM or SIGHUP: a fixed table of live paths, removed by a
+// signal handler that then re-raises the signal with its default action (so
+// the exit status still says which signal ended the process). The handler
+// uses only async-signal-safe calls (unlink, sigaction, raise).
+//
+// The handler is installed at registration, for each of the three signals
+// whose disposition is the default: a signal the program ignores (nohup) or
+// handles itself keeps its disposition.
+
+#include <cstddef>
+#include <string>
+
+namespace swprof {
+
+class TempFileCleanup {
+ public:
+  // Registers `path` (an absolute or working-directory-relative path that
+  // fits in PATH_MAX); the file is removed if one of the signals arrives
+  // before release(). Registration fails silently (no cleanup on signal) when
+  // the table is full.
+  explicit TempFileCleanup(const std::string& path);
+  ~TempFileCleanup() { release(); }
+  TempFileCleanup(const TempFileCleanup&) = delete;
+  TempFileCleanup& operator=(const TempFileCleanup&) = delete;
+
+  // The file was renamed or removed: a signal no longer touches it.
+  void release();
+  bool registered() const { return slot_ >= 0; }
+
+  static constexpr size_t kSlots = 16;
+
+ private:
+  int slot_ = -1;
+};
+
+}  // namespace swprof
