@@ -237,7 +237,8 @@ TEST_CASE("context ids: equal across builds that differ by a line and addresses,
   };
   CHECK(line_of(shifted, "hot_loop") == line_of(plain, "hot_loop") + 1);
   auto nm_address = [](const std::string& bin) {
-    auto r = run({"/bin/sh", "-c", "nm " + bin + " | grep ' T hot_loop$'"}, std::filesystem::temp_directory_path());
+    TempDir work;
+    auto r = run({"/bin/sh", "-c", "nm " + bin + " | grep ' T hot_loop$'"}, work.path());
     return r.out;
   };
   CHECK(nm_address(target("diff_target")) != nm_address(target("shifted/diff_target")));

@@ -67,7 +67,7 @@ TEST_CASE("every command's -o /dev/full: one line, exit 2, /dev/full untouched",
   CHECK(after.st_mode == before.st_mode);
 }
 
-TEST_CASE("-o into a character device keeps the device", "[output_paths]") {
+TEST_CASE("output into a character device keeps the device", "[output_paths]") {
   TempDir dir;
   copy_profiles(dir);
   const std::string node = dir.file("null");
@@ -84,7 +84,7 @@ TEST_CASE("-o into a character device keeps the device", "[output_paths]") {
   CHECK(st.st_rdev == makedev(1, 3));
 }
 
-TEST_CASE("report -o FIFO: the reader gets the report", "[output_paths]") {
+TEST_CASE("report into a FIFO: the reader gets the report", "[output_paths]") {
   TempDir dir;
   copy_profiles(dir);
   const std::string fifo = dir.file("fifo");

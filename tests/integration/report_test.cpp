@@ -60,7 +60,8 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 ProcessResult report(std::vector<std::string> args) {
   std::vector<std::string> argv = {swprof_bin(), "report", threads_recording()};
   argv.insert(argv.end(), args.begin(), args.end());
-  return run(argv, std::filesystem::temp_directory_path().string());
+  static TempDir work;  // run() leaves the captured stdout and stderr there
+  return run(argv, work.path());
 }
 
 }  // namespace

@@ -1,9 +1,12 @@
 #pragma once
-// A scratch directory removed when the test ends.
+// A scratch directory removed when the test ends: /tmp/swprof-test-XXXXXX,
+// or /tmp/swprof-test-TAG-XXXXXX under ctest, which sets SWPROF_TEST_TAG so
+// that the suite's last test can tell the folders it left (tests/system_state.py).
 
 #include <stdlib.h>
 
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 
 namespace swprof::testing {
@@ -11,8 +14,10 @@ namespace swprof::testing {
 class TempDir {
  public:
   TempDir() {
-    char tmpl[] = "/tmp/swprof-test-XXXXXX";
-    path_ = mkdtemp(tmpl);
+    const char* tag = getenv("SWPROF_TEST_TAG");
+    std::string tmpl = std::string("/tmp/swprof-test-") + (tag && *tag ? std::string(tag) + "-" : "") + "XXXXXX";
+    if (!mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a folder in /tmp");
+    path_ = tmpl;
   }
   ~TempDir() {
     std::error_code ec;

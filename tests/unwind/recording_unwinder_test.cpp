@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 
+#include "../unit/temp_dir.h"
 #include "sampler/recording_writer.h"
 
 using namespace swprof;
@@ -12,8 +13,8 @@ using namespace swprof;
 namespace {
 
 struct TempFile {
-  std::string path = "/tmp/swprof-ru-" + std::to_string(getpid()) + ".swprof";
-  ~TempFile() { std::filesystem::remove(path); }
+  testing::TempDir dir;
+  std::string path = dir.file("recording.swprof");
 };
 
 SampleView sample_at(uint32_t pid, uint64_t time, uint64_t pc, const std::vector<uint8_t>& stack) {
