@@ -1,13 +1,12 @@
 #include "sampler/build_id.h"
 
 #include <elfutils/libdwelf.h>
-#include <fcntl.h>
 #include <libelf.h>
 
 #include <memory>
 
 #include "common/elf_handle.h"
-#include "common/unique_fd.h"
+#include "common/regular_file.h"
 
 namespace swprof {
 namespace {
@@ -30,9 +29,10 @@ std::optional<BuildId> build_id_of(Elf* elf) {
 
 std::optional<BuildId> read_build_id(const std::string& path) {
   ensure_libelf();
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) return std::nullopt;
-  ElfPtr elf(elf_begin(fd.get(), ELF_C_READ_MMAP, nullptr));
+  // A mapped path may be a FIFO or a device: only a regular file is opened.
+  auto file = open_regular_file(path);
+  if (!file) return std::nullopt;
+  ElfPtr elf(elf_begin(file.value->fd.get(), ELF_C_READ_MMAP, nullptr));
   return build_id_of(elf.get());
 }
 

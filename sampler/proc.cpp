@@ -5,18 +5,15 @@
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <sstream>
 
+#include "common/regular_file.h"
+
 namespace swprof {
 
-std::optional<std::string> read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+std::optional<std::string> read_text_file(const std::string& path, uint64_t max_bytes) {
+  return read_regular_file(path, max_bytes).value;
 }
 
 std::vector<ProcMapping> parse_proc_maps(const std::string& text) {

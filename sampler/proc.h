@@ -24,7 +24,11 @@ struct ProcMapping {
 // Parses the text of /proc/PID/maps. Malformed lines are skipped.
 std::vector<ProcMapping> parse_proc_maps(const std::string& text);
 
-std::optional<std::string> read_text_file(const std::string& path);
+// The contents of a regular file (most /proc and /sys files are), at most
+// max_bytes; nullopt when it cannot be read, is not a regular file (a FIFO
+// or a device is never opened) or is larger.
+inline constexpr uint64_t kMaxTextFileBytes = uint64_t{256} << 20;
+std::optional<std::string> read_text_file(const std::string& path, uint64_t max_bytes = kMaxTextFileBytes);
 
 std::vector<pid_t> list_threads(pid_t pid);
 std::string thread_comm(pid_t pid, pid_t tid);

@@ -3,6 +3,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <gelf.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cstring>
@@ -11,6 +12,7 @@
 #include <utility>
 
 #include "common/hex.h"
+#include "common/regular_file.h"
 #include "symbolize/demangle.h"
 
 namespace swprof {
@@ -110,10 +112,19 @@ DebugInfo::DebugInfo(std::shared_ptr<const ElfBinary> binary, const SymbolizerOp
     warn("cannot start libdwfl for " + path + ": " + dwfl_errmsg(-1));
     return;
   }
+  // libdwfl would open the path itself, and block on a FIFO put there since:
+  // it gets a descriptor of a regular file instead (and owns it on success).
+  auto file = open_regular_file(path);
+  if (!file) {
+    warn("cannot read the symbols of " + path + ": " + file.reason);
+    return;
+  }
   dwfl_report_begin(dwfl_.get());
   // An ET_DYN file at base 0 relative to its p_vaddr keeps its link
   // addresses; ET_EXEC files always do.
-  Dwfl_Module* mod = dwfl_report_elf(dwfl_.get(), basename_of(path).c_str(), path.c_str(), -1, 0, true);
+  Dwfl_Module* mod =
+      dwfl_report_elf(dwfl_.get(), basename_of(path).c_str(), path.c_str(), file.value->fd.get(), 0, true);
+  if (mod) file.value->fd.release();
   dwfl_report_end(dwfl_.get(), nullptr, nullptr);
   if (!mod) {
     warn("cannot read the symbols of " + path + ": " + dwfl_errmsg(-1));
@@ -143,13 +154,22 @@ DebugInfo::DebugInfo(std::shared_ptr<const ElfBinary> binary, const SymbolizerOp
 int DebugInfo::find_debuginfo(Dwfl_Module* mod, void** userdata, const char* modname, Dwarf_Addr base,
                               const char* file_name, const char* debuglink_file, GElf_Word debuglink_crc,
                               char** debuginfo_file_name) {
+  auto* self = userdata ? static_cast<DebugInfo*>(*userdata) : nullptr;
+  if (!self) return -1;
+  // libdwfl's lookup opens what it finds without checking what it is: a FIFO
+  // there would block it forever. Anything but a regular file where it looks
+  // (build-id and debuglink places) means no separate debuginfo.
+  for (const std::string& candidate : self->debuginfo_candidates(debuglink_file, file_name)) {
+    struct stat st;
+    if (::stat(candidate.c_str(), &st) != 0 || S_ISREG(st.st_mode)) continue;
+    self->warn("ignored " + candidate + " as debuginfo of " + self->binary_->path() + " (it is " +
+               file_kind(st.st_mode) + ", not a regular file): no source lines or inline frames for it");
+    return -1;
+  }
   const int fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
                                               debuglink_crc, debuginfo_file_name);
-  auto* self = userdata ? static_cast<DebugInfo*>(*userdata) : nullptr;
-  if (self) {
-    if (fd >= 0) self->found_separate_debuginfo_ = true;
-    else self->note_rejected_debuginfo(debuglink_file);
-  }
+  if (fd >= 0) self->found_separate_debuginfo_ = true;
+  else self->note_rejected_debuginfo(debuglink_file);
   return fd;
 }
 
@@ -163,11 +183,13 @@ std::vector<std::string> DebugInfo::absolute_roots() const {
   return out;
 }
 
-// libdwfl found no debuginfo it could use. A file sitting where it looked is
-// then damaged or belongs to another build: say so, once.
-void DebugInfo::note_rejected_debuginfo(const char* debuglink_file) {
-  namespace fs = std::filesystem;
-  const std::string& path = binary_->path();
+// Where libdwfl's standard lookup looks for the separate debuginfo of
+// `file_name` (the binary when null): <root>/.build-id/xx/yyyy.debug, then
+// the debuglink name (or the binary's name + ".debug") beside it, in its
+// .debug/ folder and under each root. An absolute debuglink (a dwz file's
+// .gnu_debugaltlink) is looked at as it is.
+std::vector<std::string> DebugInfo::debuginfo_candidates(const char* debuglink_file, const char* file_name) const {
+  const std::string path = file_name && *file_name ? file_name : binary_->path();
   std::vector<std::string> candidates;
   const auto& id = binary_->build_id();
   const std::vector<std::string> roots = absolute_roots();
@@ -177,13 +199,25 @@ void DebugInfo::note_rejected_debuginfo(const char* debuglink_file) {
       candidates.push_back(root + "/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2) + ".debug");
   }
   const std::string link = debuglink_file && *debuglink_file ? debuglink_file : basename_of(path) + ".debug";
+  if (link[0] == '/') {
+    candidates.push_back(link);
+    return candidates;
+  }
   const std::string dir = dirname_of(path);
   candidates.push_back(dir + "/" + link);
   candidates.push_back(dir + "/.debug/" + link);
   for (const std::string& root : roots) candidates.push_back(root + dir + "/" + link);
+  return candidates;
+}
 
+// libdwfl found no debuginfo it could use. A file sitting where it looked is
+// then damaged or belongs to another build: say so, once.
+void DebugInfo::note_rejected_debuginfo(const char* debuglink_file) {
+  namespace fs = std::filesystem;
+  const std::string& path = binary_->path();
+  const auto& id = binary_->build_id();
   std::error_code ec;
-  for (const std::string& candidate : candidates) {
+  for (const std::string& candidate : debuginfo_candidates(debuglink_file, nullptr)) {
     if (!fs::is_regular_file(candidate, ec) || fs::equivalent(candidate, path, ec)) continue;
     auto debug = ElfBinary::open(candidate);
     std::string reason;

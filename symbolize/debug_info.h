@@ -52,6 +52,7 @@ class DebugInfo {
   static int find_debuginfo(Dwfl_Module* mod, void** userdata, const char* modname, Dwarf_Addr base,
                             const char* file_name, const char* debuglink_file, GElf_Word debuglink_crc,
                             char** debuginfo_file_name);
+  std::vector<std::string> debuginfo_candidates(const char* debuglink_file, const char* file_name) const;
   void note_rejected_debuginfo(const char* debuglink_file);
   std::vector<std::string> absolute_roots() const;
   void check_dwarf();

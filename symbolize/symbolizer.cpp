@@ -1,11 +1,13 @@
 #include "symbolize/symbolizer.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <deque>
 #include <optional>
 #include <unordered_map>
 
-#include "sampler/proc.h"
+#include "common/regular_file.h"
 #include "symbolize/debug_info.h"
 #include "symbolize/demangle.h"
 #include "symbolize/kernel_symbols.h"
@@ -17,6 +19,11 @@ namespace {
 // A symbolized address is identified by who owns it (a binary, or a
 // process's mapping) and the address.
 constexpr uint64_t kProcessOwner = uint64_t{1} << 63;  // marks a pid as owner, never a pointer
+
+// Sane bounds for files that are text: a JIT map of millions of functions,
+// a kallsyms of a kernel with every module loaded (~20 MiB).
+constexpr uint64_t kMaxPerfMapBytes = uint64_t{1} << 30;
+constexpr uint64_t kMaxKallsymsBytes = uint64_t{256} << 20;
 
 struct AddressKey {
   uint64_t owner;    // ElfBinary*, or kProcessOwner | pid for code outside binaries
@@ -51,6 +58,7 @@ struct Symbolizer::Impl {
   const SymbolizedAddress& outside_binaries(const Mapping* m, uint32_t pid, uint64_t pc, uint64_t lookup, bool exact);
   DebugInfo& debug_info(const std::shared_ptr<const ElfBinary>& binary);
   const PerfMap& perf_map(uint32_t pid);
+  std::optional<std::string> read_perf_map(const std::string& path);
   const KernelSymbols& kernel_symbols();
 
   SymbolizerOptions options;
@@ -126,11 +134,31 @@ DebugInfo& Symbolizer::Impl::debug_info(const std::shared_ptr<const ElfBinary>& 
   return *slot;
 }
 
+// The text of a perf map, or nullopt (with a warning unless there is none).
+// The map's folder (/tmp) is writable by anyone: as perf does, only a
+// regular file owned by this user or root is read, and at most its size.
+std::optional<std::string> Symbolizer::Impl::read_perf_map(const std::string& path) {
+  auto file = open_regular_file(path);
+  if (!file) {
+    if (!file.missing()) warnings.push_back("skipped the JIT map " + path + ": " + file.reason);
+    return std::nullopt;
+  }
+  const uid_t owner = file.value->owner;
+  if (owner != 0 && owner != geteuid()) {
+    warnings.push_back("skipped the JIT map " + path + ": owned by uid " + std::to_string(owner) +
+                       ", not by this user or root, so anyone could have written it");
+    return std::nullopt;
+  }
+  auto text = read_regular_file(*file.value, kMaxPerfMapBytes);
+  if (!text) warnings.push_back("skipped the JIT map " + path + ": " + text.reason);
+  return std::move(text.value);
+}
+
 const PerfMap& Symbolizer::Impl::perf_map(uint32_t pid) {
   if (auto it = perf_maps.find(pid); it != perf_maps.end()) return it->second;
   const std::string path = options.perf_map_dir + "/perf-" + std::to_string(pid) + ".map";
   PerfMap map;
-  if (auto text = read_text_file(path)) {
+  if (auto text = read_perf_map(path)) {
     map = PerfMap::parse(*text);
     if (map.malformed_lines() > 0)
       warnings.push_back(path + ": skipped " + std::to_string(map.malformed_lines()) +
@@ -141,12 +169,13 @@ const PerfMap& Symbolizer::Impl::perf_map(uint32_t pid) {
 
 const KernelSymbols& Symbolizer::Impl::kernel_symbols() {
   if (kernel) return *kernel;
-  auto text = read_text_file(options.kallsyms_path);
+  auto text = read_regular_file(options.kallsyms_path, kMaxKallsymsBytes);
   if (!text) {
-    warnings.push_back("cannot read " + options.kallsyms_path + ": kernel frames are shown as addresses");
+    warnings.push_back("cannot read " + options.kallsyms_path + " (" + text.reason +
+                       "): kernel frames are shown as addresses");
     kernel = KernelSymbols{};
   } else {
-    kernel = KernelSymbols::parse(*text);
+    kernel = KernelSymbols::parse(*text.value);
     if (kernel->hidden())
       warnings.push_back(options.kallsyms_path +
                          " hides kernel addresses from this user (kernel.kptr_restrict): kernel frames are shown "

@@ -44,7 +44,9 @@ struct SymbolizerOptions {
   // and for .gnu_debuglink names: beside the binary, in its .debug/ folder and
   // under <root>/<binary's folder>/.
   std::vector<std::string> debug_roots = {"/usr/lib/debug"};
-  // Folder holding JIT maps (perf-PID.map).
+  // Folder holding JIT maps (perf-PID.map). As perf does, a map is read only
+  // when it is a regular file owned by this user or root (/tmp is writable by
+  // anyone); otherwise it is skipped with a warning saying why.
   std::string perf_map_dir = "/tmp";
   // Kernel symbols ("ADDRESS TYPE NAME [MODULE]" lines), read on first use.
   std::string kallsyms_path = "/proc/kallsyms";

@@ -54,9 +54,11 @@ BinaryCache::Lookup BinaryCache::get(const std::string& path, const std::vector<
   if (auto it = by_path_.find(key); it != by_path_.end()) return it->second;
   Lookup found;
   if (!is_anonymous_path(path)) {
-    found.binary = ElfBinary::open(path);
+    auto opened = ElfBinary::open_file(path);
+    found.binary = opened.value.value_or(nullptr);
     if (!found.binary) {
-      warnings_.push_back("cannot open " + path + ": its frames are unwound without its unwind info");
+      warnings_.push_back("cannot open " + path + " (" + opened.reason +
+                          "): its frames are unwound without its unwind info");
     } else if (!build_id.empty() && found.binary->build_id() != build_id) {
       found.build_id_mismatch = true;
       warnings_.push_back(path + " changed since it was recorded (build-id " +

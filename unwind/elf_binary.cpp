@@ -17,14 +17,28 @@ void ensure_libelf() {
 }  // namespace
 
 std::shared_ptr<ElfBinary> ElfBinary::open(const std::string& path) {
+  return open_file(path).value.value_or(nullptr);
+}
+
+FileResult<std::shared_ptr<ElfBinary>> ElfBinary::open_file(const std::string& path) {
   ensure_libelf();
+  FileResult<std::shared_ptr<ElfBinary>> result;
+  auto file = open_regular_file(path);
+  if (!file) {
+    result.reason = std::move(file.reason);
+    result.error = file.error;
+    return result;
+  }
   std::shared_ptr<ElfBinary> b(new ElfBinary());
   b->path_ = path;
-  b->fd_.reset(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!b->fd_.valid()) return nullptr;
+  b->fd_ = std::move(file.value->fd);
   b->elf_.reset(elf_begin(b->fd_.get(), ELF_C_READ_MMAP, nullptr));
-  if (!b->init()) return nullptr;
-  return b;
+  if (!b->init()) {
+    result.reason = "not a 64-bit ELF file";
+    return result;
+  }
+  result.value = std::move(b);
+  return result;
 }
 
 std::shared_ptr<ElfBinary> ElfBinary::from_image(const std::string& name, std::vector<uint8_t> image) {

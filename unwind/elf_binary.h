@@ -15,6 +15,7 @@
 
 #include "common/byte_reader.h"
 #include "common/elf_handle.h"
+#include "common/regular_file.h"
 #include "common/unique_fd.h"
 
 namespace swprof {
@@ -36,6 +37,10 @@ class ElfBinary {
  public:
   // nullptr when the file cannot be opened or is not a 64-bit ELF.
   static std::shared_ptr<ElfBinary> open(const std::string& path);
+  // The same, with the reason when there is no binary. Only a regular file is
+  // opened (common/regular_file.h): a path named by a recording may be a FIFO
+  // or a device.
+  static FileResult<std::shared_ptr<ElfBinary>> open_file(const std::string& path);
   static std::shared_ptr<ElfBinary> from_image(const std::string& name, std::vector<uint8_t> image);
 
   ElfBinary(const ElfBinary&) = delete;

@@ -1,11 +1,13 @@
 #include "sampler/proc.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <cstring>
 
 #include "sampler/build_id.h"
+#include "temp_dir.h"
 
 using namespace swprof;
 
@@ -46,4 +48,14 @@ TEST_CASE("the vDSO image and build-ids", "[proc]") {
   CHECK(read_build_id("/proc/self/exe").has_value());  // linked with a build-id by default
   CHECK_FALSE(read_build_id("/etc/hostname").has_value());
   CHECK_FALSE(read_build_id("/no/such/file").has_value());
+}
+
+TEST_CASE("a FIFO or a device is never opened for a build-id or as text", "[proc]") {
+  testing::TempDir dir;
+  const std::string fifo = dir.file("fifo");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK_FALSE(read_build_id(fifo).has_value());  // would block in open() if it were opened
+  CHECK_FALSE(read_text_file(fifo).has_value());
+  CHECK_FALSE(read_text_file("/dev/zero").has_value());  // would never end
+  CHECK(read_text_file("/proc/self/stat").has_value());  // size 0, read to its end
 }

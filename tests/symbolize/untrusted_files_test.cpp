@@ -1,0 +1,196 @@
+// Files a recording names or that are derived from it (mapped binaries,
+// debuginfo, perf maps in the world-writable /tmp, kallsyms) may be FIFOs,
+// endless devices or planted by another user: the symbolizer and the binary
+// cache never block on them, never read them without bound, and say why they
+// were skipped.
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "common/hex.h"
+#include "sym_fixtures.h"
+#include "symbolize/symbolizer.h"
+#include "unit/temp_dir.h"
+
+using namespace swprof;
+using namespace swprof::testing;
+
+namespace {
+
+constexpr uint64_t kBase = 0x555555550000;
+constexpr uint32_t kPid = 987654321;  // no such process: only the files matter
+
+// Should the code under test open `fifo` and wait for a writer, this opens
+// it for writing after a while so that the test ends (and fails) instead of
+// hanging. A passing test never waits for it.
+class FifoWatchdog {
+ public:
+  explicit FifoWatchdog(std::string fifo) : fifo_(std::move(fifo)), thread_([this] { watch(); }) {}
+  ~FifoWatchdog() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_ = true;
+    }
+    cv_.notify_one();
+    thread_.join();
+  }
+  bool fired() const { return fired_; }
+
+ private:
+  void watch() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (cv_.wait_for(lock, std::chrono::seconds(30), [this] { return done_; })) return;
+    fired_ = true;
+    const int fd = ::open(fifo_.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0) ::close(fd);
+  }
+
+  std::string fifo_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::atomic<bool> fired_{false};
+  std::thread thread_;
+};
+
+std::string warnings_text(const Symbolizer& s) {
+  std::string out;
+  for (const auto& w : s.warnings()) out += w + "\n";
+  return out;
+}
+
+Frame jit_frame() {
+  Frame f;
+  f.pc = 0x7f1000000011;
+  f.stepper = StepperKind::kCfi;
+  return f;
+}
+
+SymbolizerOptions options_in(const TempDir& dir) {
+  SymbolizerOptions o;
+  o.perf_map_dir = dir.path();
+  o.debug_roots = {dir.file("debug")};
+  o.kallsyms_path = dir.file("kallsyms");
+  return o;
+}
+
+// The JIT frame's name with the perf map as the test left it, and the warnings.
+std::pair<std::string, std::string> name_jit_frame(const TempDir& dir) {
+  Symbolizer symbolizer(options_in(dir));
+  ProcessMaps none;
+  const std::string name = symbolizer.symbolize(none, kPid, jit_frame()).frames[0].function;
+  return {name, warnings_text(symbolizer)};
+}
+
+const std::string kMapText = "7f1000000000 80 jit_add\n";
+
+}  // namespace
+
+TEST_CASE("perf map: a regular file of this user is read", "[symbolize][untrusted]") {
+  TempDir dir;
+  write_file(dir.file("perf-987654321.map"), kMapText);
+  const auto [name, warnings] = name_jit_frame(dir);
+  CHECK(name == "jit_add");
+  CHECK(warnings.empty());
+}
+
+TEST_CASE("perf map: a FIFO is skipped without blocking", "[symbolize][untrusted]") {
+  TempDir dir;
+  const std::string map = dir.file("perf-987654321.map");
+  REQUIRE(::mkfifo(map.c_str(), 0600) == 0);
+  FifoWatchdog watchdog(map);
+  const auto [name, warnings] = name_jit_frame(dir);
+  CHECK_FALSE(watchdog.fired());
+  CHECK(name.empty());
+  CHECK(warnings == "skipped the JIT map " + map + ": is a FIFO, not a regular file\n");
+}
+
+TEST_CASE("perf map: a link to /dev/zero is skipped, not read without end", "[symbolize][untrusted]") {
+  TempDir dir;
+  const std::string map = dir.file("perf-987654321.map");
+  REQUIRE(::symlink("/dev/zero", map.c_str()) == 0);
+  const auto [name, warnings] = name_jit_frame(dir);
+  CHECK(name.empty());
+  CHECK(warnings == "skipped the JIT map " + map + ": is a character device, not a regular file\n");
+}
+
+TEST_CASE("perf map: one owned by another user is skipped", "[symbolize][untrusted]") {
+  TempDir dir;
+  const std::string map = dir.file("perf-987654321.map");
+  write_file(map, kMapText);
+  const uid_t other = geteuid() == 65534 ? 65533 : 65534;  // nobody, unless that is us
+  REQUIRE(::chown(map.c_str(), other, static_cast<gid_t>(-1)) == 0);  // the suite runs as root
+  const auto [name, warnings] = name_jit_frame(dir);
+  CHECK(name.empty());
+  CHECK(warnings.find("skipped the JIT map " + map + ": owned by uid " + std::to_string(other) +
+                      ", not by this user or root") != std::string::npos);
+  // Owned by root it is trusted again, as perf does.
+  REQUIRE(::chown(map.c_str(), 0, static_cast<gid_t>(-1)) == 0);
+  CHECK(name_jit_frame(dir).first == "jit_add");
+}
+
+TEST_CASE("kallsyms: a FIFO is skipped without blocking", "[symbolize][untrusted]") {
+  TempDir dir;
+  const std::string kallsyms = dir.file("kallsyms");
+  REQUIRE(::mkfifo(kallsyms.c_str(), 0600) == 0);
+  FifoWatchdog watchdog(kallsyms);
+  Symbolizer symbolizer(options_in(dir));
+  CHECK(symbolizer.symbolize_kernel(0xffffffff81000010).frames[0].function.empty());
+  CHECK_FALSE(watchdog.fired());
+  CHECK(warnings_text(symbolizer) ==
+        "cannot read " + kallsyms + " (is a FIFO, not a regular file): kernel frames are shown as addresses\n");
+}
+
+TEST_CASE("a mapped path that is a FIFO is not opened", "[symbolize][untrusted]") {
+  TempDir dir;
+  const std::string fifo = dir.file("app");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  FifoWatchdog watchdog(fifo);
+  BinaryCache binaries;
+  const Mapping m = resolve_mapping(binaries, kBase, kBase + 0x1000, 0, fifo, true, {});
+  CHECK_FALSE(watchdog.fired());
+  CHECK_FALSE(m.binary);
+  REQUIRE(binaries.warnings().size() == 1);
+  CHECK(binaries.warnings()[0] ==
+        "cannot open " + fifo + " (is a FIFO, not a regular file): its frames are unwound without its unwind info");
+}
+
+TEST_CASE("debuginfo: a FIFO where it is looked for is skipped without blocking", "[symbolize][untrusted]") {
+  TempDir dir;
+  const std::string app = dir.file("bin/app");
+  std::string fifo;
+  SECTION("at the build-id path") {
+    copy_file(program_file("sym_target.stripped"), app);
+    auto b = ElfBinary::open(app);
+    REQUIRE(b);
+    const std::string hex = to_hex(Bytes(b->build_id().data(), b->build_id().size()));
+    REQUIRE(::mkdir(dir.file("debug").c_str(), 0755) == 0);
+    REQUIRE(::mkdir(dir.file("debug/.build-id").c_str(), 0755) == 0);
+    REQUIRE(::mkdir(dir.file("debug/.build-id/" + hex.substr(0, 2)).c_str(), 0755) == 0);
+    fifo = dir.file("debug/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2) + ".debug");
+  }
+  SECTION("at the .gnu_debuglink name beside the binary") {
+    copy_file(program_file("sym_target.linked"), app);
+    fifo = dir.file("bin/sym_target.debug");
+  }
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  FifoWatchdog watchdog(fifo);
+  BinaryCache binaries;
+  const ProcessMaps maps = load_like_loader(binaries, app, kBase);
+  Symbolizer symbolizer(options_in(dir));
+  Frame f;
+  f.pc = kBase + probe_addresses().at("inline");
+  f.stepper = StepperKind::kCfi;
+  const auto& a = symbolizer.symbolize(maps, 1, f);
+  CHECK_FALSE(watchdog.fired());
+  CHECK(a.frames.back().file.empty());  // no lines without the debuginfo
+  CHECK(warnings_text(symbolizer).find("ignored " + fifo + " as debuginfo of " + app +
+                                       " (it is a FIFO, not a regular file)") != std::string::npos);
+}
