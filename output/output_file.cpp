@@ -1,6 +1,7 @@
 #include "output/output_file.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -67,19 +68,20 @@ int FdOutputBuffer::sync() { return drain() ? 0 : -1; }
 
 OutputFile::OutputFile(const std::string& path) : path_(path == "-" ? "" : path) {
   if (path_.empty()) return;
-  auto target = final_target(path_);
-  if (!target) fail(ELOOP);
-  target_ = *target;
   struct stat st;
-  if (::stat(target_.c_str(), &st) != 0) {
-    if (errno != ENOENT) fail(errno);
-    open_temporary(std::nullopt);  // a new file
-  } else if (S_ISDIR(st.st_mode)) {
-    fail(EISDIR);
-  } else if (S_ISREG(st.st_mode)) {
-    open_temporary(st.st_mode & 07777);
-  } else {
+  const bool exists = ::stat(path_.c_str(), &st) == 0;
+  if (!exists && errno != ENOENT) fail(errno);
+  if (exists && S_ISDIR(st.st_mode)) fail(EISDIR);
+  if (exists && !S_ISREG(st.st_mode)) {
+    // Opened through its links as the kernel resolves them (also the magic
+    // ones: /dev/stdout -> /proc/self/fd/1 -> a pipe or a terminal).
+    target_ = path_;
     open_in_place();
+  } else {
+    auto target = final_target(path_);
+    if (!target) fail(ELOOP);
+    target_ = *target;
+    open_temporary(exists ? std::optional<mode_t>(st.st_mode & 07777) : std::nullopt);
   }
   buffer_.attach(fd_.get());
 }

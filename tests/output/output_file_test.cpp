@@ -218,3 +218,19 @@ TEST_CASE("SIGTERM while writing removes the temporary file", "[output_file]") {
   CHECK(temp_files_in(dir.path()) == 0);
   CHECK_FALSE(std::filesystem::exists(path));
 }
+
+TEST_CASE("a /proc/self/fd link to a pipe (as /dev/stdout may be) writes into the pipe", "[output_file]") {
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  {
+    OutputFile out("/proc/self/fd/" + std::to_string(fds[1]));
+    CHECK(out.in_place());
+    out.stream() << "piped";
+    out.commit();
+  }
+  ::close(fds[1]);
+  char buf[16] = {};
+  CHECK(::read(fds[0], buf, sizeof buf) == 5);
+  CHECK(std::string(buf) == "piped");
+  ::close(fds[0]);
+}
