@@ -5,7 +5,10 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <fstream>
+#include <iterator>
+#include <sstream>
 #include <thread>
 
 #include "../unit/temp_dir.h"
@@ -31,6 +34,20 @@ void stop(const Spawned& p) {
   waitpid(p.pid, nullptr, 0);
 }
 
+// CPU time (user + system) the process has used, from /proc/PID/stat.
+double cpu_seconds(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::istringstream fields(stat.substr(stat.rfind(')') + 2));  // after "pid (comm) "
+  std::string field;
+  unsigned long utime = 0, stime = 0;
+  for (int i = 3; i <= 15 && fields >> field; ++i) {
+    if (i == 14) utime = std::stoul(field);
+    if (i == 15) stime = std::stoul(field);
+  }
+  return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
 }  // namespace
 
 TEST_CASE("attach: samples a running process for --duration", "[integration]") {
@@ -38,15 +55,20 @@ TEST_CASE("attach: samples a running process for --duration", "[integration]") {
   auto target = spawn({workload_bin(), "forever"}, dir.path());
   wait_ready(target);
   const std::string out = dir.file("attach.swprof");
+  const double cpu_before = cpu_seconds(target.pid);
   auto r = run({swprof_bin(), "attach", std::to_string(target.pid), "--duration", "1", "-o", out}, dir.path());
+  const double cpu_used = cpu_seconds(target.pid) - cpu_before;
   stop(target);
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   auto s = summarize(out);
   CHECK(s.finalized);
-  // ~1 s of a spinning thread at 999 Hz when it has a core to itself; the
-  // exact rate is checked by the CPU-time based record test.
-  CHECK(s.samples >= 200);
+  // cpu-clock samples follow the CPU time the target got, which a loaded
+  // machine makes less than the 1 s attached; the exact rate is checked by
+  // the CPU-time based record test. Half of 999 Hz of that time is a floor no
+  // working attach falls under, however busy the machine.
+  INFO("target CPU time while attached: " << cpu_used << " s");
+  CHECK(static_cast<double>(s.samples) >= std::max(10.0, 0.5 * 999 * cpu_used - 100));
   CHECK(s.samples_by_pid.size() == 1);
   CHECK(s.samples_by_pid.count(static_cast<uint32_t>(target.pid)) == 1);
   // The mappings that existed before attaching were synthesized from /proc.
