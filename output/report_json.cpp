@@ -153,6 +153,10 @@ void write_json_profile(const Profile& p, std::ostream& out) {
 Profile read_json_profile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("cannot open '" + path + "': " + errno_text(errno));
+  return read_json_profile(in, path);
+}
+
+Profile read_json_profile(std::istream& in, const std::string& path) {
   json doc;
   try {
     doc = json::parse(in);
