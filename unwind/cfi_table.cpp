@@ -5,6 +5,7 @@
 #include <gelf.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -78,6 +79,60 @@ std::optional<EhFrameHdrTable> read_eh_frame_hdr_table(Bytes hdr, uint64_t hdr_v
   // Each entry takes at least 2 bytes: a count beyond that is corrupt.
   if (*count > r.remaining() / 2) return std::nullopt;
   return EhFrameHdrTable{hdr_vaddr + r.offset(), r.offset(), *count, *table_enc};
+}
+
+bool cfa_program_registers_ok(Bytes program, uint8_t address_format) {
+  ByteReader r(program);
+  bool too_large = false;
+  auto reg = [&r, &too_large] {
+    auto n = read_uleb128(r);
+    too_large = too_large || (n && *n > kMaxCfiRegister);
+    return n && !too_large;
+  };
+  auto uleb = [&r] { return read_uleb128(r).has_value(); };
+  auto sleb = [&r] { return read_sleb128(r).has_value(); };
+  auto block = [&r] {
+    auto n = read_uleb128(r);
+    return n && r.skip(static_cast<size_t>(std::min<uint64_t>(*n, SIZE_MAX)));
+  };
+  while (!r.at_end()) {
+    const uint8_t op = *r.read<uint8_t>();
+    bool ok = true;
+    switch (op >> 6) {
+      case 1: continue;                     // DW_CFA_advance_loc: the register-free delta is in the opcode
+      case 2: ok = uleb(); break;           // DW_CFA_offset: register < 64 in the opcode, ULEB offset
+      case 3: continue;                     // DW_CFA_restore: register < 64 in the opcode
+      default: break;
+    }
+    if (op >> 6) {
+      if (!ok) return true;
+      continue;
+    }
+    switch (op) {
+      case DW_CFA_nop: case DW_CFA_remember_state: case DW_CFA_restore_state: case DW_CFA_GNU_window_save: break;
+      case DW_CFA_set_loc: ok = read_encoded_pointer(r, address_format, {}).has_value(); break;
+      case DW_CFA_advance_loc1: ok = r.skip(1); break;
+      case DW_CFA_advance_loc2: ok = r.skip(2); break;
+      case DW_CFA_advance_loc4: ok = r.skip(4); break;
+      case DW_CFA_MIPS_advance_loc8: ok = r.skip(8); break;
+      case DW_CFA_def_cfa_offset: case DW_CFA_GNU_args_size: ok = uleb(); break;
+      case DW_CFA_def_cfa_offset_sf: ok = sleb(); break;
+      case DW_CFA_def_cfa_expression: ok = block(); break;
+      case DW_CFA_restore_extended: case DW_CFA_undefined: case DW_CFA_same_value: case DW_CFA_def_cfa_register:
+        ok = reg();
+        break;
+      case DW_CFA_offset_extended: case DW_CFA_def_cfa: case DW_CFA_val_offset:
+      case DW_CFA_GNU_negative_offset_extended:
+        ok = reg() && uleb();
+        break;
+      case DW_CFA_offset_extended_sf: case DW_CFA_def_cfa_sf: case DW_CFA_val_offset_sf: ok = reg() && sleb(); break;
+      case DW_CFA_register: ok = reg() && reg(); break;
+      case DW_CFA_expression: case DW_CFA_val_expression: ok = reg() && block(); break;
+      default: return true;  // libdw stops here too
+    }
+    if (!ok) return !too_large;
+  }
+  return true;
 }
 
 std::optional<std::vector<EhFrameHdrEntry>> parse_eh_frame_hdr(Bytes hdr, uint64_t hdr_vaddr) {
@@ -307,6 +362,9 @@ class CfiTableBuilder {
   std::vector<FdeRange> walk_fdes(const SectionRef& section, bool eh_frame);
   std::optional<FdeRange> decode_fde(const SectionRef& section, bool eh_frame, const Dwarf_FDE& fde);
   std::optional<uint8_t> fde_encoding(const SectionRef& section, bool eh_frame, Dwarf_Off cie_offset);
+  bool fde_registers_ok(const SectionRef& section, bool eh_frame, const Dwarf_FDE& fde, uint8_t encoding,
+                        ByteReader after_range);
+  std::optional<bool> cie_augmented_if_registers_ok(const SectionRef& section, bool eh_frame, Dwarf_Off cie_offset);
   void compile_fde(Dwarf_CFI* cfi, FdeRange range, Source source);
   uint32_t intern(const CfiRule& rule);
   std::shared_ptr<const CfiTable> finish();
@@ -322,6 +380,11 @@ class CfiTableBuilder {
   std::vector<CfiRule> rules_;
   std::unordered_map<CfiRule, uint32_t, RuleHash> rule_ids_;
   std::map<Dwarf_Off, std::optional<uint8_t>> cie_encodings_;
+  std::map<Dwarf_Off, std::optional<bool>> cie_registers_ok_;  // by CIE offset: whether augmented ('z'), when ok
+  // Set when an FDE or CIE of the section being compiled names a register
+  // above kMaxCfiRegister: libdw may choose that FDE for any address, so the
+  // section is left out.
+  bool refused_registers_ = false;
   CfiTableStats stats_;
 };
 
@@ -351,8 +414,14 @@ void CfiTableBuilder::compile_eh_frame() {
   CfiPtr cfi(dwarf_getcfi_elf(elf_.get()));
   if (!cfi) return;
   std::vector<FdeRange> fdes;
+  refused_registers_ = false;
+  cie_registers_ok_.clear();
   if (options_.use_eh_frame_hdr) fdes = eh_frame_fdes_from_hdr(*eh_frame);
   if (fdes.empty()) fdes = walk_fdes(*eh_frame, true);
+  if (refused_registers_) {
+    stats_.skipped_fdes += fdes.size();
+    return;
+  }
   for (const FdeRange& fde : fdes) compile_fde(cfi.get(), fde, kEhFrame);
 }
 
@@ -363,7 +432,14 @@ void CfiTableBuilder::compile_debug_frame() {
   if (!dwarf) return;
   Dwarf_CFI* cfi = dwarf_getcfi(dwarf.get());  // owned by `dwarf`
   if (!cfi) return;
-  for (const FdeRange& fde : walk_fdes(*debug_frame, false)) compile_fde(cfi, fde, kDebugFrame);
+  refused_registers_ = false;
+  cie_registers_ok_.clear();
+  const std::vector<FdeRange> fdes = walk_fdes(*debug_frame, false);
+  if (refused_registers_) {
+    stats_.skipped_fdes += fdes.size();
+    return;
+  }
+  for (const FdeRange& fde : fdes) compile_fde(cfi, fde, kDebugFrame);
 }
 
 std::vector<CfiTableBuilder::FdeRange> CfiTableBuilder::eh_frame_fdes_from_hdr(const SectionRef& eh_frame) {
@@ -432,9 +508,50 @@ std::optional<CfiTableBuilder::FdeRange> CfiTableBuilder::decode_fde(const Secti
   auto lo = read_encoded_pointer(r, *encoding, base);
   auto length = read_encoded_pointer(r, *encoding & 0x0f, base);
   if (!lo || !length) return std::nullopt;
+  if (!fde_registers_ok(section, eh_frame, fde, *encoding, r)) {
+    refused_registers_ = true;
+    return std::nullopt;
+  }
   uint64_t hi = 0;
   if (__builtin_add_overflow(*lo, *length, &hi)) return std::nullopt;
   return FdeRange{*lo, hi};
+}
+
+// Whether the registers of the FDE's instructions (after its address range
+// and, when the CIE has 'z', its augmentation data) and of its CIE's initial
+// instructions are all at most kMaxCfiRegister.
+bool CfiTableBuilder::fde_registers_ok(const SectionRef& section, bool eh_frame, const Dwarf_FDE& fde,
+                                       uint8_t encoding, ByteReader after_range) {
+  auto augmented = cie_augmented_if_registers_ok(section, eh_frame, fde.CIE_pointer);
+  if (!augmented) return false;
+  if (*augmented) {
+    auto n = read_uleb128(after_range);
+    if (!n || !after_range.skip(static_cast<size_t>(std::min<uint64_t>(*n, SIZE_MAX)))) return true;  // no program
+  }
+  return cfa_program_registers_ok(*after_range.bytes(after_range.remaining()), encoding & 0x0f);
+}
+
+// For the CIE at `cie_offset`: nullopt when its initial instructions name a
+// register above kMaxCfiRegister, else whether its FDEs carry augmentation
+// data ('z'); false for a CIE that cannot be read (libdw cannot use it either).
+std::optional<bool> CfiTableBuilder::cie_augmented_if_registers_ok(const SectionRef& section, bool eh_frame,
+                                                                   Dwarf_Off cie_offset) {
+  auto cached = cie_registers_ok_.find(cie_offset);
+  if (cached != cie_registers_ok_.end()) return cached->second;
+  std::optional<bool> result = false;
+  Dwarf_CFI_Entry entry;
+  Dwarf_Off next = 0;
+  if (dwarf_next_cfi(ident_, section.data, eh_frame, cie_offset, &next, &entry) == 0 && dwarf_cfi_cie_p(&entry) &&
+      entry.cie.augmentation && entry.cie.initial_instructions &&
+      entry.cie.initial_instructions_end >= entry.cie.initial_instructions) {
+    const Bytes program(entry.cie.initial_instructions,
+                        static_cast<size_t>(entry.cie.initial_instructions_end - entry.cie.initial_instructions));
+    const uint8_t encoding = fde_encoding(section, eh_frame, cie_offset).value_or(kPeAbsptr);
+    if (cfa_program_registers_ok(program, encoding & 0x0f)) result = entry.cie.augmentation[0] == 'z';
+    else result = std::nullopt;
+  }
+  cie_registers_ok_.emplace(cie_offset, result);
+  return result;
 }
 
 // The FDE pointer encoding of the CIE at `cie_offset`: the 'R' entry of its

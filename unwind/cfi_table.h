@@ -253,6 +253,18 @@ struct EhFrameHdrTable {
 };
 std::optional<EhFrameHdrTable> read_eh_frame_hdr_table(Bytes hdr, uint64_t hdr_vaddr);
 
+// The highest DWARF register number a CFA program may name. x86-64 numbers
+// stop below 130 (psABI §3.6.2); libdw's interpreter sizes every row for the
+// highest number it meets (16 bytes per register, up to 2^27 registers, and
+// a copy per DW_CFA_remember_state), so a corrupt number costs gigabytes.
+inline constexpr uint64_t kMaxCfiRegister = 255;
+// False when a register operand of the CFA instructions in `program` (DWARF
+// 5 §6.4.2, plus the GNU extensions libdw knows) is above kMaxCfiRegister.
+// The scan stops, true, at an unknown instruction or a cut operand, where
+// libdw's interpreter stops as well. `address_format` is the low nibble of the FDE pointer encoding (the
+// operand of DW_CFA_set_loc).
+bool cfa_program_registers_ok(Bytes program, uint8_t address_format);
+
 }  // namespace cfi_detail
 
 }  // namespace swprof
