@@ -97,17 +97,11 @@ bool cfa_program_registers_ok(Bytes program, uint8_t address_format) {
   };
   while (!r.at_end()) {
     const uint8_t op = *r.read<uint8_t>();
-    bool ok = true;
-    switch (op >> 6) {
-      case 1: continue;                     // DW_CFA_advance_loc: the register-free delta is in the opcode
-      case 2: ok = uleb(); break;           // DW_CFA_offset: register < 64 in the opcode, ULEB offset
-      case 3: continue;                     // DW_CFA_restore: register < 64 in the opcode
-      default: break;
-    }
-    if (op >> 6) {
-      if (!ok) return true;
+    if (op >> 6) {  // DW_CFA_advance_loc, DW_CFA_offset, DW_CFA_restore: a register is below 64, in the opcode
+      if ((op >> 6) == (DW_CFA_offset >> 6) && !uleb()) return true;  // DW_CFA_offset's offset was cut
       continue;
     }
+    bool ok = true;
     switch (op) {
       case DW_CFA_nop: case DW_CFA_remember_state: case DW_CFA_restore_state: case DW_CFA_GNU_window_save: break;
       case DW_CFA_set_loc: ok = read_encoded_pointer(r, address_format, {}).has_value(); break;
