@@ -83,16 +83,25 @@ std::optional<EhFrameHdrTable> read_eh_frame_hdr_table(Bytes hdr, uint64_t hdr_v
 
 bool cfa_program_registers_ok(Bytes program, uint8_t address_format) {
   ByteReader r(program);
+  // libdw's LEB128 reader stops after 10 bytes of an over-long number, takes
+  // it for UINT64_MAX and goes on with the next byte: so does the scan, so
+  // that both see the same next instruction.
+  auto leb = [&r](auto read) -> std::optional<uint64_t> {
+    const size_t at = r.offset();
+    if (auto v = read(r)) return static_cast<uint64_t>(*v);
+    if (r.offset() - at == 10) return UINT64_MAX;
+    return std::nullopt;  // cut short by the end of the program
+  };
   bool too_large = false;
-  auto reg = [&r, &too_large] {
-    auto n = read_uleb128(r);
+  auto reg = [&] {
+    auto n = leb(read_uleb128);
     too_large = too_large || (n && *n > kMaxCfiRegister);
     return n && !too_large;
   };
-  auto uleb = [&r] { return read_uleb128(r).has_value(); };
-  auto sleb = [&r] { return read_sleb128(r).has_value(); };
-  auto block = [&r] {
-    auto n = read_uleb128(r);
+  auto uleb = [&] { return leb(read_uleb128).has_value(); };
+  auto sleb = [&] { return leb(read_sleb128).has_value(); };
+  auto block = [&] {
+    auto n = leb(read_uleb128);
     return n && r.skip(static_cast<size_t>(std::min<uint64_t>(*n, SIZE_MAX)));
   };
   while (!r.at_end()) {

@@ -63,6 +63,16 @@ TEST_CASE("CFA programs naming a register above the limit are refused", "[cfi]")
   CHECK_FALSE(ok({DW_CFA_register, 3, 0x80, 0x08}));                           // the second operand counts too
 }
 
+TEST_CASE("the register check reads past an over-long LEB128 number as libdw does", "[cfi]") {
+  // libdw takes 10 bytes of a longer number for UINT64_MAX and goes on: the
+  // register after the 12-byte offset is interpreted, and is too large.
+  std::vector<uint8_t> program = {DW_CFA_offset | 5};
+  program.insert(program.end(), 11, 0x95);
+  program.insert(program.end(), {0x23, DW_CFA_undefined, 0x80, 0x80, 0x80, 0x20});
+  CHECK_FALSE(ok(program));
+  CHECK_FALSE(ok({DW_CFA_undefined, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}));
+}
+
 TEST_CASE("the register check stops where libdw's interpreter stops", "[cfi]") {
   CHECK(ok({0x3f, DW_CFA_def_cfa_register, 0xff, 0xff, 0x7f}));  // an unknown instruction first
   CHECK(ok({DW_CFA_def_cfa, 7}));                                // a cut operand
