@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <numeric>
+#include <type_traits>
 
 #include "common/error.h"
 #include "output/json_fields.h"
@@ -69,11 +70,28 @@ json unwind_json(const Profile& p) {
               {"walk_ends", ends}};
 }
 
+// nlohmann turns a floating-point number into an integer type with a plain
+// cast, undefined for a value outside the type's range: integer fields must
+// hold integers.
+template <typename T>
+T checked(const json& value, const char* name) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+    if (value.is_number_float()) throw Error(std::string("field '") + name + "' is not an integer");
+  return value.get<T>();
+}
+
 template <typename T>
 T field(const json& j, const char* name) {
   auto it = j.find(name);
   if (it == j.end()) throw Error(std::string("missing field '") + name + "'");
-  return it->get<T>();
+  return checked<T>(*it, name);
+}
+
+// The field, or `fallback` when it is missing.
+template <typename T>
+T field_or(const json& j, const char* name, T fallback) {
+  auto it = j.find(name);
+  return it == j.end() ? fallback : checked<T>(*it, name);
 }
 
 }  // namespace
@@ -176,15 +194,15 @@ Profile read_json_profile(std::istream& in, const std::string& path) {
     p.source = m.value("source", path);
     p.header.mode = m.value("mode", "");
     p.header.command = m.value("command", std::vector<std::string>{});
-    p.header.target_pid = m.value("target_pid", int64_t{0});
+    p.header.target_pid = field_or(m, "target_pid", int64_t{0});
     p.header.event = m.value("event", "");
-    p.header.frequency = m.value("frequency", 0u);
-    p.header.period = m.value("period", uint64_t{0});
+    p.header.frequency = field_or(m, "frequency", 0u);
+    p.header.period = field_or(m, "period", uint64_t{0});
     p.header.host = m.value("host", "");
     p.header.kernel_release = m.value("kernel_release", "");
-    p.header.start_unix_ns = m.value("start_unix_ns", uint64_t{0});
-    p.samples_read = m.value("samples_read", uint64_t{0});
-    p.lost = m.value("lost", uint64_t{0});
+    p.header.start_unix_ns = field_or(m, "start_unix_ns", uint64_t{0});
+    p.samples_read = field_or(m, "samples_read", uint64_t{0});
+    p.lost = field_or(m, "lost", uint64_t{0});
     p.weight_unit = m.value("weight_unit", "events");
     p.reversed = m.value("reversed", false);
     const double duration = m.value("duration_seconds", 0.0);
@@ -192,24 +210,26 @@ Profile read_json_profile(std::istream& in, const std::string& path) {
     p.last_time = static_cast<uint64_t>(std::max(0.0, duration) * 1e9);
     if (auto u = doc.find("unwind"); u != doc.end()) {
       p.unwinder = u->value("unwinder", "chain") == "libunwind" ? UnwinderChoice::kLibunwind : UnwinderChoice::kChain;
-      p.unwind.samples = u->value("samples", uint64_t{0});
-      p.unwind.complete = u->value("complete", uint64_t{0});
-      p.unwind.frames = u->value("frames", uint64_t{0});
-      p.unwind.guessed_frames = u->value("guessed_frames", uint64_t{0});
+      p.unwind.samples = field_or(*u, "samples", uint64_t{0});
+      p.unwind.complete = field_or(*u, "complete", uint64_t{0});
+      p.unwind.frames = field_or(*u, "frames", uint64_t{0});
+      p.unwind.guessed_frames = field_or(*u, "guessed_frames", uint64_t{0});
       const json by_stepper = u->value("frames_by_stepper", json::object());
       const json ends = u->value("walk_ends", json::object());
       for (const auto& [name, n] : by_stepper.items())
         for (size_t k = 1; k < p.unwind.frames_by_stepper.size(); ++k)
-          if (name == stepper_name(static_cast<StepperKind>(k))) p.unwind.frames_by_stepper[k] = n.get<uint64_t>();
+          if (name == stepper_name(static_cast<StepperKind>(k)))
+            p.unwind.frames_by_stepper[k] = checked<uint64_t>(n, "frames_by_stepper");
       for (const auto& [name, n] : ends.items())
         for (int e = 0; e <= static_cast<int>(WalkEnd::kNoRegisters); ++e)
-          if (name == walk_end_name(static_cast<WalkEnd>(e))) p.unwind.ends[static_cast<WalkEnd>(e)] = n.get<uint64_t>();
+          if (name == walk_end_name(static_cast<WalkEnd>(e)))
+            p.unwind.ends[static_cast<WalkEnd>(e)] = checked<uint64_t>(n, "walk_ends");
     }
     for (const auto& t : doc.value("threads", json::array())) {
       ProfileThread& th = p.threads[field<uint32_t>(t, "tid")];
-      th.pid = t.value("pid", 0u);
+      th.pid = field_or(t, "pid", 0u);
       th.comm = t.value("comm", "");
-      th.samples = t.value("samples", uint64_t{0});
+      th.samples = field_or(t, "samples", uint64_t{0});
     }
     p.warnings = doc.value("warnings", std::vector<std::string>{});
 
@@ -219,7 +239,7 @@ Profile read_json_profile(std::istream& in, const std::string& path) {
       frame.function = field<std::string>(f, "name");
       frame.module = field<std::string>(f, "module");
       frame.file = f.value("file", "");
-      frame.line = f.value("line", 0u);
+      frame.line = field_or(f, "line", 0u);
       frame.flags = flags_from_json(f.value("flags", json::array()));
       frame_ids.push_back(p.tree.intern(frame));
     }
@@ -246,10 +266,10 @@ Profile read_json_profile(std::istream& in, const std::string& path) {
         throw Error("node " + std::to_string(i) + " has context id " + field<std::string>(n, "id") +
                     " but its stack gives " + format_context_id(p.tree.node(id).context_id));
       const uint64_t self = field<uint64_t>(n, "self");
-      const uint64_t self_weight = n.value("self_weight", uint64_t{0});
+      const uint64_t self_weight = field_or(n, "self_weight", uint64_t{0});
       if (self || self_weight) p.tree.add_self(id, self, self_weight);
       expected_total.push_back(field<uint64_t>(n, "total"));
-      static_cast<void>(n.value("total_weight", uint64_t{0}));  // must be a count when present (sum not checked)
+      static_cast<void>(field_or(n, "total_weight", uint64_t{0}));  // must be a count when present (sum not checked)
     }
     for (uint32_t i = 0; i < expected_total.size(); ++i)
       if (p.tree.node(i).total != expected_total[i])
