@@ -132,7 +132,9 @@ class FoldedReader {
   uint32_t frame_index(std::string_view text, uint64_t number, size_t position) {
     if (auto it = frames_.find(text); it != frames_.end()) return it->second;
     const CctFrame frame = parse_folded_frame(text);
-    if (frame.function.empty()) fail(number, "empty frame " + std::to_string(position) + " in the stack");
+    // A function of blanks is empty too: it could not be written back (a
+    // root or leaf frame's blanks are the line's, and are trimmed).
+    if (trim(frame.function).empty()) fail(number, "empty frame " + std::to_string(position) + " in the stack");
     const uint32_t index = tree_.intern(frame);
     frames_.emplace(std::string(text), index);
     return index;

@@ -2,6 +2,7 @@
 // The report formats of `swprof report`, each written from a Profile.
 
 #include <cstdint>
+#include <istream>
 #include <ostream>
 #include <string>
 
@@ -37,6 +38,9 @@ void write_json_profile(const Profile& profile, std::ostream& out);
 // Reads a profile written by write_json_profile; throws Error (one line) for
 // anything else, another version, or damage.
 Profile read_json_profile(const std::string& path);
+// The same from a stream; `path` names the source in messages and is the
+// profile's source when its metadata gives none.
+Profile read_json_profile(std::istream& in, const std::string& path);
 
 // The speedscope file format: one sampled profile per thread.
 void write_speedscope(const Profile& profile, std::ostream& out);

@@ -9,14 +9,17 @@
 namespace swprof {
 
 std::string folded_frame_name(const CctFrame& frame, bool modules) {
+  const bool with_module = modules && !(frame.flags & kCctThread);
   std::string name;
-  if (modules && !(frame.flags & kCctThread)) name = frame.module + "`";
+  if (with_module) name = frame.module + "`";
   name += frame.function;
   // ';' separates frames and a line ends the stack: neither may appear in a
-  // name, they become '_'. Any other control character (an escape sequence)
-  // is written as \xNN, as on a terminal.
+  // name, they become '_'. Without a module, neither may '`': a reader would
+  // take what comes before it for a module (and fail on "name`", an empty
+  // function). Any other control character (an escape sequence) is written as
+  // \xNN, as on a terminal.
   for (char& c : name)
-    if (c == ';' || c == '\n' || c == '\r') c = '_';
+    if (c == ';' || c == '\n' || c == '\r' || (c == '`' && !with_module)) c = '_';
   name = terminal_safe(name);
   if (frame.flags & kCctKernel) name += "_[k]";
   else if (frame.flags & kCctInline) name += "_[i]";

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <numeric>
+#include <type_traits>
 
 #include "common/error.h"
 #include "common/json_read.h"
@@ -159,6 +160,10 @@ void write_json_profile(const Profile& p, std::ostream& out) {
 Profile read_json_profile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("cannot open '" + path + "': " + errno_text(errno));
+  return read_json_profile(in, path);
+}
+
+Profile read_json_profile(std::istream& in, const std::string& path) {
   json doc;
   try {
     doc = parse_json_limited(in);

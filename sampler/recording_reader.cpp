@@ -18,7 +18,17 @@ RecordingReader::RecordingReader(const std::string& path) : path_(path), dctx_(Z
   struct stat st;
   if (fstat(fd_.get(), &st) == 0) status_.file_bytes = static_cast<uint64_t>(st.st_size);
   if (S_ISDIR(st.st_mode)) throw Error("cannot open recording '" + path + "': it is a directory");
+  read_header();
+}
 
+RecordingReader::RecordingReader(Bytes image, const std::string& name)
+    : path_(name), image_(image), dctx_(ZSTD_createDCtx()) {
+  status_.file_bytes = image.size();
+  read_header();
+}
+
+void RecordingReader::read_header() {
+  const std::string& path = path_;
   uint8_t fixed[16];
   const size_t got = read_fully(fixed, sizeof fixed);
   ByteReader r(Bytes(fixed, got));
@@ -50,6 +60,12 @@ RecordingReader::RecordingReader(const std::string& path) : path_(path), dctx_(Z
 
 size_t RecordingReader::read_fully(void* dst, size_t n) {
   auto* p = static_cast<uint8_t*>(dst);
+  if (image_) {
+    const size_t done = static_cast<size_t>(std::min<uint64_t>(n, image_->size() - std::min<uint64_t>(offset_, image_->size())));
+    if (done) std::memcpy(p, image_->data() + offset_, done);
+    offset_ += done;
+    return done;
+  }
   size_t done = 0;
   while (done < n) {
     ssize_t got = ::read(fd_.get(), p + done, n - done);

@@ -39,6 +39,9 @@ class RecordingReader {
   // Opens and checks the file header; throws Error when the file is missing,
   // not a recording, of an unsupported version, or has a damaged header.
   explicit RecordingReader(const std::string& path);
+  // Reads a whole recording image held in memory (e.g. a fuzzer's input);
+  // `name` stands for the path in messages. `image` must outlive the reader.
+  RecordingReader(Bytes image, const std::string& name);
 
   const RecordingHeader& header() const { return header_; }
   // The next record, or nullopt at the end of the file or at the first damage.
@@ -48,6 +51,7 @@ class RecordingReader {
   const std::string& path() const { return path_; }
 
  private:
+  void read_header();
   bool load_chunk();
   void stop(ReadStatus::State state, const std::string& problem);
   // Reads exactly n bytes at the current offset; fewer means the file ended.
@@ -57,6 +61,7 @@ class RecordingReader {
 
   std::string path_;
   UniqueFd fd_;
+  std::optional<Bytes> image_;  // set when reading from memory instead of fd_
   RecordingHeader header_;
   ReadStatus status_;
   uint64_t offset_ = 0;

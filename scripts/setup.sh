@@ -10,6 +10,7 @@ PACKAGES=(
   linux-perf xz-utils procps bc util-linux time
   chromium            # headless, for the flame graph page tests (tests/flamegraph/)
   python3-jsonschema  # validates JSON profiles against docs/json-format.schema.json in the tests
+  clang libclang-rt-14-dev  # the fuzz targets (scripts/fuzz.sh): clang's libFuzzer, ASan and UBSan runtimes
 )
 
 missing=()

@@ -11,6 +11,7 @@ namespace {
 
 // libdw refuses register numbers from here on (cfi.c, enough_registers).
 constexpr uint64_t kMaxRegisterNumber = 0x7fffffff / 8;
+constexpr size_t kMaxRememberedStates = 64;
 
 // libdw keeps a register rule's value in a 61-bit field.
 int64_t as_61_bits(uint64_t v) { return static_cast<int64_t>(v << 3) >> 3; }
@@ -211,7 +212,12 @@ CfaMachine::Step CfaMachine::cfa_op(uint8_t opcode, ByteReader& r) {
 CfaMachine::Step CfaMachine::state_op(uint8_t opcode, ByteReader& r) {
   switch (opcode) {
     case DW_CFA_nop: return Step::kNext;
-    case DW_CFA_remember_state: remembered_.push_back(state_); return Step::kNext;
+    case DW_CFA_remember_state:
+      // Compilers nest a few states at most; a corrupt program repeating the
+      // instruction must not grow the stack with the input.
+      if (remembered_.size() >= kMaxRememberedStates) return Step::kInvalid;
+      remembered_.push_back(state_);
+      return Step::kNext;
     case DW_CFA_restore_state:
       if (remembered_.empty()) return Step::kInvalid;
       state_ = remembered_.back();

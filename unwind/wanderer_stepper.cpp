@@ -11,11 +11,12 @@ bool WandererStepper::follows_call(const Mapping& m, uint64_t ret) {
   if (b[2] == 0xe8) return true;                                  // call rel32
   if (b[4] == 0xff && (b[5] & 0x38) == 0x10 && (b[5] >> 6) == 3) return true;  // call *%reg
   if (b[3] == 0xff && (b[4] & 0x38) == 0x10 && (b[4] >> 6) == 3 && (b[2] & 0xf0) == 0x40) return true;  // REX call *%r8-15
-  if (b[4] == 0xff && (b[5] & 0xc7) == 0x50) return true;          // call *disp8(%reg)
-  if (b[1] == 0xff && (b[2] & 0xc7) == 0x90) return true;          // call *disp32(%reg)
+  // ModRM mod|reg|rm = 01|010|rm (disp8) or 10|010|rm (disp32); rm 100 means a SIB byte follows.
+  if (b[4] == 0xff && (b[5] & 0xf8) == 0x50 && (b[5] & 7) != 4) return true;  // call *disp8(%reg)
+  if (b[1] == 0xff && (b[2] & 0xf8) == 0x90 && (b[2] & 7) != 4) return true;  // call *disp32(%reg)
   if (b[1] == 0xff && b[2] == 0x15) return true;                  // call *rel32(%rip)
-  if (b[3] == 0xff && (b[4] & 0xc7) == 0x54) return true;          // call *disp8(%reg,%idx,s)
-  if (b[0] == 0xff && (b[1] & 0xc7) == 0x94) return true;          // call *disp32(%reg,%idx,s)
+  if (b[3] == 0xff && b[4] == 0x54) return true;                  // call *disp8(%reg,%idx,s)
+  if (b[0] == 0xff && b[1] == 0x94) return true;                  // call *disp32(%reg,%idx,s)
   return false;
 }
 

@@ -139,6 +139,8 @@ TEST_CASE("folded input: malformed lines name the file and line", "[folded]") {
   CHECK(error_of("a 1e30\n") == "test.folded:1: sample count too large \"1e30\"");
   CHECK(error_of("main;foo(int, char)\n") == "test.folded:1: bad sample count \"char)\"");
   CHECK(error_of("a;prog`_[i] 1\n") == "test.folded:1: empty frame 2 in the stack");
+  CHECK(error_of("a; \t;b 1\n") == "test.folded:1: empty frame 2 in the stack");
+  CHECK(error_of("lib`\f\f;b 1\n") == "test.folded:1: empty frame 1 in the stack");
   // Error messages stay on one line, whatever the input holds.
   const std::string message = error_of(std::string("a \x01\x02\x1b[31m\n"));
   CHECK(message == "test.folded:1: bad sample count \"???[31m\"");

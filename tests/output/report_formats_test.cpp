@@ -5,6 +5,7 @@
 
 #include "../unit/temp_dir.h"
 #include "common/error.h"
+#include "output/folded_input.h"
 #include "output/report.h"
 #include "profile_fixture.h"
 
@@ -34,6 +35,27 @@ TEST_CASE("folded: modules, annotations and separators in names") {
   write_folded(t, o, modules);
   CHECK(plain.str() == "main;inl_[i];sys_read_[k] 2\nmain;maybe_[g];odd_name_ 1\n");
   CHECK(modules.str() == "app`main;app`inl_[i];[kernel]`sys_read_[k] 2\napp`main;app`maybe_[g];lib.so`odd_name_ 1\n");
+}
+
+TEST_CASE("folded: a backtick in a function name reads back as one frame") {
+  CallTree t;
+  add_stack(t, {fn("main"), fn("tail`", "lib.so"), fn("a`b", "lib.so")}, 3);
+  t.sort_children();
+  std::ostringstream plain, modules;
+  write_folded(t, {}, plain);
+  FoldedOptions o;
+  o.modules = true;
+  write_folded(t, o, modules);
+  // Without modules the reader would split "a`b" into module "a" and
+  // function "b", and refuse "tail`" as an empty function.
+  CHECK(plain.str() == "main;tail_;a_b 3\n");
+  CHECK(modules.str() == "app`main;lib.so`tail`;lib.so`a`b 3\n");
+  for (const std::string& text : {plain.str(), modules.str()}) {
+    std::istringstream in(text);
+    const CallTree back = read_folded(in, "written.folded");
+    CHECK(back.total() == 3);
+    CHECK(back.nodes().size() == t.nodes().size());
+  }
 }
 
 TEST_CASE("json: writes the documented fields and reads back the same tree") {
@@ -98,6 +120,11 @@ TEST_CASE("json: damaged or foreign profiles are refused with one line") {
   refused(replace(good, id, "0123456789abcdef"), "context id");
   // Totals that do not add up.
   refused(replace(good, "\"total\":100", "\"total\":101"), "is not its self samples");
+  // Counts must be integers: a float out of range would not convert.
+  refused(replace(good, "\"total\":100", "\"total\":1.5e57"), "field 'total' is not an integer");
+  refused(replace(good, "\"self\":0", "\"self\":-2.5"), "field 'self' is not an integer");
+  refused(replace(good, "\"frame\":0", "\"frame\":1e300"), "field 'frame' is not an integer");
+  refused(replace(good, "\"version\": 1", "\"version\": 1e99"), "field 'version' is not an integer");
 }
 
 TEST_CASE("speedscope: a sampled profile per thread root, weights match samples") {

@@ -1,0 +1,132 @@
+// Writes the seed inputs of the recording and record targets with the
+// library's own writer and encoder (fuzz/make_corpus.sh runs it):
+//
+//   seed_recordings DIR
+//     DIR/recording/one_chunk.swprof    every record type in one chunk, finalized
+//     DIR/recording/two_chunks.swprof   the same split into small chunks, not finalized
+//     DIR/record/all_types.bin          the raw records of one chunk (no file header, no zstd)
+//
+// The records are fixed (no clock, no host name), so the output is the same
+// on every run.
+
+#include <fstream>
+#include <iostream>
+#include <vector>
+
+#include "common/error.h"
+#include "sampler/record_codec.h"
+#include "sampler/recording_writer.h"
+
+namespace {
+
+using namespace swprof;
+
+struct SeedStacks {
+  std::vector<uint8_t> stack_a = std::vector<uint8_t>(96, 0x11);
+  std::vector<uint8_t> stack_b = std::vector<uint8_t>(128, 0x11);
+  std::vector<uint64_t> kernel = {0xffffffff81000010, 0xffffffff81000020};
+};
+
+SampleView sample(uint32_t tid, uint64_t time, uint64_t sp, const std::vector<uint8_t>& stack) {
+  SampleView s;
+  s.time = time;
+  s.pid = 100;
+  s.tid = tid;
+  s.period = 1000000;
+  s.ip = 0x401000 + time;
+  s.abi = 2;
+  s.nregs = 17;
+  for (uint32_t i = 0; i < s.nregs; ++i) s.regs[i] = 0x1000 * i + time;
+  s.regs[kSampleSpIndex] = sp;
+  s.stack = Bytes(stack.data(), stack.size());
+  return s;
+}
+
+std::vector<Record> seed_records(SeedStacks& st) {
+  st.stack_b[5] = 0x22;  // differs from stack_a where they overlap: a non-trivial delta
+  MappingRecord map;
+  map.time = 1;
+  map.pid = map.tid = 100;
+  map.start = 0x400000;
+  map.length = 0x2000;
+  map.prot = 5;
+  map.build_id_size = 20;
+  for (size_t i = 0; i < kBuildIdMax; ++i) map.build_id[i] = static_cast<uint8_t>(i * 7);
+  map.path = "/usr/bin/app";
+  SampleView in_kernel = sample(101, 14, 0x7ffc0000, st.stack_a);
+  in_kernel.in_kernel = true;
+  in_kernel.ip = 0xffffffff81000000;
+  in_kernel.kernel_chain = Bytes(reinterpret_cast<const uint8_t*>(st.kernel.data()), st.kernel.size() * 8);
+  SampleView truncated = sample(100, 15, 0x7ffd0000 - 32, st.stack_b);
+  truncated.stack_truncated = true;
+  static const uint8_t kImage[] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0};
+  return {CommRecord{0, 100, 100, true, "app"},
+          map,
+          TaskRecord{false, 2, 100, 100, 101, 100},
+          sample(100, 10, 0x7ffd0000, st.stack_a),
+          sample(100, 11, 0x7ffd0000 - 32, st.stack_b),
+          sample(101, 12, 0x7ffc0000, st.stack_a),
+          sample(100, 13, 0x7ffd0000 + 16, st.stack_a),
+          in_kernel,
+          truncated,
+          LostRecord{16, 1, 3},
+          ThrottleRecord{17, 0, true},
+          ThrottleRecord{18, 0, false},
+          ImageRecord{"[vdso]", Bytes(kImage, sizeof kImage)},
+          TaskRecord{true, 19, 100, 100, 101, 100}};
+}
+
+RecordingHeader seed_header() {
+  RecordingHeader h;
+  h.mode = "record";
+  h.command = {"app", "--flag"};
+  h.target_pid = 100;
+  h.event = "cpu-clock";
+  h.frequency = 999;
+  h.stack_size = 8192;
+  h.regs_mask = 0xff0fff;
+  h.host = "host";
+  h.kernel_release = "6.1.0";
+  h.start_unix_ns = 1795238612000000000;
+  h.start_monotonic_ns = 1;
+  h.swprof_version = SWPROF_VERSION;
+  return h;
+}
+
+void write_recording(const std::string& path, size_t chunk_bytes, bool finalize) {
+  SeedStacks stacks;
+  RecordingWriter writer(path, seed_header(), chunk_bytes);
+  for (const Record& r : seed_records(stacks)) writer.write(r);
+  if (finalize) writer.finish(EndRecord{R"({"samples": 6, "lost": 3})"});
+  else writer.flush();
+}
+
+void write_raw_records(const std::string& path) {
+  SeedStacks stacks;
+  std::vector<uint8_t> raw;
+  RecordEncoder encoder;
+  for (const Record& r : seed_records(stacks)) encoder.encode(r, raw);
+  encoder.encode(EndRecord{R"({"samples": 6})"}, raw);
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(raw.data()), static_cast<std::streamsize>(raw.size()));
+  if (!out) throw Error("cannot write '" + path + "'");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::cerr << "usage: seed_recordings DIR (DIR/recording and DIR/record must exist)\n";
+    return kExitUsage;
+  }
+  const std::string dir = argv[1];
+  try {
+    write_recording(dir + "/recording/one_chunk.swprof", RecordingWriter::kDefaultChunkBytes, true);
+    write_recording(dir + "/recording/two_chunks.swprof", 512, false);
+    write_raw_records(dir + "/record/all_types.bin");
+  } catch (const Error& e) {
+    std::cerr << "seed_recordings: " << e.what() << "\n";
+    return e.exit_code();
+  }
+  return 0;
+}
