@@ -121,10 +121,10 @@ TEST_CASE("json: damaged or foreign profiles are refused with one line") {
   // Totals that do not add up.
   refused(replace(good, "\"total\":100", "\"total\":101"), "is not its self samples");
   // Counts must be integers: a float out of range would not convert.
-  refused(replace(good, "\"total\":100", "\"total\":1.5e57"), "field 'total' is not an integer");
-  refused(replace(good, "\"self\":0", "\"self\":-2.5"), "field 'self' is not an integer");
-  refused(replace(good, "\"frame\":0", "\"frame\":1e300"), "field 'frame' is not an integer");
-  refused(replace(good, "\"version\": 1", "\"version\": 1e99"), "field 'version' is not an integer");
+  refused(replace(good, "\"total\":100", "\"total\":1.5e57"), "field total: expected an integer");
+  refused(replace(good, "\"self\":0", "\"self\":-2.5"), "field self: expected an integer");
+  refused(replace(good, "\"frame\":0", "\"frame\":1e300"), "field frame: expected an integer");
+  refused(replace(good, "\"version\": 1", "\"version\": 1e99"), "field version: expected an integer");
 }
 
 TEST_CASE("speedscope: a sampled profile per thread root, weights match samples") {
