@@ -8,40 +8,12 @@ namespace {
 
 uint8_t byte_at(std::string_view text, size_t i) { return static_cast<uint8_t>(text[i]); }
 
-// Length of the well-formed UTF-8 sequence at text[i] (1 to 4), or 0 when
-// the byte starts none (RFC 3629: no overlongs, no surrogates, nothing above
-// U+10FFFF).
-size_t utf8_length(std::string_view text, size_t i) {
-  const uint8_t b0 = byte_at(text, i);
-  if (b0 < 0x80) return 1;
-  size_t length = 0;
-  uint8_t lo = 0x80, hi = 0xbf;  // allowed range of the second byte
-  if (b0 >= 0xc2 && b0 <= 0xdf) {
-    length = 2;
-  } else if (b0 >= 0xe0 && b0 <= 0xef) {
-    length = 3;
-    if (b0 == 0xe0) lo = 0xa0;
-    if (b0 == 0xed) hi = 0x9f;
-  } else if (b0 >= 0xf0 && b0 <= 0xf4) {
-    length = 4;
-    if (b0 == 0xf0) lo = 0x90;
-    if (b0 == 0xf4) hi = 0x8f;
-  } else {
-    return 0;
-  }
-  if (i + length > text.size()) return 0;
-  if (byte_at(text, i + 1) < lo || byte_at(text, i + 1) > hi) return 0;
-  for (size_t k = 2; k < length; ++k)
-    if ((byte_at(text, i + k) & 0xc0) != 0x80) return 0;
-  return length;
-}
-
 // How many bytes at text[i] a terminal may show as they are (a printable
 // character), or 0 when the byte at i must be escaped.
 size_t printable_length(std::string_view text, size_t i) {
   const uint8_t b0 = byte_at(text, i);
   if (b0 < 0x20 || b0 == 0x7f) return 0;
-  const size_t length = utf8_length(text, i);
+  const size_t length = utf8_sequence_length(text, i);
   if (length == 2 && b0 == 0xc2 && byte_at(text, i + 1) < 0xa0) return 0;  // C1: U+0080-U+009F
   return length;
 }
@@ -76,6 +48,31 @@ std::string code_span(const std::string& content) {
 
 }  // namespace
 
+size_t utf8_sequence_length(std::string_view text, size_t i) {
+  const uint8_t b0 = byte_at(text, i);
+  if (b0 < 0x80) return 1;
+  size_t length = 0;
+  uint8_t lo = 0x80, hi = 0xbf;  // allowed range of the second byte
+  if (b0 >= 0xc2 && b0 <= 0xdf) {
+    length = 2;
+  } else if (b0 >= 0xe0 && b0 <= 0xef) {
+    length = 3;
+    if (b0 == 0xe0) lo = 0xa0;
+    if (b0 == 0xed) hi = 0x9f;
+  } else if (b0 >= 0xf0 && b0 <= 0xf4) {
+    length = 4;
+    if (b0 == 0xf0) lo = 0x90;
+    if (b0 == 0xf4) hi = 0x8f;
+  } else {
+    return 0;
+  }
+  if (i + length > text.size()) return 0;
+  if (byte_at(text, i + 1) < lo || byte_at(text, i + 1) > hi) return 0;
+  for (size_t k = 2; k < length; ++k)
+    if ((byte_at(text, i + k) & 0xc0) != 0x80) return 0;
+  return length;
+}
+
 bool is_terminal_safe(std::string_view text) {
   for (size_t i = 0; i < text.size();) {
     const size_t length = printable_length(text, i);
@@ -93,7 +90,7 @@ std::string terminal_safe(std::string_view text) {
     const size_t length = printable_length(text, i);
     if (length == 0) {
       // A C1 control is two bytes; each is escaped on its own.
-      const size_t bytes = utf8_length(text, i) == 2 ? 2 : 1;
+      const size_t bytes = utf8_sequence_length(text, i) == 2 ? 2 : 1;
       for (size_t k = 0; k < bytes; ++k) append_hex_escape(out, byte_at(text, i + k));
       i += bytes;
     } else {

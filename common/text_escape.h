@@ -11,6 +11,11 @@
 
 namespace swprof {
 
+// Length of the well-formed UTF-8 sequence at text[i] (1 to 4), or 0 when
+// the byte there starts none (RFC 3629: no overlongs, no surrogates, nothing
+// above U+10FFFF). i < text.size().
+size_t utf8_sequence_length(std::string_view text, size_t i);
+
 // True when terminal_safe(text) would change nothing.
 bool is_terminal_safe(std::string_view text);
 

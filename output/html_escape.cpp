@@ -1,5 +1,7 @@
 #include "output/html_escape.h"
 
+#include "common/text_escape.h"
+
 #include <algorithm>
 #include <cstdint>
 
@@ -7,34 +9,6 @@ namespace swprof {
 namespace {
 
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
-
-// Length of the valid UTF-8 sequence starting at text[i] (1 to 4), or 0 when
-// it is not one (RFC 3629: no overlongs, no surrogates, nothing above U+10FFFF).
-size_t utf8_sequence_length(std::string_view text, size_t i) {
-  const auto byte = [&](size_t k) { return static_cast<uint8_t>(text[k]); };
-  const uint8_t b0 = byte(i);
-  if (b0 < 0x80) return 1;
-  size_t length = 0;
-  uint8_t lo = 0x80, hi = 0xBF;  // allowed range of the second byte
-  if (b0 >= 0xC2 && b0 <= 0xDF) {
-    length = 2;
-  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-    length = 3;
-    if (b0 == 0xE0) lo = 0xA0;
-    if (b0 == 0xED) hi = 0x9F;
-  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-    length = 4;
-    if (b0 == 0xF0) lo = 0x90;
-    if (b0 == 0xF4) hi = 0x8F;
-  } else {
-    return 0;
-  }
-  if (i + length > text.size()) return 0;
-  if (byte(i + 1) < lo || byte(i + 1) > hi) return 0;
-  for (size_t k = 2; k < length; ++k)
-    if ((byte(i + k) & 0xC0) != 0x80) return 0;
-  return length;
-}
 
 // Calls ascii(c) for every ASCII byte and multi(sequence) for every other
 // valid UTF-8 sequence, with U+FFFD standing in for invalid bytes.

@@ -5,28 +5,12 @@
 
 #include "unwind/walker.h"
 #include "unwind/wanderer_stepper.h"
+#include "fake_maps.h"
 
 using namespace swprof;
+using namespace swprof::testing;
 
 namespace {
-
-Registers regs_at(uint64_t pc, uint64_t sp) {
-  Registers r;
-  r.set(kRip, pc);
-  r.set(kRsp, sp);
-  return r;
-}
-
-ProcessMaps one_code_mapping() {
-  ProcessMaps maps;
-  Mapping m;
-  m.start = 0x400000;
-  m.end = 0x500000;
-  m.executable = true;
-  m.path = "/bin/fake";
-  maps.add(m);
-  return maps;
-}
 
 StepperGroup scanning_group() {
   StepperGroup g;
@@ -49,13 +33,13 @@ TEST_CASE("walker: a pc in no mapping with nothing copied at sp is a sample insi
     CHECK(std::string(walk_end_name(r.end)) == "in execve (no mappings yet)");
   }
   SECTION("the new program's first mapping, the old pc elsewhere") {
-    CHECK(w.walk(regs_at(0x7f0000001000, 0x7000), empty, one_code_mapping()).end == WalkEnd::kNoMappingsYet);
+    CHECK(w.walk(regs_at(0x7f0000001000, 0x7000), empty, fake_code_maps()).end == WalkEnd::kNoMappingsYet);
   }
   SECTION("a pc in a known mapping is not") {
-    CHECK(w.walk(regs_at(0x401000, 0x7000), empty, one_code_mapping()).end != WalkEnd::kNoMappingsYet);
+    CHECK(w.walk(regs_at(0x401000, 0x7000), empty, fake_code_maps()).end != WalkEnd::kNoMappingsYet);
   }
   SECTION("a stack copied at sp is not") {
     const BufferMemory stack(0x7000, Bytes(kSomeStack.data(), kSomeStack.size()));
-    CHECK(w.walk(regs_at(0x7f0000001000, 0x7000), stack, one_code_mapping()).end != WalkEnd::kNoMappingsYet);
+    CHECK(w.walk(regs_at(0x7f0000001000, 0x7000), stack, fake_code_maps()).end != WalkEnd::kNoMappingsYet);
   }
 }

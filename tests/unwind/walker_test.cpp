@@ -8,6 +8,7 @@
 #include "unwind/capstone.h"
 #include "unwind/signal_stepper.h"
 #include "unwind/wanderer_stepper.h"
+#include "fake_maps.h"
 
 using namespace swprof;
 using namespace swprof::testing;
@@ -26,24 +27,6 @@ class ScriptedStepper : public FrameStepper {
   std::function<StepOutcome(const StepInput&)> fn_;
 };
 
-Registers regs_at(uint64_t pc, uint64_t sp) {
-  Registers r;
-  r.set(kRip, pc);
-  r.set(kRsp, sp);
-  return r;
-}
-
-ProcessMaps code_maps() {
-  ProcessMaps maps;
-  Mapping m;
-  m.start = 0x400000;
-  m.end = 0x500000;
-  m.executable = true;
-  m.path = "/bin/fake";
-  maps.add(m);
-  return maps;
-}
-
 StepperGroup group_of(StepperKind kind, std::function<StepOutcome(const StepInput&)> fn) {
   StepperGroup g;
   g.add(std::make_unique<ScriptedStepper>(kind, std::move(fn)), 10);
@@ -56,7 +39,7 @@ const BufferMemory kEmptyStack(0x7000, Bytes(kNoStack.data(), 0));
 }  // namespace
 
 TEST_CASE("walker: a chain of frames ends at the bottom", "[walker]") {
-  auto maps = code_maps();
+  auto maps = fake_code_maps();
   Walker w(group_of(StepperKind::kCfi, [](const StepInput& in) {
     if (in.depth == 3) return StepOutcome::bottom();
     return StepOutcome::success(regs_at(in.regs.pc() + 0x10, in.regs.sp() + 0x20));
@@ -73,7 +56,7 @@ TEST_CASE("walker: a chain of frames ends at the bottom", "[walker]") {
 }
 
 TEST_CASE("walker: guards against no progress, sp going down, depth and unmapped pcs", "[walker]") {
-  auto maps = code_maps();
+  auto maps = fake_code_maps();
   SECTION("sp does not move up") {
     Walker w(group_of(StepperKind::kFramePointer,
                       [](const StepInput& in) { return StepOutcome::success(regs_at(in.regs.pc() + 4, in.regs.sp())); }));
@@ -113,7 +96,7 @@ TEST_CASE("walker: guards against no progress, sp going down, depth and unmapped
 }
 
 TEST_CASE("stepper group: priority order, fallthrough on not_me and error", "[walker]") {
-  auto maps = code_maps();
+  auto maps = fake_code_maps();
   std::vector<StepperKind> asked;
   auto recorder = [&](StepperKind k, StepOutcome out) {
     return std::make_unique<ScriptedStepper>(k, [&asked, k, out](const StepInput&) {
