@@ -36,14 +36,15 @@ std::function<int()> add_info_command(CLI::App& app) {
     const ReadStatus& st = info.status;
     if (st.state == ReadStatus::State::kTruncated || st.state == ReadStatus::State::kCorrupt) {
       std::fprintf(stderr, "swprof: error: recording '%s' is %s: %s; read %llu records from %llu whole chunks (%llu of %llu bytes)\n",
-                   path->c_str(), st.state == ReadStatus::State::kTruncated ? "truncated" : "corrupt", st.problem.c_str(),
+                   terminal_safe(*path).c_str(), st.state == ReadStatus::State::kTruncated ? "truncated" : "corrupt",
+                   terminal_safe(st.problem).c_str(),
                    static_cast<unsigned long long>(st.records), static_cast<unsigned long long>(st.chunks),
                    static_cast<unsigned long long>(st.good_bytes), static_cast<unsigned long long>(st.file_bytes));
       return kExitUsage;
     }
     if (!st.finalized)
       std::fprintf(stderr, "swprof: warning: recording '%s' was not finalized (swprof stopped abruptly); all %llu whole chunks were read\n",
-                   path->c_str(), static_cast<unsigned long long>(st.chunks));
+                   terminal_safe(*path).c_str(), static_cast<unsigned long long>(st.chunks));
     return kExitOk;
   };
 }

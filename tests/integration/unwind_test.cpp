@@ -139,7 +139,10 @@ void require_exact(const UnwindCheck& c) {
   for (const auto& [why, n] : c.ends) ends += why + "=" + std::to_string(n) + " ";
   INFO("samples " << c.samples << ", complete " << c.complete << ", in leaf " << c.in_leaf << ", exact "
                   << c.leaf_exact << ", ends: " << ends << "; first wrong: " << c.first_wrong);
-  REQUIRE(c.in_leaf >= 200);
+  // On a loaded machine cpu-clock delivers fewer samples than CPU time times
+  // the rate (136 leaf samples were seen where ~400 are due); 100 still
+  // leave room for at most one inexact one.
+  REQUIRE(c.in_leaf >= 100);
   CHECK(c.leaf_exact * 100 >= c.in_leaf * 99);
   CHECK(c.wrong == 0);
   CHECK(c.differ_without_shortcuts == 0);
