@@ -111,12 +111,7 @@ FileResult<std::string> read_regular_file(RegularFile& file, uint64_t max_bytes)
 
 FileResult<std::string> read_regular_file(const std::string& path, uint64_t max_bytes) {
   auto opened = open_regular_file(path);
-  if (!opened) {
-    FileResult<std::string> r;
-    r.reason = std::move(opened.reason);
-    r.error = opened.error;
-    return r;
-  }
+  if (!opened) return std::move(opened).failure_as<std::string>();
   return read_regular_file(*opened.value, max_bytes);
 }
 

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "common/unique_fd.h"
 
@@ -32,6 +33,15 @@ struct FileResult {
 
   explicit operator bool() const { return value.has_value(); }
   bool missing() const { return error == ENOENT || error == ENOTDIR; }
+
+  // The same failure, as a result of another type.
+  template <class U>
+  FileResult<U> failure_as() && {
+    FileResult<U> r;
+    r.reason = std::move(reason);
+    r.error = error;
+    return r;
+  }
 };
 
 // "a FIFO", "a character device", ... for a st_mode.

@@ -24,11 +24,7 @@ FileResult<std::shared_ptr<ElfBinary>> ElfBinary::open_file(const std::string& p
   ensure_libelf();
   FileResult<std::shared_ptr<ElfBinary>> result;
   auto file = open_regular_file(path);
-  if (!file) {
-    result.reason = std::move(file.reason);
-    result.error = file.error;
-    return result;
-  }
+  if (!file) return std::move(file).failure_as<std::shared_ptr<ElfBinary>>();
   std::shared_ptr<ElfBinary> b(new ElfBinary());
   b->path_ = path;
   b->fd_ = std::move(file.value->fd);
