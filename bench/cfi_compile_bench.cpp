@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "unwind/cfi_table.h"
-#include "unwind/elf_binary.h"
+#include "binary/cfi_table.h"
+#include "binary/elf_binary.h"
 
 using namespace swprof;
 

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "output/name_filter.h"
+#include "profile/name_filter.h"
 
 using namespace swprof;
 

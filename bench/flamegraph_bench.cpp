@@ -17,11 +17,11 @@
 #include <string>
 #include <vector>
 
-#include "flamegraph/browser.h"
-#include "flamegraph/sample_trees.h"
+#include "support/browser.h"
+#include "support/sample_trees.h"
 #include "output/flamegraph.h"
 #include "output/folded_input.h"
-#include "unit/temp_dir.h"
+#include "support/temp_dir.h"
 
 namespace {
 

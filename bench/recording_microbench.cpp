@@ -12,9 +12,9 @@
 #include <random>
 #include <unistd.h>
 
-#include "sampler/record_codec.h"
-#include "sampler/recording_reader.h"
-#include "sampler/recording_writer.h"
+#include "recording/record_codec.h"
+#include "recording/recording_reader.h"
+#include "recording/recording_writer.h"
 
 using namespace swprof;
 

@@ -24,7 +24,7 @@
 #include <memory>
 #include <vector>
 
-#include "sampler/recording_reader.h"
+#include "recording/recording_reader.h"
 #include "unwind/address_space.h"
 #include "unwind/standard_chain.h"
 

@@ -10,7 +10,7 @@
 #include "cli/number_options.h"
 #include "cli/profile_options.h"
 #include "common/text_escape.h"
-#include "output/diff.h"
+#include "compare/diff.h"
 #include "output/flamegraph.h"
 #include "output/output_file.h"
 

@@ -12,7 +12,7 @@
 #include "output/flamegraph.h"
 #include "output/folded_input.h"
 #include "output/output_file.h"
-#include "output/recording_info.h"
+#include "profile/info.h"
 
 namespace swprof::cli {
 

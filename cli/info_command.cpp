@@ -8,7 +8,7 @@
 #include "common/error.h"
 #include "cli/unwind_options.h"
 #include "common/text_escape.h"
-#include "output/recording_info.h"
+#include "profile/info.h"
 
 namespace swprof::cli {
 

@@ -9,7 +9,7 @@
 #include "cli/commands.h"
 #include "cli/profile_options.h"
 #include "common/text_escape.h"
-#include "output/merge.h"
+#include "profile/merge.h"
 #include "output/output_file.h"
 #include "output/report.h"
 

@@ -12,9 +12,9 @@
 #include "common/error.h"
 #include "common/text_escape.h"
 #include "common/unique_fd.h"
-#include "output/recording_info.h"
+#include "profile/info.h"
 #include "output/report.h"
-#include "sampler/recording_format.h"
+#include "recording/recording_format.h"
 
 namespace swprof::cli {
 

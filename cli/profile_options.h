@@ -9,7 +9,7 @@
 #include "cli/number_options.h"
 #include "cli/symbolize_options.h"
 #include "cli/unwind_options.h"
-#include "output/profile.h"
+#include "profile/profile.h"
 
 namespace swprof::cli {
 

@@ -8,7 +8,7 @@
 #include "cli/commands.h"
 #include "cli/number_options.h"
 #include "cli/profile_options.h"
-#include "output/diff_context.h"
+#include "output/context_stack.h"
 #include "output/output_file.h"
 #include "output/report.h"
 

@@ -9,7 +9,7 @@
 #include "cli/symbolize_options.h"
 #include "cli/unwind_options.h"
 #include "common/text_escape.h"
-#include "output/script_output.h"
+#include "output/script_writer.h"
 
 namespace swprof::cli {
 

@@ -1,4 +1,4 @@
-// Fuzz target: the CFI compiler (unwind/cfi_table.cpp) on arbitrary
+// Fuzz target: the CFI compiler (binary/cfi_table.cpp) on arbitrary
 // .eh_frame_hdr, .eh_frame and .debug_frame bytes, wrapped as the sections of
 // an in-memory ELF image (elf_image.h). The input is
 //
@@ -16,8 +16,8 @@
 
 #include "fuzz/elf_image.h"
 #include "fuzz/fuzz_target.h"
-#include "unwind/cfi_table.h"
-#include "unwind/elf_binary.h"
+#include "binary/cfi_table.h"
+#include "binary/elf_binary.h"
 
 namespace {
 

@@ -1,9 +1,9 @@
-// Fuzz target: the ELF reader (unwind/elf_binary.cpp) on an arbitrary image,
+// Fuzz target: the ELF reader (binary/elf_binary.cpp) on an arbitrary image,
 // read from memory as the vDSO is: sections, segments, symbols, build-id, and
 // the queries the unwinder and symbolizer make.
 
 #include "fuzz/fuzz_target.h"
-#include "unwind/elf_binary.h"
+#include "binary/elf_binary.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto binary = swprof::ElfBinary::from_image("fuzz.elf", std::vector<uint8_t>(data, data + size));

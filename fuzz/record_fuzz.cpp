@@ -1,13 +1,13 @@
 // Fuzz target: the uncompressed contents of one recording chunk, a sequence
-// of self-delimiting records (sampler/record_codec.h) whose sample stacks are
-// delta-coded per thread (sampler/stack_delta.h). Every decoded record is
+// of self-delimiting records (recording/record_codec.h) whose sample stacks are
+// delta-coded per thread (recording/stack_delta.h). Every decoded record is
 // encoded again and decoded by a second decoder: both must agree.
 
 #include <algorithm>
 #include <vector>
 
 #include "fuzz/fuzz_target.h"
-#include "sampler/record_codec.h"
+#include "recording/record_codec.h"
 
 namespace {
 

@@ -4,8 +4,8 @@
 
 #include "common/error.h"
 #include "fuzz/fuzz_target.h"
-#include "output/recording_info.h"
-#include "sampler/recording_reader.h"
+#include "profile/info.h"
+#include "recording/recording_reader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "common/error.h"
-#include "sampler/record_codec.h"
-#include "sampler/recording_writer.h"
+#include "recording/record_codec.h"
+#include "recording/recording_writer.h"
 
 namespace {
 

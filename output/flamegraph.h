@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "output/call_tree.h"
+#include "profile/call_tree.h"
 
 namespace swprof {
 

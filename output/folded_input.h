@@ -21,7 +21,7 @@
 #include <string>
 #include <string_view>
 
-#include "output/call_tree.h"
+#include "profile/call_tree.h"
 
 namespace swprof {
 

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "output/call_tree.h"
+#include "profile/call_tree.h"
 
 namespace swprof {
 

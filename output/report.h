@@ -6,7 +6,7 @@
 #include <ostream>
 #include <string>
 
-#include "output/profile.h"
+#include "profile/profile.h"
 
 namespace swprof {
 

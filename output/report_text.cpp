@@ -6,7 +6,7 @@
 #include <numeric>
 
 #include "common/text_escape.h"
-#include "output/recording_info.h"
+#include "profile/info.h"
 #include "output/report.h"
 
 namespace swprof {

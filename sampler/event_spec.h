@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "recording/recording_format.h"
+
 namespace swprof {
 
 struct EventSpec {
@@ -22,10 +24,6 @@ EventSpec parse_event(const std::string& name);
 std::vector<std::string> known_event_names();
 
 inline constexpr uint32_t kDefaultFrequency = 999;
-inline constexpr uint32_t kDefaultStackSize = 32768;
-// The kernel stores a sample's size in a u16 header field; the largest user
-// stack that fits beside the rest of the sample is 65528 bytes (as in perf).
-inline constexpr uint32_t kMaxStackSize = 65528;
 
 struct SamplingOptions {
   EventSpec event;

@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "common/byte_reader.h"
-#include "sampler/records.h"
+#include "recording/records.h"
 
 namespace swprof {
 

@@ -22,12 +22,12 @@
 #include <vector>
 
 #include "common/error.h"
-#include "sampler/build_id.h"
+#include "recording/build_id.h"
 #include "sampler/launcher.h"
 #include "sampler/perf_event.h"
 #include "sampler/perf_records.h"
 #include "sampler/proc.h"
-#include "sampler/recording_writer.h"
+#include "recording/recording_writer.h"
 #include "sampler/ring_buffer.h"
 
 namespace swprof {

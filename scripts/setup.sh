@@ -8,7 +8,7 @@ PACKAGES=(
   libunwind-dev libdw-dev libelf-dev libcapstone-dev libre2-dev
   nlohmann-json3-dev libcli11-dev catch2 libzstd-dev libbenchmark-dev
   linux-perf xz-utils procps bc util-linux time
-  chromium            # headless, for the flame graph page tests (tests/flamegraph/)
+  chromium            # headless, for the flame graph page tests (tests/output/flamegraph_browser_test.cpp)
   python3-jsonschema  # validates JSON profiles against docs/json-format.schema.json in the tests
   clang libclang-rt-14-dev  # the fuzz targets (scripts/fuzz.sh): clang's libFuzzer, ASan and UBSan runtimes
 )

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "symbolize/symbolizer.h"
-#include "unwind/elf_binary.h"
+#include "binary/elf_binary.h"
 
 namespace swprof {
 

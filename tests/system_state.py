@@ -6,7 +6,7 @@ its scratch folder in /tmp damages the machine for everyone. ctest runs
 `snapshot` before the first test (FIXTURES_SETUP) and `check` after the last
 (FIXTURES_CLEANUP): /dev/null and /dev/full must keep their type, device
 numbers and mode, /tmp must stay a directory with mode 1777, and no
-/tmp/swprof-test-TAG-* folder (tests/unit/temp_dir.h, TAG names this build)
+/tmp/swprof-test-TAG-* folder (tests/support/temp_dir.h, TAG names this build)
 may be left behind.
 
 usage: system_state.py snapshot|check STATE_FILE TAG

@@ -14,8 +14,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "sampler/records.h"
-#include "unwind/elf_binary.h"
+#include "binary/binary_cache.h"
+#include "binary/elf_binary.h"
+#include "recording/records.h"
 
 namespace swprof {
 
@@ -31,13 +32,6 @@ struct Mapping {
 
   uint64_t to_vaddr(uint64_t addr) const { return addr - bias; }
 };
-
-// A mapping path with no file behind it: anonymous memory ("//anon" in the
-// kernel's mapping records; JIT compilers put code there), a memfd, or a
-// bracketed name such as "[heap]".
-inline bool is_anonymous_path(const std::string& path) {
-  return path.empty() || path[0] != '/' || path.starts_with("//anon") || path.starts_with("/memfd:");
-}
 
 class ProcessMaps {
  public:
@@ -66,32 +60,10 @@ class ProcessMaps {
   uint64_t id_ = next_id();
 };
 
-class BinaryCache;
-
 // A mapping of `path` at [start, end) from `file_offset`, with its binary
 // (checked against `build_id` when one is given) and load bias resolved.
 Mapping resolve_mapping(BinaryCache& binaries, uint64_t start, uint64_t end, uint64_t file_offset,
                         const std::string& path, bool executable, const std::vector<uint8_t>& build_id);
-
-// Opens each binary once (by path, checked against the recorded build-id),
-// and serves in-memory images recorded in the file (the vDSO).
-class BinaryCache {
- public:
-  struct Lookup {
-    std::shared_ptr<const ElfBinary> binary;
-    bool build_id_mismatch = false;
-  };
-  Lookup get(const std::string& path, const std::vector<uint8_t>& build_id);
-  void add_image(const std::string& name, std::vector<uint8_t> bytes);
-  // One line per binary that was missing or changed, for the user.
-  std::vector<std::string> warnings() const;
-
- private:
-  mutable std::mutex mutex_;
-  std::map<std::string, Lookup> by_path_;
-  std::map<std::string, std::shared_ptr<const ElfBinary>> images_;
-  std::vector<std::string> warnings_;
-};
 
 // All processes of a recording. Feed it records in order; snapshot() gives
 // the maps a sample at this point should use.

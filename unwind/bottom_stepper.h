@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "unwind/capstone.h"
+#include "binary/x86_decoder.h"
 #include "unwind/frame_stepper.h"
 
 namespace swprof {

@@ -11,7 +11,7 @@
 #include <optional>
 #include <type_traits>
 
-#include "unwind/cfi_table.h"
+#include "binary/cfi_table.h"
 #include "unwind/frame_stepper.h"
 
 namespace swprof {

@@ -17,7 +17,7 @@
 #include <memory>
 #include <unordered_map>
 
-#include "unwind/cfi_table.h"
+#include "binary/cfi_table.h"
 #include "unwind/frame_stepper.h"
 
 namespace swprof {

@@ -25,8 +25,8 @@
 #include <vector>
 
 #include "common/byte_reader.h"
-#include "unwind/capstone.h"
-#include "unwind/elf_binary.h"
+#include "binary/x86_decoder.h"
+#include "binary/elf_binary.h"
 
 namespace swprof {
 

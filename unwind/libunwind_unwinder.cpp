@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "common/byte_reader.h"
-#include "unwind/cfi_table.h"
+#include "binary/cfi_table.h"
 
 // Exported by libunwind-x86_64 (what libunwind-generic is on x86-64) but not
 // declared by its public headers; perf declares it the same way.

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "sampler/recording_reader.h"
+#include "recording/recording_reader.h"
 #include "unwind/address_space.h"
 #include "unwind/frame.h"
 

@@ -1,6 +1,6 @@
 #include "unwind/registers.h"
 
-#include "sampler/records.h"
+#include "recording/records.h"
 
 namespace swprof {
 

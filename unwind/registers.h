@@ -1,20 +1,15 @@
 #pragma once
-// x86-64 registers in DWARF numbering (System V psABI, "DWARF Register
-// Number Mapping"), with a mask of which ones are known. Frame 0 knows every
-// register the sample copied; caller frames know only what was recovered.
+// x86-64 register values (binary/dwarf_regs.h numbers them), with a mask of
+// which ones are known. Frame 0 knows every register the sample copied;
+// caller frames know only what was recovered.
 
 #include <array>
 #include <cstdint>
 #include <utility>
 
-namespace swprof {
+#include "binary/dwarf_regs.h"
 
-enum DwarfReg : uint8_t {
-  kRax = 0, kRdx = 1, kRcx = 2, kRbx = 3, kRsi = 4, kRdi = 5, kRbp = 6, kRsp = 7,
-  kR8 = 8, kR9 = 9, kR10 = 10, kR11 = 11, kR12 = 12, kR13 = 13, kR14 = 14, kR15 = 15,
-  kRip = 16,  // the return address column
-  kRegCount = 17,
-};
+namespace swprof {
 
 struct SampleView;
 

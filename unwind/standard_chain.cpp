@@ -2,7 +2,7 @@
 
 #include "unwind/bottom_stepper.h"
 #include "unwind/cfi_stepper.h"
-#include "unwind/cfi_table.h"
+#include "binary/cfi_table.h"
 #include "unwind/analysis_stepper.h"
 #include "unwind/frame_pointer_stepper.h"
 #include "unwind/libunwind_unwinder.h"

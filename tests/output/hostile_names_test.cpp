@@ -5,12 +5,12 @@
 #include <catch2/catch.hpp>
 #include <sstream>
 
-#include "output/diff.h"
-#include "output/diff_context.h"
-#include "output/recording_info.h"
+#include "compare/diff.h"
+#include "output/context_stack.h"
+#include "profile/info.h"
 #include "output/report.h"
-#include "output/script_output.h"
-#include "profile_fixture.h"
+#include "output/script_writer.h"
+#include "support/profile_fixture.h"
 
 using namespace swprof;
 using namespace swprof::testing;

@@ -14,8 +14,8 @@
 #include <string>
 #include <thread>
 
-#include "../unit/read_file.h"
-#include "../unit/temp_dir.h"
+#include "support/read_file.h"
+#include "support/temp_dir.h"
 #include "common/error.h"
 #include "output/output_file.h"
 

@@ -5,10 +5,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "sym_fixtures.h"
+#include "support/sym_fixtures.h"
 #include "symbolize/kernel_symbols.h"
 #include "symbolize/symbolizer.h"
-#include "unit/temp_dir.h"
+#include "support/temp_dir.h"
 
 using namespace swprof;
 using namespace swprof::testing;

@@ -3,10 +3,10 @@
 
 #include <catch2/catch.hpp>
 
-#include "sym_fixtures.h"
+#include "support/sym_fixtures.h"
 #include "symbolize/perf_map.h"
 #include "symbolize/symbolizer.h"
-#include "unit/temp_dir.h"
+#include "support/temp_dir.h"
 
 using namespace swprof;
 using namespace swprof::testing;

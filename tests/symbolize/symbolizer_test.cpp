@@ -10,9 +10,9 @@
 
 #include "common/hex.h"
 #include "sampler/proc.h"
-#include "sym_fixtures.h"
+#include "support/sym_fixtures.h"
 #include "symbolize/symbolizer.h"
-#include "unit/temp_dir.h"
+#include "support/temp_dir.h"
 
 using namespace swprof;
 using namespace swprof::testing;

@@ -15,9 +15,9 @@
 #include <thread>
 
 #include "common/hex.h"
-#include "sym_fixtures.h"
+#include "support/sym_fixtures.h"
 #include "symbolize/symbolizer.h"
-#include "unit/temp_dir.h"
+#include "support/temp_dir.h"
 
 using namespace swprof;
 using namespace swprof::testing;

@@ -10,5 +10,3 @@ add_library(swprof_analysis_fixtures STATIC
 set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/unwind/fixtures/analysis_chain.c PROPERTIES
   COMPILE_OPTIONS "-O2;-fomit-frame-pointer;-fno-asynchronous-unwind-tables;-fno-unwind-tables;-g0;-fno-stack-protector;-fcf-protection=none")
 set_target_properties(swprof_analysis_fixtures PROPERTIES POSITION_INDEPENDENT_CODE ON)
-
-target_link_libraries(swprof_unwind_tests PRIVATE swprof_analysis_fixtures)

@@ -15,24 +15,16 @@ target_link_options(swprof_cfi_fixture PRIVATE -nostdlib -Wl,--eh-frame-hdr)
 add_library(swprof_cfi_fixture_nohdr SHARED ${SWPROF_CFI_FIXTURE_SOURCES})
 target_link_options(swprof_cfi_fixture_nohdr PRIVATE -nostdlib -Wl,--no-eh-frame-hdr)
 
-# Link through the C driver (the ASM language has no shared-library link rule
-# when it is enabled below the top directory).
-set_target_properties(swprof_cfi_fixture swprof_cfi_fixture_nohdr PROPERTIES LINKER_LANGUAGE C)
-
-add_dependencies(swprof_unwind_tests swprof_cfi_fixture swprof_cfi_fixture_nohdr)
-target_compile_definitions(swprof_unwind_tests PRIVATE
-  SWPROF_CFI_FIXTURE="$<TARGET_FILE:swprof_cfi_fixture>"
-  SWPROF_CFI_FIXTURE_NOHDR="$<TARGET_FILE:swprof_cfi_fixture_nohdr>")
-
 # One FDE of 80,000 rows (tests/unwind/fixtures/cfi_long_fde.S).
 add_library(swprof_cfi_long_fixture SHARED ${CMAKE_CURRENT_SOURCE_DIR}/unwind/fixtures/cfi_long_fde.S)
 target_link_options(swprof_cfi_long_fixture PRIVATE -nostdlib -Wl,--eh-frame-hdr)
-set_target_properties(swprof_cfi_long_fixture PROPERTIES LINKER_LANGUAGE C)
-add_dependencies(swprof_unwind_tests swprof_cfi_long_fixture)
-target_compile_definitions(swprof_unwind_tests PRIVATE SWPROF_CFI_LONG_FIXTURE="$<TARGET_FILE:swprof_cfi_long_fixture>")
 
-# Real programs whose CFI the one-pass interpreter must compile exactly as
-# libdw's per-row answers do (tests/unwind/cfa_program_test.cpp).
-add_dependencies(swprof_unwind_tests swprof swprof_workload known_exceptions sym_target diff_target)
-target_compile_definitions(swprof_unwind_tests PRIVATE
-  SWPROF_CFI_TEST_PROGRAMS="$<TARGET_FILE:swprof>:$<TARGET_FILE:swprof_workload>:$<TARGET_FILE:known_exceptions>:$<TARGET_FILE:sym_target>:$<TARGET_FILE:diff_target>")
+# Link through the C driver (the ASM language has no shared-library link rule
+# when it is enabled below the top directory).
+set_target_properties(swprof_cfi_fixture swprof_cfi_fixture_nohdr swprof_cfi_long_fixture PROPERTIES LINKER_LANGUAGE C)
+
+list(APPEND SWPROF_TEST_FIXTURES swprof_cfi_fixture swprof_cfi_fixture_nohdr swprof_cfi_long_fixture)
+target_compile_definitions(swprof_test_environment INTERFACE
+  SWPROF_CFI_FIXTURE="$<TARGET_FILE:swprof_cfi_fixture>"
+  SWPROF_CFI_FIXTURE_NOHDR="$<TARGET_FILE:swprof_cfi_fixture_nohdr>"
+  SWPROF_CFI_LONG_FIXTURE="$<TARGET_FILE:swprof_cfi_long_fixture>")

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <vector>
 
-#include "self_snapshot.h"
+#include "support/self_snapshot.h"
 
 using namespace swprof;
 using namespace swprof::testing;

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "self_snapshot.h"
+#include "support/self_snapshot.h"
 
 using namespace swprof;
 using namespace swprof::testing;

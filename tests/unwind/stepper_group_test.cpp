@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "self_snapshot.h"
+#include "support/self_snapshot.h"
 #include "unwind/analysis_stepper.h"
 #include "unwind/bottom_stepper.h"
 #include "unwind/cfi_stepper.h"

@@ -5,7 +5,7 @@
 
 #include "unwind/walker.h"
 #include "unwind/wanderer_stepper.h"
-#include "fake_maps.h"
+#include "support/fake_maps.h"
 
 using namespace swprof;
 using namespace swprof::testing;

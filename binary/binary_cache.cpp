@@ -1,0 +1,43 @@
+#include "binary/binary_cache.h"
+
+#include "common/hex.h"
+
+namespace swprof {
+
+BinaryCache::Lookup BinaryCache::get(const std::string& path, const std::vector<uint8_t>& build_id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (auto img = images_.find(path); img != images_.end()) return {img->second, false};
+  const std::string key = path + "\n" + to_hex(Bytes(build_id.data(), build_id.size()));
+  if (auto it = by_path_.find(key); it != by_path_.end()) return it->second;
+  Lookup found;
+  if (!is_anonymous_path(path)) {
+    auto opened = ElfBinary::open_file(path);
+    found.binary = opened.value.value_or(nullptr);
+    if (!found.binary) {
+      warnings_.push_back("cannot open " + path + " (" + opened.reason +
+                          "): its frames are unwound without its unwind info");
+    } else if (!build_id.empty() && found.binary->build_id() != build_id) {
+      found.build_id_mismatch = true;
+      warnings_.push_back(path + " changed since it was recorded (build-id " +
+                          to_hex(Bytes(build_id.data(), build_id.size())) + " recorded, " +
+                          to_hex(Bytes(found.binary->build_id().data(), found.binary->build_id().size())) +
+                          " on disk): its frames are unwound without its unwind info");
+      found.binary = nullptr;  // wrong unwind info is worse than none
+    }
+  }
+  by_path_[key] = found;
+  return found;
+}
+
+void BinaryCache::add_image(const std::string& name, std::vector<uint8_t> bytes) {
+  auto binary = ElfBinary::from_image(name, std::move(bytes));
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (binary) images_[name] = std::move(binary);
+}
+
+std::vector<std::string> BinaryCache::warnings() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return warnings_;
+}
+
+}  // namespace swprof

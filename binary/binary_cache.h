@@ -1,0 +1,35 @@
+#pragma once
+// The binaries of a recording, each opened once.
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "binary/elf_binary.h"
+#include "recording/records.h"
+
+namespace swprof {
+
+// Opens each binary once (by path, checked against the recorded build-id),
+// and serves in-memory images recorded in the file (the vDSO).
+class BinaryCache {
+ public:
+  struct Lookup {
+    std::shared_ptr<const ElfBinary> binary;
+    bool build_id_mismatch = false;
+  };
+  Lookup get(const std::string& path, const std::vector<uint8_t>& build_id);
+  void add_image(const std::string& name, std::vector<uint8_t> bytes);
+  // One line per binary that was missing or changed, for the user.
+  std::vector<std::string> warnings() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::string, Lookup> by_path_;
+  std::map<std::string, std::shared_ptr<const ElfBinary>> images_;
+  std::vector<std::string> warnings_;
+};
+
+}  // namespace swprof

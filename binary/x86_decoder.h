@@ -1,0 +1,315 @@
+#pragma once
+// Capstone (x86-64) for the binary-analysis steppers: a move-only owner of
+// the `csh` handle, an owner of one `cs_insn` buffer, and X86Decoder, which
+// decodes one instruction into the little the unwinder needs to know about it
+// (X86Insn): what it does to rsp and rbp, and where control goes next.
+//
+// Capstone reports operands in Intel order (destination first).
+
+#include <capstone/capstone.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "common/byte_reader.h"
+#include "binary/dwarf_regs.h"
+
+namespace swprof {
+
+// Owns a Capstone handle; closes it on destruction. Move-only.
+class Capstone {
+ public:
+  // x86-64 with instruction details on; nullopt when Capstone cannot open.
+  static std::optional<Capstone> open_x86_64() {
+    csh h = 0;
+    if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK) return std::nullopt;
+    Capstone c(h);
+    if (cs_option(h, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK) return std::nullopt;
+    return c;
+  }
+
+  Capstone(Capstone&& other) noexcept : handle_(std::exchange(other.handle_, 0)) {}
+  Capstone& operator=(Capstone&& other) noexcept {
+    if (this != &other) {
+      close();
+      handle_ = std::exchange(other.handle_, 0);
+    }
+    return *this;
+  }
+  Capstone(const Capstone&) = delete;
+  Capstone& operator=(const Capstone&) = delete;
+  ~Capstone() { close(); }
+
+  csh handle() const { return handle_; }
+
+ private:
+  explicit Capstone(csh h) : handle_(h) {}
+  void close() {
+    if (handle_ != 0) cs_close(&handle_);
+    handle_ = 0;
+  }
+
+  csh handle_ = 0;
+};
+
+struct CsInsnDeleter {
+  void operator()(cs_insn* insn) const { cs_free(insn, 1); }
+};
+// One instruction buffer from cs_malloc(), for cs_disasm_iter().
+using CsInsnPtr = std::unique_ptr<cs_insn, CsInsnDeleter>;
+
+// What an instruction does, as far as stack unwinding cares.
+enum class X86Op : uint8_t {
+  kOther,         // touches neither rsp nor rbp (unless `clobbers_*`), falls through
+  kEndbr,         // endbr64
+  kPush,          // rsp -= imm (the operand size); `reg` is the pushed register
+  kPop,           // rsp += imm; `reg` is the popped register
+  kAddRsp,        // rsp += imm (add/sub rsp, imm; lea rsp, [rsp + imm])
+  kSetRbpFromRsp, // rbp = rsp + imm (mov rbp, rsp; lea rbp, [rsp + imm])
+  kSetRspFromRbp, // rsp = rbp + imm (mov rsp, rbp; lea rsp, [rbp + imm])
+  kLoadRbp,       // rbp = *(rsp + imm)
+  kStoreRbp,      // *(rsp + imm) = rbp
+  kLeave,         // rsp = rbp; pop rbp
+  kAlignRsp,      // and rsp, imm: the new height depends on rsp's value
+  kCall,          // rsp unchanged once the callee returns
+  kJump,          // direct jmp to `target`
+  kCondJump,      // jcc/loop/jrcxz to `target`, or fall through
+  kIndirectJump,  // jmp through a register or memory
+  kReturn,
+  kStop,          // hlt, ud2, int3: no successor
+  kInvalid,       // could not decode
+};
+
+struct X86Insn {
+  uint64_t addr = 0;
+  uint8_t size = 0;
+  X86Op op = X86Op::kInvalid;
+  int8_t reg = -1;       // kPush/kPop: DWARF register number, -1 when not a GPR
+  bool clobbers_rsp = false;  // kOther: writes rsp in a way not modelled
+  bool clobbers_rbp = false;  // kOther: writes rbp in a way not modelled
+  int64_t imm = 0;
+  uint64_t target = 0;   // kJump, kCondJump, kCall (0 when indirect)
+
+  uint64_t end() const { return addr + size; }
+  bool falls_through() const {
+    switch (op) {
+      case X86Op::kJump:
+      case X86Op::kIndirectJump:
+      case X86Op::kReturn:
+      case X86Op::kStop:
+      case X86Op::kInvalid:
+        return false;
+      default:
+        return true;
+    }
+  }
+};
+
+namespace x86_detail {
+
+// DWARF number of a 64-bit GPR, -1 for anything else.
+inline int8_t dwarf_gpr(unsigned reg) {
+  switch (reg) {
+    case X86_REG_RAX: return kRax;
+    case X86_REG_RDX: return kRdx;
+    case X86_REG_RCX: return kRcx;
+    case X86_REG_RBX: return kRbx;
+    case X86_REG_RSI: return kRsi;
+    case X86_REG_RDI: return kRdi;
+    case X86_REG_RBP: return kRbp;
+    case X86_REG_RSP: return kRsp;
+    case X86_REG_R8: return kR8;
+    case X86_REG_R9: return kR9;
+    case X86_REG_R10: return kR10;
+    case X86_REG_R11: return kR11;
+    case X86_REG_R12: return kR12;
+    case X86_REG_R13: return kR13;
+    case X86_REG_R14: return kR14;
+    case X86_REG_R15: return kR15;
+    default: return -1;
+  }
+}
+
+inline bool is_rsp_family(unsigned reg) {
+  return reg == X86_REG_RSP || reg == X86_REG_ESP || reg == X86_REG_SP || reg == X86_REG_SPL;
+}
+inline bool is_rbp_family(unsigned reg) {
+  return reg == X86_REG_RBP || reg == X86_REG_EBP || reg == X86_REG_BP || reg == X86_REG_BPL;
+}
+
+inline bool is_reg(const cs_x86_op& op, unsigned reg) { return op.type == X86_OP_REG && op.reg == reg; }
+
+// [base + disp] with no index and no segment.
+inline bool is_mem_base(const cs_x86_op& op, unsigned base) {
+  return op.type == X86_OP_MEM && op.mem.base == base && op.mem.index == X86_REG_INVALID &&
+         op.mem.segment == X86_REG_INVALID;
+}
+
+}  // namespace x86_detail
+
+// Decodes single x86-64 instructions. Not thread-safe: one per thread.
+class X86Decoder {
+ public:
+  X86Decoder() : capstone_(Capstone::open_x86_64()) {
+    if (capstone_) insn_.reset(cs_malloc(capstone_->handle()));
+  }
+  bool ok() const { return capstone_ && insn_; }
+
+  // The instruction at `addr`, where code[0] is at address `code_addr`;
+  // kInvalid when addr is outside the code or the bytes do not decode.
+  X86Insn decode(Bytes code, uint64_t code_addr, uint64_t addr) {
+    X86Insn out;
+    out.addr = addr;
+    if (!ok() || addr < code_addr || addr - code_addr >= code.size()) return out;
+    const uint8_t* p = code.data() + (addr - code_addr);
+    size_t n = code.size() - (addr - code_addr);
+    uint64_t a = addr;
+    if (!cs_disasm_iter(capstone_->handle(), &p, &n, &a, insn_.get())) return out;
+    out.size = static_cast<uint8_t>(insn_->size);
+    classify(*insn_, out);
+    return out;
+  }
+
+ private:
+  void classify(const cs_insn& insn, X86Insn& out) const {
+    using namespace x86_detail;
+    const cs_x86& x = insn.detail->x86;
+    const cs_x86_op* ops = x.operands;
+    const bool two_ops = x.op_count == 2;
+    out.op = X86Op::kOther;
+    switch (insn.id) {
+      case X86_INS_ENDBR64: out.op = X86Op::kEndbr; return;
+      case X86_INS_CALL:
+        out.op = X86Op::kCall;
+        if (x.op_count == 1 && ops[0].type == X86_OP_IMM) out.target = static_cast<uint64_t>(ops[0].imm);
+        return;
+      case X86_INS_RET:
+      case X86_INS_RETF:
+      case X86_INS_RETFQ:
+      case X86_INS_IRET:
+      case X86_INS_IRETD:
+      case X86_INS_IRETQ: out.op = X86Op::kReturn; return;
+      case X86_INS_HLT:
+      case X86_INS_UD2:
+      case X86_INS_UD2B:
+      case X86_INS_INT3: out.op = X86Op::kStop; return;
+      case X86_INS_JMP:
+        if (x.op_count == 1 && ops[0].type == X86_OP_IMM) {
+          out.op = X86Op::kJump;
+          out.target = static_cast<uint64_t>(ops[0].imm);
+        } else {
+          out.op = X86Op::kIndirectJump;
+        }
+        return;
+      case X86_INS_PUSHFQ: out.op = X86Op::kPush; out.imm = 8; return;
+      case X86_INS_POPFQ: out.op = X86Op::kPop; out.imm = 8; return;
+      case X86_INS_PUSH:
+        if (x.op_count == 1) {
+          out.op = X86Op::kPush;
+          out.imm = ops[0].type == X86_OP_IMM || ops[0].size == 0 ? 8 : ops[0].size;
+          if (ops[0].type == X86_OP_REG) out.reg = dwarf_gpr(ops[0].reg);
+          return;
+        }
+        break;
+      case X86_INS_POP:
+        if (x.op_count == 1 && !(ops[0].type == X86_OP_REG && is_rsp_family(ops[0].reg)) &&
+            !(ops[0].type == X86_OP_MEM && ops[0].mem.base == X86_REG_RSP)) {
+          out.op = X86Op::kPop;
+          out.imm = ops[0].size == 0 ? 8 : ops[0].size;
+          if (ops[0].type == X86_OP_REG) out.reg = dwarf_gpr(ops[0].reg);
+          return;
+        }
+        break;
+      case X86_INS_ADD:
+      case X86_INS_SUB:
+        if (two_ops && is_reg(ops[0], X86_REG_RSP) && ops[1].type == X86_OP_IMM) {
+          out.op = X86Op::kAddRsp;
+          out.imm = insn.id == X86_INS_ADD ? ops[1].imm : -ops[1].imm;
+          return;
+        }
+        break;
+      case X86_INS_AND:
+        if (two_ops && is_reg(ops[0], X86_REG_RSP) && ops[1].type == X86_OP_IMM) {
+          out.op = X86Op::kAlignRsp;
+          out.imm = ops[1].imm;
+          return;
+        }
+        break;
+      case X86_INS_LEAVE: out.op = X86Op::kLeave; return;
+      case X86_INS_LEA:
+        if (two_ops && classify_lea(ops[0], ops[1], out)) return;
+        break;
+      case X86_INS_MOV:
+        if (two_ops && classify_mov(ops[0], ops[1], out)) return;
+        break;
+      default:
+        if (cs_insn_group(capstone_->handle(), &insn, CS_GRP_JUMP)) {
+          const bool direct = x.op_count == 1 && ops[0].type == X86_OP_IMM;
+          out.op = direct ? X86Op::kCondJump : X86Op::kIndirectJump;
+          if (direct) out.target = static_cast<uint64_t>(ops[0].imm);
+          return;
+        }
+        if (cs_insn_group(capstone_->handle(), &insn, CS_GRP_RET)) {
+          out.op = X86Op::kReturn;
+          return;
+        }
+        break;
+    }
+    note_clobbers(insn, out);
+  }
+
+  static bool classify_lea(const cs_x86_op& dst, const cs_x86_op& src, X86Insn& out) {
+    using namespace x86_detail;
+    if (is_reg(dst, X86_REG_RSP) && is_mem_base(src, X86_REG_RSP)) {
+      out.op = X86Op::kAddRsp;
+    } else if (is_reg(dst, X86_REG_RSP) && is_mem_base(src, X86_REG_RBP)) {
+      out.op = X86Op::kSetRspFromRbp;
+    } else if (is_reg(dst, X86_REG_RBP) && is_mem_base(src, X86_REG_RSP)) {
+      out.op = X86Op::kSetRbpFromRsp;
+    } else {
+      return false;
+    }
+    out.imm = src.mem.disp;
+    return true;
+  }
+
+  static bool classify_mov(const cs_x86_op& dst, const cs_x86_op& src, X86Insn& out) {
+    using namespace x86_detail;
+    if (is_reg(dst, X86_REG_RBP) && is_reg(src, X86_REG_RSP)) {
+      out.op = X86Op::kSetRbpFromRsp;
+    } else if (is_reg(dst, X86_REG_RSP) && is_reg(src, X86_REG_RBP)) {
+      out.op = X86Op::kSetRspFromRbp;
+    } else if (is_reg(dst, X86_REG_RBP) && is_mem_base(src, X86_REG_RSP) && src.size == 8) {
+      out.op = X86Op::kLoadRbp;
+      out.imm = src.mem.disp;
+    } else if (is_mem_base(dst, X86_REG_RSP) && is_reg(src, X86_REG_RBP)) {
+      out.op = X86Op::kStoreRbp;
+      out.imm = dst.mem.disp;
+    } else {
+      return false;
+    }
+    return true;
+  }
+
+  // Any other write to rsp or rbp, explicit or implicit.
+  void note_clobbers(const cs_insn& insn, X86Insn& out) const {
+    using namespace x86_detail;
+    cs_regs read{}, written{};
+    uint8_t nread = 0, nwritten = 0;
+    if (cs_regs_access(capstone_->handle(), &insn, read, &nread, written, &nwritten) != CS_ERR_OK) {
+      out.clobbers_rsp = out.clobbers_rbp = true;  // cannot tell: assume the worst
+      return;
+    }
+    for (uint8_t i = 0; i < nwritten; ++i) {
+      out.clobbers_rsp |= is_rsp_family(written[i]);
+      out.clobbers_rbp |= is_rbp_family(written[i]);
+    }
+  }
+
+  std::optional<Capstone> capstone_;
+  CsInsnPtr insn_;  // declared after capstone_: freed before the handle closes
+};
+
+}  // namespace swprof

@@ -1,0 +1,316 @@
+// `swprof diff`: matching two profiles by function and calling-context id,
+// and judging each change (see compare/diff.h for the rule).
+
+#include "compare/diff.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <tuple>
+#include <unordered_map>
+
+#include "common/error.h"
+#include "profile/name_filter.h"
+#include "profile/info.h"
+
+namespace swprof {
+namespace {
+
+constexpr uint32_t kNotAFunction = UINT32_MAX;
+
+struct Counts {
+  uint64_t self = 0;
+  uint64_t total = 0;
+};
+
+// Functions of both sides, numbered in one index by (module, function).
+class FunctionIndex {
+ public:
+  uint32_t id(const CctFrame& frame) {
+    if (frame.flags & kCctThread) return kNotAFunction;
+    std::string key = frame.module;
+    key.push_back('\0');
+    key += frame.function;
+    auto [it, inserted] = index_.try_emplace(std::move(key), static_cast<uint32_t>(rows_.size()));
+    if (inserted) {
+      FunctionDiff row;
+      row.function = frame.function;
+      row.module = frame.module;
+      row.kernel = frame.flags & kCctKernel;
+      rows_.push_back(std::move(row));
+    }
+    return it->second;
+  }
+  std::vector<FunctionDiff>& rows() { return rows_; }
+
+ private:
+  std::unordered_map<std::string, uint32_t> index_;
+  std::vector<FunctionDiff> rows_;
+};
+
+// Self and total samples per function of `index`. Depth-first with a count of
+// how often each function is on the current path: a node adds its total only
+// where its function is not already above it, so recursion counts once.
+std::vector<Counts> function_counts(const CallTree& tree, FunctionIndex& index) {
+  std::vector<uint32_t> function_of(tree.frames().size());
+  for (size_t f = 0; f < tree.frames().size(); ++f) function_of[f] = index.id(tree.frame(static_cast<uint32_t>(f)));
+  std::vector<Counts> counts(index.rows().size());
+  std::vector<uint32_t> on_path(index.rows().size(), 0);
+  struct Item {
+    uint32_t node;
+    bool leaving;
+  };
+  std::vector<Item> stack{{CallTree::kRoot, false}};
+  while (!stack.empty()) {
+    const Item item = stack.back();
+    stack.pop_back();
+    const CctNode& n = tree.node(item.node);
+    const uint32_t fn = item.node == CallTree::kRoot ? kNotAFunction : function_of[n.frame];
+    if (item.leaving) {
+      --on_path[fn];
+      continue;
+    }
+    if (fn != kNotAFunction) {
+      counts[fn].self += n.self;
+      if (on_path[fn]++ == 0) counts[fn].total += n.total;
+      stack.push_back({item.node, true});
+    }
+    for (uint32_t c : n.children) stack.push_back({c, false});
+  }
+  return counts;
+}
+
+// Per context id, the samples of each side and a node that has it (NEW's
+// when NEW has the context). Siblings that differ only in flags (inlined or
+// not, guessed or not) share an id and are summed.
+struct ContextCounts {
+  Counts base, current;
+  bool in_current = false;
+  uint32_t node = 0;
+};
+
+void add_contexts(const CallTree& tree, bool current, std::unordered_map<uint64_t, ContextCounts>& out) {
+  for (uint32_t i = 1; i < tree.nodes().size(); ++i) {
+    const CctNode& n = tree.node(i);
+    auto [it, inserted] = out.try_emplace(n.context_id);
+    ContextCounts& c = it->second;
+    if (inserted) {
+      c.in_current = current;
+      c.node = i;
+    }
+    Counts& side = current ? c.current : c.base;
+    side.self += n.self;
+    side.total += n.total;
+  }
+}
+
+
+class Judge {
+ public:
+  Judge(const DiffOptions& options, uint64_t base_samples, uint64_t new_samples)
+      : o_(options), nb_(base_samples), nc_(new_samples) {}
+
+  ShareChange measure(uint64_t base, uint64_t current, bool matches) const {
+    ShareChange s;
+    s.base = base;
+    s.current = current;
+    s.base_percent = percent(base, nb_);
+    s.new_percent = percent(current, nc_);
+    s.delta_points = s.new_percent - s.base_percent;
+    if (base) s.ratio = s.new_percent / s.base_percent;
+    else if (current) s.ratio = std::numeric_limits<double>::infinity();
+    s.z = two_proportion_z(base, nb_, current, nc_);
+    s.eligible = matches && (base || current) && std::max(s.base_percent, s.new_percent) >= o_.min_share_percent &&
+                 std::max(base, current) >= o_.min_samples;
+    s.significant = std::fabs(s.z) >= o_.min_z;
+    if (s.eligible && s.significant) {
+      const double relative = 100.0 * (s.ratio - 1.0);  // +inf when only NEW has samples
+      if (s.z > 0 && relative > o_.threshold_percent) s.change = Change::kRegression;
+      if (s.z < 0 && -relative > o_.threshold_percent) s.change = Change::kImprovement;
+    }
+    return s;
+  }
+
+ private:
+  const DiffOptions& o_;
+  uint64_t nb_, nc_;
+};
+
+// --only: every name matches when it is not given.
+class OnlyFilter {
+ public:
+  explicit OnlyFilter(const std::string& pattern) {
+    if (!pattern.empty()) re_.emplace(pattern, "--only");
+  }
+  bool matches(const std::string& name) const { return !re_ || re_->matches(name); }
+
+ private:
+  std::optional<NameFilter> re_;
+};
+
+DiffSide describe(const Profile& p) {
+  DiffSide s;
+  s.source = p.source;
+  s.command = p.header.command;
+  s.event = p.header.event;
+  s.samples = p.tree.total();
+  s.duration_seconds = p.duration_seconds();
+  return s;
+}
+
+void check_usable(const Profile& p) {
+  if (p.tree.total() == 0) throw Error("'" + p.source + "' has no samples: nothing to compare");
+  if (p.reversed)
+    throw Error("'" + p.source + "' has leaf-first stacks (--reverse); diff needs a profile written without --reverse");
+}
+
+std::string program_name(const Profile& p) {
+  if (p.header.command.empty()) return "";
+  const std::string& exe = p.header.command.front();
+  return exe.substr(exe.rfind('/') + 1);
+}
+
+// A --per-thread profile roots each stack at "name [tid]"; tids differ
+// between runs, so none of its contexts can match the other side's.
+bool has_thread_id_roots(const Profile& p) {
+  for (uint32_t c : p.tree.node(CallTree::kRoot).children) {
+    const CctFrame& f = p.tree.frame(p.tree.node(c).frame);
+    if ((f.flags & kCctThread) && !f.function.empty() && f.function.back() == ']') return true;
+  }
+  return false;
+}
+
+std::vector<std::string> comparison_warnings(const Profile& base, const Profile& current) {
+  std::vector<std::string> w;
+  const std::string a = program_name(base), b = program_name(current);
+  if (!a.empty() && !b.empty() && a != b)
+    w.push_back("'" + base.source + "' and '" + current.source + "' profile different programs ('" + a + "' and '" + b +
+                "'); comparing them anyway");
+  if (!base.header.event.empty() && !current.header.event.empty() && base.header.event != current.header.event)
+    w.push_back("'" + base.source + "' sampled " + base.header.event + " and '" + current.source + "' sampled " +
+                current.header.event + "; comparing their shares anyway");
+  for (const Profile* p : {&base, &current})
+    if (has_thread_id_roots(*p))
+      w.push_back("'" + p->source +
+                  "' has a subtree per thread id (--per-thread): thread ids differ between runs, so its calling "
+                  "contexts cannot match; make the profile without --per-thread");
+  return w;
+}
+
+// Largest rise of total share first, then of self share, then by name.
+template <typename Row, typename Key>
+void sort_rows(std::vector<Row>& rows, Key key) {
+  std::sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
+    if (a.total.delta_points != b.total.delta_points) return a.total.delta_points > b.total.delta_points;
+    if (a.self.delta_points != b.self.delta_points) return a.self.delta_points > b.self.delta_points;
+    return key(a) < key(b);
+  });
+}
+
+std::vector<FunctionDiff> diff_functions(const Profile& base, const Profile& current, const Judge& judge,
+                                         const OnlyFilter& only, FailOn fail_on) {
+  FunctionIndex index;
+  const std::vector<Counts> b = function_counts(base.tree, index);
+  const std::vector<Counts> c = function_counts(current.tree, index);
+  std::vector<FunctionDiff> rows;
+  for (size_t i = 0; i < index.rows().size(); ++i) {
+    const Counts cb = i < b.size() ? b[i] : Counts{};
+    const Counts cc = i < c.size() ? c[i] : Counts{};
+    if (!cb.total && !cc.total) continue;
+    FunctionDiff row = std::move(index.rows()[i]);
+    const bool matches = only.matches(row.function);
+    row.self = judge.measure(cb.self, cc.self, matches);
+    row.total = judge.measure(cb.total, cc.total, matches);
+    const bool self_fails = fail_on != FailOn::kTotal && row.self.change == Change::kRegression;
+    const bool total_fails = fail_on != FailOn::kSelf && row.total.change == Change::kRegression;
+    row.fails_gate = self_fails || total_fails;
+    rows.push_back(std::move(row));
+  }
+  sort_rows(rows, [](const FunctionDiff& r) { return std::tie(r.function, r.module); });
+  return rows;
+}
+
+std::vector<ContextDiff> diff_contexts(const Profile& base, const Profile& current, const Judge& judge,
+                                       const OnlyFilter& only, double min_share_percent) {
+  std::unordered_map<uint64_t, ContextCounts> contexts;
+  add_contexts(current.tree, true, contexts);
+  add_contexts(base.tree, false, contexts);
+  std::vector<ContextDiff> rows;
+  for (const auto& [id, counts] : contexts) {
+    const double share = std::max(percent(counts.base.total, base.tree.total()),
+                                  percent(counts.current.total, current.tree.total()));
+    if (share < min_share_percent || (!counts.base.total && !counts.current.total)) continue;
+    const CallTree& tree = counts.in_current ? current.tree : base.tree;
+    const std::string& leaf = tree.frame(tree.node(counts.node).frame).function;
+    if (!only.matches(leaf)) continue;
+    ContextDiff row;
+    row.id = id;
+    for (uint32_t f : tree.path(counts.node)) row.stack.push_back(tree.frame(f));
+    row.self = judge.measure(counts.base.self, counts.current.self, true);
+    row.total = judge.measure(counts.base.total, counts.current.total, true);
+    rows.push_back(std::move(row));
+  }
+  sort_rows(rows, [](const ContextDiff& r) { return r.id; });
+  return rows;
+}
+
+}  // namespace
+
+FailOn parse_fail_on(const std::string& name) {
+  if (name == "self") return FailOn::kSelf;
+  if (name == "total") return FailOn::kTotal;
+  if (name == "both") return FailOn::kBoth;
+  throw Error("unknown --fail-on '" + name + "' (use self, total or both)");
+}
+
+const char* fail_on_name(FailOn fail_on) {
+  switch (fail_on) {
+    case FailOn::kSelf: return "self";
+    case FailOn::kTotal: return "total";
+    case FailOn::kBoth: return "both";
+  }
+  return "?";
+}
+
+const char* change_name(Change change) {
+  switch (change) {
+    case Change::kNone: return "none";
+    case Change::kRegression: return "regression";
+    case Change::kImprovement: return "improvement";
+  }
+  return "?";
+}
+
+double two_proportion_z(uint64_t x1, uint64_t n1, uint64_t x2, uint64_t n2) {
+  if (!n1 || !n2) return 0;
+  const double a = static_cast<double>(n1), b = static_cast<double>(n2);
+  const double p = (static_cast<double>(x1) + static_cast<double>(x2)) / (a + b);
+  const double variance = p * (1 - p) * (1 / a + 1 / b);
+  if (!(variance > 0)) return 0;
+  return (static_cast<double>(x2) / b - static_cast<double>(x1) / a) / std::sqrt(variance);
+}
+
+size_t ProfileDiff::failing() const {
+  return static_cast<size_t>(std::count_if(functions.begin(), functions.end(), [](const FunctionDiff& f) { return f.fails_gate; }));
+}
+
+ProfileDiff diff_profiles(const Profile& base, const Profile& current, const DiffOptions& options) {
+  if (options.threshold_percent < 0) throw Error("--threshold must not be negative");
+  if (options.min_share_percent < 0 || options.min_share_percent > 100)
+    throw Error("--min-share must be between 0 and 100");
+  if (options.min_z < 0) throw Error("--min-z must not be negative");
+  const OnlyFilter only(options.only);
+  check_usable(base);
+  check_usable(current);
+  ProfileDiff d;
+  d.base = describe(base);
+  d.current = describe(current);
+  d.options = options;
+  d.warnings = comparison_warnings(base, current);
+  const Judge judge(options, base.tree.total(), current.tree.total());
+  d.functions = diff_functions(base, current, judge, only, options.fail_on);
+  d.contexts = diff_contexts(base, current, judge, only, options.min_share_percent);
+  return d;
+}
+
+}  // namespace swprof

@@ -1,0 +1,140 @@
+#pragma once
+// `swprof diff`: two profiles of the same program compared by share of
+// samples, function by function and calling context by calling context, with
+// a gate that says whether the newer one regressed.
+//
+// Identity never involves addresses:
+//  - a function is (module, function name), the key of its context hash:
+//    inlined and out-of-line copies of a function, and frames found by
+//    scanning the stack, count as that one function; synthetic thread roots
+//    are not functions;
+//  - a calling context is its calling-context id (profile/call_tree.h).
+// Each side is normalized by its own total samples. A function's total
+// counts a sample once even when the function recurses.
+//
+// A metric (self or total share) of a function regressed when all of:
+//  - it is eligible: its share is >= min_share_percent, and its samples
+//    >= min_samples, on at least one side, and its name matches `only`;
+//  - the share rose by more than threshold_percent, relative (new/base - 1);
+//  - the rise is significant: the two-proportion z statistic (pooled) is
+//    >= min_z. Samples of one run are not independent (a timer samples a
+//    program's phases), so the default min_z is conservative; see README.
+// An improvement is the same with the share falling; it never fails.
+
+#include <cstdint>
+#include <limits>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "profile/profile.h"
+
+namespace swprof {
+
+// `swprof diff` exits with this when the gate fails (errors exit 2).
+inline constexpr int kExitRegression = 1;
+
+enum class FailOn { kSelf, kTotal, kBoth };
+// "self", "total" or "both"; throws Error for anything else.
+FailOn parse_fail_on(const std::string& name);
+const char* fail_on_name(FailOn fail_on);
+
+struct DiffOptions {
+  double threshold_percent = 5;    // relative change of a share that counts
+  double min_share_percent = 1;    // below this share on both sides: not judged
+  uint64_t min_samples = 20;       // below this many samples on both sides: not judged
+  double min_z = 4;                // |z| needed to call a change significant
+  FailOn fail_on = FailOn::kTotal; // which metric's regression fails the gate
+  std::string only;                // judge only functions matching this regex (empty: all)
+};
+
+enum class Change { kNone, kRegression, kImprovement };
+const char* change_name(Change change);
+
+// One metric (self or total samples) of one function or context, both sides.
+struct ShareChange {
+  uint64_t base = 0;        // samples in BASE
+  uint64_t current = 0;     // samples in NEW
+  double base_percent = 0;  // share of BASE's samples
+  double new_percent = 0;
+  double delta_points = 0;  // new_percent - base_percent
+  // new_percent / base_percent: +infinity when only NEW has samples, NaN
+  // when neither has.
+  double ratio = std::numeric_limits<double>::quiet_NaN();
+  double z = 0;             // two-proportion z statistic, > 0 when the share rose
+  bool eligible = false;    // above min-share and min-samples, matches --only
+  bool significant = false; // |z| >= min_z
+  Change change = Change::kNone;
+};
+
+struct FunctionDiff {
+  std::string function;
+  std::string module;
+  bool kernel = false;
+  ShareChange self;
+  ShareChange total;
+  bool fails_gate = false;  // a regression of a metric that --fail-on names
+};
+
+struct ContextDiff {
+  uint64_t id = 0;
+  std::vector<CctFrame> stack;  // root first (from NEW when it has the context)
+  ShareChange self;
+  ShareChange total;
+};
+
+// What the reports say about each side.
+struct DiffSide {
+  std::string source;
+  std::vector<std::string> command;
+  std::string event;
+  uint64_t samples = 0;
+  double duration_seconds = 0;
+};
+
+struct ProfileDiff {
+  DiffSide base;
+  DiffSide current;
+  DiffOptions options;
+  // Every function with samples on either side, largest rise of total share
+  // first (then self, then name).
+  std::vector<FunctionDiff> functions;
+  // Contexts whose total share is >= min_share_percent on either side and
+  // whose leaf matches `only`, largest rise of total share first (then id).
+  std::vector<ContextDiff> contexts;
+  std::vector<std::string> warnings;  // different programs or events, ...
+
+  size_t failing() const;  // functions that fail the gate
+  bool regressed() const { return failing() > 0; }
+};
+
+// Two-proportion z statistic with the pooled proportion:
+//   p = (x1 + x2) / (n1 + n2),  z = (x2/n2 - x1/n1) / sqrt(p (1 - p) (1/n1 + 1/n2))
+// 0 when it is undefined (an empty side, or p of 0 or 1).
+double two_proportion_z(uint64_t x1, uint64_t n1, uint64_t x2, uint64_t n2);
+
+// Compares BASE and NEW. Throws Error for a side without samples, a reversed
+// (leaf-first) profile, or a bad `only` regex.
+ProfileDiff diff_profiles(const Profile& base, const Profile& current, const DiffOptions& options);
+
+struct DiffReportOptions {
+  size_t top = 10;  // rows per table
+};
+
+// For a terminal or a CI log: what was compared, the verdict, the
+// regressions and improvements (one row per function and metric), and the
+// contexts that changed the most.
+void write_diff_text(const ProfileDiff& diff, const DiffReportOptions& options, std::ostream& out);
+// For a pull-request comment: a summary line and tables of the top
+// regressions and improvements.
+void write_diff_markdown(const ProfileDiff& diff, const DiffReportOptions& options, std::ostream& out);
+// Everything, for tools: docs/diff-format.md.
+inline constexpr int kDiffJsonVersion = 1;
+void write_diff_json(const ProfileDiff& diff, std::ostream& out);
+
+// FlameGraph's two-column folded format, "stack base_count new_count", one
+// line per distinct stack of either side (matched by context id), sorted;
+// counts are raw samples, as difffolded.pl writes them without -n.
+void write_diff_folded(const CallTree& base, const CallTree& current, std::ostream& out);
+
+}  // namespace swprof

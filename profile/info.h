@@ -1,0 +1,67 @@
+#pragma once
+// `swprof info`: what a recording holds, read in one streaming pass.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "recording/recording_reader.h"
+#include "unwind/recording_unwinder.h"
+
+namespace swprof {
+
+struct ThreadInfo {
+  uint32_t pid = 0;
+  std::string comm;
+  uint64_t samples = 0;
+};
+
+struct BinaryInfo {
+  std::string build_id;  // hex, empty when unknown
+  uint64_t mappings = 0;
+};
+
+struct RecordingInfo {
+  RecordingHeader header;
+  ReadStatus status;
+  std::map<std::string, uint64_t> record_counts;  // by record type name
+  uint64_t samples = 0;
+  uint64_t kernel_mode_samples = 0;
+  uint64_t truncated = 0;
+  uint64_t lost = 0;
+  uint64_t throttles = 0;
+  uint64_t first_time = 0;
+  uint64_t last_time = 0;
+  std::map<uint32_t, ThreadInfo> threads;           // by tid
+  std::map<std::string, BinaryInfo> binaries;       // by path
+  std::vector<uint32_t> stack_sizes;                // dyn_size of every sample
+  std::string end_json;                             // the end record, if finalized
+
+  uint32_t stack_percentile(double p) const;        // p in [0, 100]
+  // More than 1 % of the samples had their stack copy cut at --stack-size.
+  bool stacks_cut_short() const;
+  // Cut short: a larger size (the current one at kMaxStackSize); else the
+  // p99 of what was copied, with headroom.
+  uint32_t suggested_stack_size() const;
+};
+
+// "2026-11-21 05:23:01 UTC"
+std::string format_time(uint64_t unix_ns);
+// The command line as a shell (bash) would read it back; an argument with
+// control characters is written $'...' with \xNN escapes, so the line is
+// also terminal_safe.
+std::string quote_command(const std::vector<std::string>& argv);
+// 100 * part / whole, 0 when whole is 0.
+inline double percent(uint64_t part, uint64_t whole) {
+  return whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+
+RecordingInfo collect_info(RecordingReader& reader);
+std::string format_info(const RecordingInfo& info);
+
+// "unwind quality" section: complete stacks, frames per stepper, why walks
+// ended early.
+std::string format_unwind_quality(const UnwindStats& stats, UnwinderChoice unwinder);
+
+}  // namespace swprof

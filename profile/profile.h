@@ -1,0 +1,94 @@
+#pragma once
+// A profile: the calling-context tree of a recording's samples, symbolized and
+// filtered, with what the reports say about the run. Built in one streaming
+// pass (the tree grows with distinct stacks, not with samples), or read back
+// from a JSON profile written by `swprof report --format json`.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "profile/call_tree.h"
+#include "recording/recording_format.h"
+#include "symbolize/symbolizer.h"
+#include "unwind/recording_unwinder.h"
+
+namespace swprof {
+
+// Which synthetic frame, if any, roots each sample's stack.
+enum class ThreadRoots {
+  kNone,
+  kComm,    // the thread's name: threads of the same name merge
+  kThread,  // "name [tid]": one subtree per thread (--per-thread)
+};
+
+struct ProfileFilter {
+  std::vector<uint32_t> tids;         // keep only these threads (empty: all)
+  std::vector<std::string> comms;     // keep only threads of these names (empty: all)
+  std::string include;                // keep stacks with a frame whose function matches (RE2 syntax)
+  std::string exclude;                // drop stacks with a frame whose function matches
+  double from_seconds = -1;           // keep samples at or after this many seconds from the start (<0: no bound)
+  double to_seconds = -1;             // keep samples before this many seconds from the start (<0: no bound)
+  bool reverse = false;               // leaf first: the tree shows callers of the hottest leaves
+  bool kernel_frames = true;          // add the kernel callchain above the user frames
+};
+
+struct ProfileProgress {
+  uint64_t samples = 0;      // samples read so far
+  uint64_t bytes = 0;        // of the recording file, compressed
+  uint64_t file_bytes = 0;
+  double seconds = 0;        // since the start
+};
+
+struct ProfileOptions {
+  UnwindOptions unwind;
+  SymbolizerOptions symbols;
+  ProfileFilter filter;
+  ThreadRoots thread_roots = ThreadRoots::kNone;
+  // Called every so often while reading (on the calling thread).
+  std::function<void(const ProfileProgress&)> progress;
+};
+
+struct ProfileThread {
+  uint32_t pid = 0;
+  std::string comm;
+  uint64_t samples = 0;  // kept after filters
+};
+
+struct Profile {
+  std::string source;          // the recording or JSON file it came from
+  RecordingHeader header;
+  std::string weight_unit;     // "nanoseconds" for time-based events, else "events"
+  UnwinderChoice unwinder = UnwinderChoice::kChain;
+  UnwindStats unwind;          // over every sample read (before filters)
+  uint64_t samples_read = 0;
+  uint64_t samples_kept = 0;   // == tree.total()
+  uint64_t lost = 0;
+  uint64_t first_time = 0;     // monotonic ns of the first and last sample read
+  uint64_t last_time = 0;
+  double build_seconds = 0;
+  bool reversed = false;       // stacks are leaf first (--reverse)
+  std::map<uint32_t, ProfileThread> threads;  // by tid, threads with kept samples
+  std::vector<std::string> warnings;          // missing binaries, damaged file, ...
+  CallTree tree;
+
+  double duration_seconds() const {
+    return last_time > first_time ? static_cast<double>(last_time - first_time) / 1e9 : 0.0;
+  }
+};
+
+// Per distinct frame: samples where it is the leaf (self) and samples with it
+// anywhere on the stack (total, once per sample), whichever way the tree runs.
+std::vector<CallTree::FrameTotals> function_totals(const Profile& profile);
+
+// Streams the recording through the unwinder, symbolizer and filters. Throws
+// Error for a file that is no recording or a bad filter; a damaged or cut
+// file gives the samples before the damage and a warning.
+Profile build_profile(const std::string& recording, const ProfileOptions& options);
+
+// Name of the thread root frame for `comm` and `tid` under `mode`.
+std::string thread_root_name(ThreadRoots mode, const std::string& comm, uint32_t tid);
+
+}  // namespace swprof

@@ -1,0 +1,67 @@
+#pragma once
+// The recording file (docs/recording-format.md):
+//
+//   magic     8 bytes  "\x89SWPROF\n"
+//   version   u32      kRecordingVersion
+//   hdr_len   u32
+//   header    hdr_len bytes of JSON (RecordingHeader)
+//   chunk*    u32 'SWCK' magic, u32 raw_size, u32 compressed_size,
+//             u32 record_count, then one zstd frame (with content checksum)
+//             holding record_count records (record_codec.h)
+//
+// A chunk is written with a single write(2) once complete, so a file cut at
+// any byte still reads up to its last whole chunk.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace swprof {
+
+inline constexpr char kRecordingMagic[8] = {'\x89', 'S', 'W', 'P', 'R', 'O', 'F', '\n'};
+inline constexpr uint32_t kRecordingVersion = 1;
+// perf record's output (perf.data, tools/perf/Documentation/perf.data-file-format.txt).
+inline constexpr char kPerfDataMagic[8] = {'P', 'E', 'R', 'F', 'I', 'L', 'E', '2'};
+
+// True when `head` (a file's first bytes) starts with kPerfDataMagic.
+bool is_perf_data(const void* head, size_t size);
+// The error for a perf.data file given where swprof's own inputs go.
+std::string perf_data_not_supported(const std::string& path);
+// Bytes of user stack copied per sample: the default, and the most the
+// kernel can give.
+inline constexpr uint32_t kDefaultStackSize = 32768;
+// The kernel stores a sample's size in a u16 header field; the largest user
+// stack that fits beside the rest of the sample is 65528 bytes (as in perf).
+inline constexpr uint32_t kMaxStackSize = 65528;
+
+inline constexpr uint32_t kChunkMagic = 0x4b435753;  // "SWCK" little-endian
+inline constexpr size_t kChunkHeaderSize = 16;
+inline constexpr uint32_t kMaxChunkRawSize = 64u << 20;
+
+struct RecordingHeader {
+  std::string mode;  // "record" or "attach"
+  std::vector<std::string> command;
+  int64_t target_pid = 0;  // attach: the PID; record: the launched child
+  std::string event;
+  uint32_t frequency = 0;
+  uint64_t period = 0;
+  uint32_t stack_size = 0;
+  uint64_t regs_mask = 0;
+  bool kernel_samples = false;
+  std::string kernel_note;  // why kernel samples are off, when they are
+  std::string host;
+  std::string kernel_release;
+  uint64_t start_unix_ns = 0;       // wall clock at start
+  uint64_t start_monotonic_ns = 0;  // CLOCK_MONOTONIC at start (record times use this clock)
+  std::string swprof_version;
+
+  std::string to_json() const;
+  static RecordingHeader from_json(const std::string& text);  // throws Error
+};
+
+// Fills host, kernel, start times and version for a new recording.
+void stamp_header(RecordingHeader& header);
+
+uint64_t monotonic_now_ns();
+
+}  // namespace swprof

@@ -1,0 +1,113 @@
+#pragma once
+// The records swprof keeps: parsed from perf ring buffers while recording,
+// encoded into the recording file, and decoded again by readers. Views
+// (Bytes members) point into a buffer owned by whoever produced the record
+// and stay valid until that producer is asked for the next record.
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <variant>
+
+#include "common/byte_reader.h"
+
+namespace swprof {
+
+inline constexpr size_t kMaxSampleRegs = 24;
+inline constexpr size_t kBuildIdMax = 20;
+
+struct SampleView {
+  uint64_t time = 0;  // CLOCK_MONOTONIC nanoseconds
+  uint32_t pid = 0;
+  uint32_t tid = 0;
+  uint32_t cpu = 0;
+  uint64_t period = 0;
+  uint64_t ip = 0;         // where the sample landed (a kernel address when in_kernel)
+  bool in_kernel = false;  // the sample interrupted kernel mode (syscall, fault, irq)
+  bool stack_truncated = false;  // the copied stack hit --stack-size
+  uint64_t abi = 0;        // PERF_SAMPLE_REGS_ABI_*; 0 (NONE): no user registers
+  uint32_t nregs = 0;      // registers in kX86_64RegsMask bit order
+  std::array<uint64_t, kMaxSampleRegs> regs{};
+  Bytes kernel_chain;      // kernel return addresses, u64 little-endian each
+  Bytes stack;             // the valid user stack bytes, starting at the user sp
+
+  size_t kernel_depth() const { return kernel_chain.size() / 8; }
+  uint64_t kernel_ip(size_t i) const {
+    uint64_t v;
+    std::memcpy(&v, kernel_chain.data() + i * 8, 8);
+    return v;
+  }
+};
+
+struct MappingRecord {
+  uint64_t time = 0;
+  uint32_t pid = 0;
+  uint32_t tid = 0;
+  uint64_t start = 0;
+  uint64_t length = 0;
+  uint64_t file_offset = 0;
+  uint32_t prot = 0;
+  uint32_t flags = 0;
+  uint32_t dev_major = 0;
+  uint32_t dev_minor = 0;
+  uint64_t inode = 0;
+  uint8_t build_id_size = 0;
+  std::array<uint8_t, kBuildIdMax> build_id{};
+  bool synthesized = false;  // read from /proc/PID/maps at attach, not reported by the kernel
+  std::string path;
+
+  std::string build_id_hex() const;
+};
+
+struct CommRecord {
+  uint64_t time = 0;
+  uint32_t pid = 0;
+  uint32_t tid = 0;
+  bool exec = false;
+  std::string comm;
+};
+
+struct TaskRecord {
+  bool exit = false;  // false: fork/clone
+  uint64_t time = 0;
+  uint32_t pid = 0;
+  uint32_t ppid = 0;
+  uint32_t tid = 0;
+  uint32_t ptid = 0;
+};
+
+struct LostRecord {
+  uint64_t time = 0;
+  uint32_t cpu = 0;
+  uint64_t count = 0;
+};
+
+struct ThrottleRecord {
+  uint64_t time = 0;
+  uint32_t cpu = 0;
+  bool throttled = true;  // false: unthrottled
+};
+
+// A memory image kept in the recording, such as the [vdso] (which is no file).
+struct ImageRecord {
+  std::string name;
+  Bytes bytes;
+};
+
+// Written last when a recording is finalized: JSON with the run's totals.
+struct EndRecord {
+  std::string json;
+};
+
+using Record = std::variant<SampleView, MappingRecord, CommRecord, TaskRecord, LostRecord,
+                            ThrottleRecord, ImageRecord, EndRecord>;
+
+// A mapping path with no file behind it: anonymous memory ("//anon" in the
+// kernel's mapping records; JIT compilers put code there), a memfd, or a
+// bracketed name such as "[heap]".
+inline bool is_anonymous_path(const std::string& path) {
+  return path.empty() || path[0] != '/' || path.starts_with("//anon") || path.starts_with("/memfd:");
+}
+
+}  // namespace swprof

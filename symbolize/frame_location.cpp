@@ -1,0 +1,43 @@
+#include "symbolize/frame_location.h"
+
+#include <cstdio>
+
+namespace swprof {
+
+FrameLocation locate_frame(const ProcessMaps& maps, const Frame& frame) {
+  FrameLocation loc;
+  // A return address may sit just past its function: look up the call.
+  const uint64_t lookup = (frame.flags & kFrameExactPc) ? frame.pc : frame.pc - 1;
+  const Mapping* m = maps.find(lookup);
+  if (!m) {
+    loc.module = "[unknown]";
+    loc.offset = frame.pc;
+    return loc;
+  }
+  const auto slash = m->path.rfind('/');
+  loc.module = slash == std::string::npos ? m->path : m->path.substr(slash + 1);
+  if (loc.module.empty()) loc.module = "[anon]";
+  loc.offset = frame.pc - m->start + m->file_offset;
+  if (m->binary) {
+    if (const FunctionSymbol* f = m->binary->function_at(m->to_vaddr(lookup))) {
+      loc.function = f->name;
+      loc.function_offset = m->to_vaddr(frame.pc) - f->start;
+    }
+  }
+  return loc;
+}
+
+std::string format_location(const FrameLocation& loc) {
+  char buf[64];
+  std::string out;
+  if (loc.function.empty()) {
+    out = "[unknown]";
+  } else {
+    snprintf(buf, sizeof buf, "+0x%llx", static_cast<unsigned long long>(loc.function_offset));
+    out = loc.function + buf;
+  }
+  snprintf(buf, sizeof buf, "+0x%llx)", static_cast<unsigned long long>(loc.offset));
+  return out + " (" + loc.module + buf;
+}
+
+}  // namespace swprof

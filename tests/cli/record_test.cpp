@@ -1,0 +1,132 @@
+// `swprof record` on the test workloads, checked through the recording.
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <thread>
+
+#include "support/temp_dir.h"
+#include "support/cli_harness.h"
+#include "sampler/proc.h"
+
+using namespace swprof::testing;
+
+TEST_CASE("record: single thread, sample count follows frequency x CPU time", "[integration]") {
+  TempDir dir;
+  const std::string out = dir.file("spin.swprof");
+  auto r = run({swprof_bin(), "record", "-F", "999", "-o", out, "--", workload_bin(), "spin", "1.0"}, dir.path());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("0 samples lost") != std::string::npos);
+  auto s = summarize(out);
+  CHECK(s.finalized);
+  CHECK(s.complete);
+  // 1 s of CPU time at 999 Hz; the band allows for start-up and timer slack.
+  CHECK(s.samples >= 800);
+  CHECK(s.samples <= 1150);
+  CHECK(s.samples_by_tid.size() == 1);
+  CHECK(s.samples_with_user_stack >= s.samples * 99 / 100);
+  CHECK(s.samples_without_regs == 0);
+  CHECK(s.mapped_paths.count(workload_bin()) == 1);
+  CHECK(s.mapped_paths.count("[vdso]") == 1);
+  CHECK(s.mappings_with_build_id == s.mappings);
+}
+
+TEST_CASE("record: every thread of a multi-threaded program is sampled", "[integration]") {
+  TempDir dir;
+  const std::string out = dir.file("threads.swprof");
+  auto r = run({swprof_bin(), "record", "-o", out, workload_bin(), "threads", "3", "0.4"}, dir.path());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  auto s = summarize(out);
+  REQUIRE(s.samples_by_tid.size() == 4);  // main + 3 workers
+  int workers = 0;
+  for (const auto& [tid, n] : s.samples_by_tid) {
+    CHECK(n >= 200);  // 0.4 s of CPU each at 999 Hz
+    workers += s.comm_by_tid[tid].rfind("worker-", 0) == 0;
+  }
+  CHECK(workers == 3);
+}
+
+TEST_CASE("record --no-inherit follows only the main thread", "[integration]") {
+  TempDir dir;
+  const std::string out = dir.file("noinherit.swprof");
+  auto r = run({swprof_bin(), "record", "--no-inherit", "-o", out, workload_bin(), "threads", "2", "0.3"}, dir.path());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  auto s = summarize(out);
+  CHECK(s.samples_by_tid.size() == 1);
+  CHECK(s.samples >= 150);
+}
+
+TEST_CASE("record: a child that forks and execs is sampled too", "[integration]") {
+  TempDir dir;
+  const std::string out = dir.file("fork.swprof");
+  auto r = run({swprof_bin(), "record", "-o", out, workload_bin(), "forkexec", "0.4"}, dir.path());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  auto s = summarize(out);
+  REQUIRE(s.samples_by_pid.size() == 2);
+  for (const auto& [pid, n] : s.samples_by_pid) CHECK(n >= 200);
+}
+
+TEST_CASE("record: time in the kernel is kept with the user stack", "[integration]") {
+  TempDir dir;
+  const std::string out = dir.file("sys.swprof");
+  auto r = run({swprof_bin(), "record", "-o", out, workload_bin(), "syscalls", "0.5"}, dir.path());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  auto s = summarize(out);
+  // Writing to /dev/null spends much of its time in the kernel.
+  CHECK(s.kernel_mode_samples >= s.samples / 5);
+  CHECK(s.samples_with_kernel_chain >= s.kernel_mode_samples * 9 / 10);
+  CHECK(s.samples_with_user_stack >= s.samples * 99 / 100);
+  CHECK(r.err.find("landed in the kernel") != std::string::npos);
+}
+
+TEST_CASE("record: the command's exit status becomes swprof's", "[integration]") {
+  TempDir dir;
+  auto r = run({swprof_bin(), "record", "-o", dir.file("e.swprof"), workload_bin(), "exit", "7"}, dir.path());
+  CHECK(r.exit_code == 7);
+  CHECK(summarize(dir.file("e.swprof")).end_json.find("\"exit_code\":7") != std::string::npos);
+  auto killed = run({swprof_bin(), "record", "-o", dir.file("k.swprof"), "/bin/sh", "-c", "kill -9 $$"}, dir.path());
+  CHECK(killed.exit_code == 128 + SIGKILL);
+}
+
+TEST_CASE("record: Ctrl-C stops sampling and finalizes the file", "[integration]") {
+  TempDir dir;
+  const std::string out = dir.file("int.swprof");
+  auto p = spawn({swprof_bin(), "record", "-o", out, workload_bin(), "forever"}, dir.path());
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  kill(p.pid, SIGINT);  // to swprof only, not its process group
+  auto r = wait_for(p, 30);
+  INFO(r.err);
+  CHECK(r.exit_code == 128 + SIGTERM);  // the command was stopped with SIGTERM, like perf does
+  auto s = summarize(out);
+  CHECK(s.finalized);
+  CHECK(s.samples >= 100);  // wall-clock based: the workload may share a core
+  CHECK(s.end_json.find("interrupted") != std::string::npos);
+}
+
+TEST_CASE("record: a second Ctrl-C aborts while the command will not stop", "[integration]") {
+  TempDir dir;
+  const std::string out = dir.file("abort.swprof");
+  // The command ignores SIGTERM, so after the first Ctrl-C swprof has
+  // finalized the file and waits for it; the second Ctrl-C aborts the wait.
+  auto p = spawn({swprof_bin(), "record", "-o", out, workload_bin(), "stubborn"}, dir.path());
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  kill(p.pid, SIGINT);
+  // swprof gives the command 1 s to stop after SIGTERM, then finalizes.
+  std::this_thread::sleep_for(std::chrono::milliseconds(2000));
+  kill(p.pid, SIGINT);
+  auto r = wait_for(p, 30);
+  CHECK(r.exit_code == 130);
+  auto s = summarize(out);
+  CHECK(s.complete);
+  CHECK(s.finalized);
+  CHECK(s.samples >= 100);  // wall-clock based: the workload may share a core
+  REQUIRE(s.target_pid > 0);
+  CHECK(swprof::process_alive(static_cast<pid_t>(s.target_pid)));  // it ignored us, as it asked
+  kill(static_cast<pid_t>(s.target_pid), SIGKILL);
+}

@@ -1,0 +1,99 @@
+// open_regular_file / read_regular_file: only regular files, never blocking,
+// reads bounded by the file's size and a maximum.
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <fstream>
+
+#include "common/regular_file.h"
+#include "support/temp_dir.h"
+
+using namespace swprof;
+using namespace swprof::testing;
+
+TEST_CASE("a regular file is opened and read whole", "[regular_file]") {
+  TempDir dir;
+  const std::string path = dir.file("a.txt");
+  std::ofstream(path) << "hello\n";
+  auto opened = open_regular_file(path);
+  REQUIRE(opened);
+  CHECK(opened.value->size == 6);
+  CHECK(opened.value->owner == geteuid());
+  auto text = read_regular_file(*opened.value, 100);
+  REQUIRE(text);
+  CHECK(*text.value == "hello\n");
+}
+
+TEST_CASE("a symbolic link to a regular file is followed", "[regular_file]") {
+  TempDir dir;
+  std::ofstream(dir.file("a.txt")) << "via link";
+  REQUIRE(::symlink("a.txt", dir.file("link").c_str()) == 0);
+  auto text = read_regular_file(dir.file("link"), 100);
+  REQUIRE(text);
+  CHECK(*text.value == "via link");
+}
+
+TEST_CASE("a FIFO is refused without blocking", "[regular_file]") {
+  TempDir dir;
+  const std::string fifo = dir.file("fifo");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  auto opened = open_regular_file(fifo);
+  CHECK_FALSE(opened);
+  CHECK(opened.reason == "is a FIFO, not a regular file");
+  CHECK_FALSE(opened.missing());
+  CHECK_FALSE(read_regular_file(fifo, 100));
+}
+
+TEST_CASE("a link to an endless device is refused", "[regular_file]") {
+  TempDir dir;
+  REQUIRE(::symlink("/dev/zero", dir.file("zero").c_str()) == 0);
+  auto text = read_regular_file(dir.file("zero"), 1 << 20);
+  CHECK_FALSE(text);
+  CHECK(text.reason == "is a character device, not a regular file");
+  auto d = open_regular_file(dir.path());
+  CHECK(d.reason == "is a directory, not a regular file");
+}
+
+TEST_CASE("a missing file says so", "[regular_file]") {
+  TempDir dir;
+  auto opened = open_regular_file(dir.file("none"));
+  CHECK_FALSE(opened);
+  CHECK(opened.missing());
+  CHECK(opened.reason == "No such file or directory");
+}
+
+TEST_CASE("a file over the maximum is refused", "[regular_file]") {
+  TempDir dir;
+  const std::string path = dir.file("big");
+  std::ofstream(path) << std::string(3 << 20, 'x');
+  auto text = read_regular_file(path, 2 << 20);
+  CHECK_FALSE(text);
+  CHECK(text.reason == "larger than 2 MiB");
+  CHECK(read_regular_file(path, 3 << 20));
+}
+
+TEST_CASE("a /proc file (size 0) is read to its end, within the maximum", "[regular_file]") {
+  auto opened = open_regular_file("/proc/self/status");
+  REQUIRE(opened);
+  CHECK(opened.value->size == 0);
+  auto text = read_regular_file(*opened.value, 1 << 20);
+  REQUIRE(text);
+  CHECK(text.value->find("Pid:") != std::string::npos);
+  auto small = read_regular_file("/proc/self/status", 10);
+  CHECK_FALSE(small);
+  CHECK(small.reason == "larger than 10 bytes");
+}
+
+TEST_CASE("a file that grows is read up to its size when opened", "[regular_file]") {
+  TempDir dir;
+  const std::string path = dir.file("growing");
+  std::ofstream(path) << "0123456789";
+  auto opened = open_regular_file(path);
+  REQUIRE(opened);
+  std::ofstream(path, std::ios::app) << "more";
+  auto text = read_regular_file(*opened.value, 100);
+  REQUIRE(text);
+  CHECK(*text.value == "0123456789");
+}

@@ -1,0 +1,266 @@
+// The page as text: template filled, title escaped, data well-formed and
+// faithful to the tree. What the page does with it is in
+// flamegraph_browser_test.cpp.
+#include "output/flamegraph.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "support/sample_trees.h"
+#include "output/flamegraph_assets.h"
+
+using nlohmann::json;
+using swprof::CallTree;
+using swprof::CctFrame;
+using swprof::FlamegraphOptions;
+using namespace swprof::testing;
+
+namespace {
+
+std::string page_of(const CallTree& tree, const FlamegraphOptions& options = {}) {
+  std::ostringstream out;
+  swprof::write_flamegraph(tree, options, out);
+  return out.str();
+}
+
+std::string data_text(const std::string& page) {
+  const std::string open = "<script type=\"application/json\" id=\"swprof-data\">";
+  const size_t start = page.find(open);
+  REQUIRE(start != std::string::npos);
+  const size_t end = page.find("</script>", start);
+  REQUIRE(end != std::string::npos);
+  return page.substr(start + open.size(), end - start - open.size());
+}
+
+// UTF-16 code units of valid UTF-8, as JavaScript counts them.
+size_t js_length(const std::string& s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += ((c & 0xC0) != 0x80) + (c >= 0xF0);
+  return n;
+}
+
+// frames.name with the front coding undone (as the page does it).
+std::vector<std::string> frame_names(const json& data) {
+  std::vector<std::string> names;
+  const auto& suffix = data["frames"]["name"];
+  const auto& prefix = data["frames"]["prefix"];
+  REQUIRE(suffix.size() == prefix.size());
+  for (size_t i = 0; i < suffix.size(); ++i) {
+    std::string name;
+    if (i > 0) {
+      // prefix counts UTF-16 units: take whole characters from the previous name.
+      const std::string& previous = names.back();
+      size_t bytes = 0;
+      while (bytes < previous.size() && js_length(previous.substr(0, bytes)) < prefix[i].get<size_t>()) {
+        ++bytes;
+        while (bytes < previous.size() && (static_cast<unsigned char>(previous[bytes]) & 0xC0) == 0x80) ++bytes;
+      }
+      REQUIRE(js_length(previous.substr(0, bytes)) == prefix[i].get<size_t>());
+      name = previous.substr(0, bytes);
+    }
+    names.push_back(name + suffix[i].get<std::string>());
+  }
+  return names;
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+size_t count_of(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("flamegraph page: embedded assets cannot end their elements early", "[writer]") {
+  const std::string script = lower(std::string(swprof::flamegraph_assets::kScript));
+  CHECK(script.find("</script") == std::string::npos);
+  CHECK(script.find("<script") == std::string::npos);
+  CHECK(script.find("<!--") == std::string::npos);
+  CHECK(lower(std::string(swprof::flamegraph_assets::kStyle)).find("</style") == std::string::npos);
+  CHECK(swprof::flamegraph_assets::kPageHtml.find("{{DATA}}") != std::string::npos);
+}
+
+TEST_CASE("flamegraph page: self-contained, template filled, title escaped", "[writer]") {
+  FlamegraphOptions options;
+  options.title = "<b>CPU</b> & \"friends\"";
+  options.subtitle = "swprof record ./a.out <args>";
+  const std::string page = page_of(small_tree(), options);
+  for (const char* placeholder : {"{{TITLE}}", "{{SUBTITLE}}", "{{STYLE}}", "{{SCRIPT}}", "{{DATA}}"})
+    CHECK(page.find(placeholder) == std::string::npos);
+  CHECK(page.find("<title>&lt;b&gt;CPU&lt;/b&gt; &amp; &quot;friends&quot;</title>") != std::string::npos);
+  CHECK(page.find("<p id=\"subtitle\">swprof record ./a.out &lt;args&gt;</p>") != std::string::npos);
+  CHECK(page.find("<b>CPU") == std::string::npos);
+  // No network: nothing is loaded from elsewhere.
+  CHECK(page.find("src=\"http") == std::string::npos);
+  CHECK(page.find("href=\"http") == std::string::npos);
+  CHECK(page.find("@import") == std::string::npos);
+  // Exactly the page's own two scripts; names from the profile add none.
+  CHECK(count_of(lower(page), "<script") == 2);
+  CHECK(count_of(lower(page), "</script") == 2);
+  CHECK(page.find("<img") == std::string::npos);
+}
+
+TEST_CASE("flamegraph page: data holds the tree in pre-order", "[writer]") {
+  const CallTree tree = small_tree();
+  const std::string text = data_text(page_of(tree));
+  CHECK(text.find('<') == std::string::npos);
+  CHECK(text.find('>') == std::string::npos);
+  const json data = json::parse(text);
+  CHECK(data["format"] == "swprof-flamegraph");
+  CHECK(data["version"] == 1);
+  CHECK(data["icicle"] == false);
+  const std::vector<std::string> names = frame_names(data);
+  const auto& frame = data["nodes"]["frame"];
+  const auto& depth = data["nodes"]["depth"];
+  const auto& total = data["nodes"]["total"];
+  REQUIRE(frame.size() == tree.nodes().size());
+  REQUIRE(depth.size() == frame.size());
+  CHECK(names[0] == "all");
+  CHECK(frame[0] == 0);
+  CHECK(depth[0] == 0);
+  CHECK(total[0] == 200);
+  CHECK(names.size() == tree.frames().size() + 1);
+  // The markup names come back as the same strings.
+  CHECK(std::find(names.begin(), names.end(), kImgName) != names.end());
+  CHECK(std::find(names.begin(), names.end(), kScriptName) != names.end());
+  CHECK(std::is_sorted(names.begin() + 1, names.end()));
+  // Pre-order: each node's total is its self plus the following deeper run.
+  std::vector<uint64_t> child_sum(frame.size(), 0);
+  std::vector<size_t> path;
+  for (size_t i = 0; i < frame.size(); ++i) {
+    const size_t d = depth[i];
+    REQUIRE(d <= path.size());
+    path.resize(d);
+    if (d > 0) child_sum[path.back()] += total[i].get<uint64_t>();
+    path.push_back(i);
+  }
+  for (size_t i = 0; i < frame.size(); ++i) CHECK(child_sum[i] <= total[i].get<uint64_t>());
+  // Siblings sorted by name: main's children in order.
+  CHECK(names[frame[1].get<size_t>()] == "main");
+  std::vector<std::string> main_children;
+  for (size_t i = 2; i < frame.size() && depth[i] >= 2; ++i)
+    if (depth[i] == 2) main_children.push_back(names[frame[i].get<size_t>()]);
+  CHECK(main_children == std::vector<std::string>{kScriptName, kImgName, "compute", "guessed_caller", "inlined_step",
+                                                  "parse_input"});
+  // Frame attributes.
+  const auto& modules = data["modules"];
+  const auto& files = data["files"];
+  const size_t compute = std::find(names.begin(), names.end(), "compute") - names.begin();
+  CHECK(modules[data["frames"]["module"][compute].get<size_t>()] == "prog");
+  CHECK(files[data["frames"]["file"][compute].get<size_t>()] == "src/compute.c");
+  CHECK(data["frames"]["line"][compute] == 7);
+  const size_t syscall = std::find(names.begin(), names.end(), "do_syscall_64") - names.begin();
+  CHECK(data["frames"]["flags"][syscall] == swprof::kCctKernel);
+  CHECK_FALSE(data["nodes"].contains("base"));
+}
+
+TEST_CASE("flamegraph page: icicle and unit options reach the page", "[writer]") {
+  FlamegraphOptions options;
+  options.icicle = true;
+  options.unit = "<events>";
+  const json data = json::parse(data_text(page_of(small_tree(), options)));
+  CHECK(data["icicle"] == true);
+  CHECK(data["unit"] == "<events>");
+}
+
+TEST_CASE("flamegraph page: min_fraction leaves out small nodes", "[writer]") {
+  FlamegraphOptions options;
+  options.min_fraction = 0.1;  // 20 of 200 samples
+  const json data = json::parse(data_text(page_of(small_tree(), options)));
+  for (const auto& t : data["nodes"]["total"]) CHECK(t.get<uint64_t>() >= 20);
+  CHECK(data["nodes"]["total"].size() < small_tree().nodes().size());
+}
+
+TEST_CASE("flamegraph page: invalid UTF-8 in a name still gives valid data", "[writer]") {
+  CallTree tree;
+  add_stack(tree, {{"bad\xFF\xFEname", "m\xC0", "", 0, 0}}, 3);
+  const json data = json::parse(data_text(page_of(tree)));
+  CHECK(frame_names(data)[1] == "bad\xEF\xBF\xBD\xEF\xBF\xBDname");
+}
+
+TEST_CASE("flamegraph page: names are front-coded on character boundaries", "[writer]") {
+  // Shared prefixes that end inside a multi-byte character, and characters
+  // outside the BMP (two UTF-16 units each).
+  const std::vector<std::string> functions = {
+      "ns::caf\xC3\xA9_a", "ns::caf\xC3\xA8_b", "ns::\xF0\x9F\x94\xA5::x", "ns::\xF0\x9F\x94\xA5::y",
+      "ns::\xF0\x9F\x94\xA6", "ns::caf", "other"};
+  CallTree tree;
+  for (const auto& f : functions) add_stack(tree, {{"main", "", "", 0, 0}, {f, "", "", 0, 0}}, 1);
+  const json data = json::parse(data_text(page_of(tree)));
+  std::vector<std::string> names = frame_names(data);
+  std::vector<std::string> expected = functions;
+  expected.push_back("main");
+  std::sort(expected.begin(), expected.end());
+  expected.insert(expected.begin(), "all");
+  CHECK(names == expected);
+  // "ns::\xF0\x9F\x94\xA5::y" after "ns::\xF0\x9F\x94\xA5::x": 4 + 2 + 2 units shared.
+  const size_t y = std::find(names.begin(), names.end(), "ns::\xF0\x9F\x94\xA5::y") - names.begin();
+  CHECK(data["frames"]["prefix"][y] == 8);
+  CHECK(data["frames"]["name"][y] == "y");
+}
+
+TEST_CASE("flamegraph page: an empty profile is a valid page", "[writer]") {
+  const json data = json::parse(data_text(page_of(CallTree())));
+  CHECK(data["nodes"]["total"] == json::array({0}));
+}
+
+TEST_CASE("differential tree: union of contexts, base totals matched by context", "[writer][diff]") {
+  const CctFrame main_f{"main", "prog", "", 0, 0};
+  const CctFrame a{"a", "prog", "", 0, 0};
+  const CctFrame b{"b", "prog", "", 0, 0};
+  const CctFrame c{"c", "prog", "", 0, 0};
+  CallTree base;
+  add_stack(base, {main_f, a}, 60);
+  add_stack(base, {main_f, b}, 40);
+  CallTree current;
+  add_stack(current, {main_f, a}, 20);
+  add_stack(current, {main_f, c}, 30);
+  add_stack(current, {main_f}, 10);
+  const swprof::DifferentialTree diff = swprof::make_differential_tree(base, current);
+  const CallTree& t = diff.tree;
+  CHECK(t.total() == 60);
+  CHECK(diff.base_total == 100);
+  REQUIRE(diff.base_totals.size() == t.nodes().size());
+  auto find = [&](const std::string& name) {
+    for (uint32_t id = 1; id < t.nodes().size(); ++id)
+      if (t.frame(t.node(id).frame).function == name) return id;
+    return CallTree::kRoot;
+  };
+  CHECK(t.node(find("main")).total == 60);
+  CHECK(t.node(find("main")).self == 10);
+  CHECK(diff.base_totals[find("main")] == 100);
+  CHECK(t.node(find("a")).total == 20);
+  CHECK(diff.base_totals[find("a")] == 60);
+  CHECK(t.node(find("b")).total == 0);  // only in the base
+  CHECK(diff.base_totals[find("b")] == 40);
+  CHECK(t.node(find("c")).total == 30);
+  CHECK(diff.base_totals[find("c")] == 0);
+  CHECK(t.node(find("b")).context_id == base.node(3).context_id);
+
+  FlamegraphOptions options;
+  swprof::set_differential(options, diff);
+  const json data = json::parse(data_text(page_of(t, options)));
+  CHECK(data["baseTotal"] == 100);
+  REQUIRE(data["nodes"].contains("base"));
+  CHECK(data["nodes"]["base"].size() == data["nodes"]["total"].size());
+  CHECK(data["nodes"]["base"][0] == 100);
+}
+
+TEST_CASE("differential options must match the tree", "[writer][diff]") {
+  FlamegraphOptions options;
+  options.differential = true;
+  options.base_totals = {1, 2};
+  std::ostringstream out;
+  CHECK_THROWS_AS(swprof::write_flamegraph(small_tree(), options, out), swprof::Error);
+}

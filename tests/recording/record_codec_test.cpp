@@ -1,0 +1,105 @@
+#include "recording/record_codec.h"
+
+#include <catch2/catch.hpp>
+
+#include "support/record_fixtures.h"
+
+using namespace swprof;
+using namespace swprof::testing;
+
+namespace {
+
+std::vector<std::string> round_trip(const std::vector<Record>& records) {
+  RecordEncoder enc;
+  std::vector<uint8_t> buf;
+  for (const auto& r : records) enc.encode(r, buf);
+  RecordDecoder dec;
+  ByteReader reader(Bytes(buf.data(), buf.size()));
+  std::vector<std::string> out;
+  while (!reader.at_end()) {
+    DecodeResult res = dec.decode(reader);
+    REQUIRE(res.status == DecodeResult::Status::kOk);
+    out.push_back(to_text(res.record));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("every record type survives encode and decode", "[record_codec]") {
+  auto s1 = make_sample(7, 1000, 0x7ffc0000f000, std::vector<uint8_t>(300, 9), {0xffffffff81000010ull, 0xffffffff81000020ull});
+  auto s2 = make_sample(7, 2000, 0x7ffc0000efc0, std::vector<uint8_t>(364, 9));
+  auto s3 = make_sample(8, 3000, 0x7ffc00100000, {});
+  s2.view.stack_truncated = true;
+  std::vector<uint8_t> image = {0x7f, 'E', 'L', 'F', 1, 2, 3};
+  std::vector<Record> records = {
+      make_mapping(10, "/usr/lib/libc.so.6", true),
+      make_mapping(11, "[vdso]", false),
+      CommRecord{12, 100, 7, true, "my app"},
+      TaskRecord{false, 13, 100, 1, 8, 7},
+      TaskRecord{true, 14, 100, 1, 8, 8},
+      LostRecord{15, 1, 42},
+      ThrottleRecord{16, 0, true},
+      ThrottleRecord{17, 0, false},
+      ImageRecord{"[vdso]", Bytes(image.data(), image.size())},
+      s1.view,
+      s2.view,
+      s3.view,
+      EndRecord{R"({"samples":3})"},
+  };
+  std::vector<std::string> expected;
+  for (const auto& r : records) expected.push_back(to_text(r));
+  CHECK(round_trip(records) == expected);
+}
+
+TEST_CASE("synthesized mappings keep their flag", "[record_codec]") {
+  auto m = make_mapping(1, "/bin/x", false);
+  m.synthesized = true;
+  auto out = round_trip({m});
+  CHECK(out[0].find("syn=1") != std::string::npos);
+}
+
+TEST_CASE("records of unknown type are skipped, not fatal", "[record_codec]") {
+  std::vector<uint8_t> buf;
+  ByteWriter w(buf);
+  w.put<uint32_t>(12);
+  w.put<uint16_t>(999);
+  w.put<uint16_t>(0);
+  w.put<uint32_t>(0xdeadbeef);
+  RecordEncoder enc;
+  enc.encode(CommRecord{1, 2, 3, false, "next"}, buf);
+  RecordDecoder dec;
+  ByteReader r(Bytes(buf.data(), buf.size()));
+  CHECK(dec.decode(r).status == DecodeResult::Status::kUnknownType);
+  auto res = dec.decode(r);
+  REQUIRE(res.status == DecodeResult::Status::kOk);
+  CHECK(std::get<CommRecord>(res.record).comm == "next");
+}
+
+TEST_CASE("damaged records are reported as corrupt", "[record_codec]") {
+  RecordEncoder enc;
+  auto s = make_sample(1, 1, 0x1000, std::vector<uint8_t>(64, 1));
+  std::vector<uint8_t> buf;
+  enc.encode(s.view, buf);
+  SECTION("cut short") {
+    buf.resize(buf.size() - 3);
+    RecordDecoder dec;
+    ByteReader r(Bytes(buf.data(), buf.size()));
+    CHECK(dec.decode(r).status == DecodeResult::Status::kCorrupt);
+  }
+  SECTION("size smaller than a header") {
+    uint32_t tiny = 3;
+    std::memcpy(buf.data(), &tiny, 4);
+    RecordDecoder dec;
+    ByteReader r(Bytes(buf.data(), buf.size()));
+    CHECK(dec.decode(r).status == DecodeResult::Status::kCorrupt);
+  }
+  SECTION("register count out of range") {
+    // nregs lives after time, pid, tid, cpu, abi, period, ip: 8+4+4+4+4+8+8 bytes past the header.
+    uint16_t nregs = 200;
+    std::memcpy(buf.data() + kRecordHeaderSize + 40, &nregs, 2);
+    RecordDecoder dec;
+    ByteReader r(Bytes(buf.data(), buf.size()));
+    CHECK(dec.decode(r).status == DecodeResult::Status::kCorrupt);
+  }
+}

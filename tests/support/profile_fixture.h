@@ -1,0 +1,57 @@
+#pragma once
+// A small profile with known counts for the output tests.
+
+#include "profile/profile.h"
+
+namespace swprof::testing {
+
+struct StackSpec {
+  std::vector<CctFrame> frames;  // root first
+  uint64_t count;
+};
+
+inline CctFrame fn(const std::string& name, const std::string& module = "app", uint8_t flags = 0) {
+  CctFrame f;
+  f.function = name;
+  f.module = module;
+  f.flags = flags;
+  return f;
+}
+
+inline void add_stack(CallTree& tree, const std::vector<CctFrame>& frames, uint64_t count, uint64_t weight_each = 1000) {
+  std::vector<uint32_t> ids;
+  for (const auto& f : frames) ids.push_back(tree.intern(f));
+  tree.add(ids, count, count * weight_each);
+}
+
+// main -> a -> b (60), main -> a (10), main -> c -> b (25), main -> rec -> rec -> rec (5):
+// 100 samples.
+inline Profile sample_profile() {
+  Profile p;
+  p.source = "fixture.swprof";
+  p.header.mode = "record";
+  p.header.command = {"./app", "--fast"};
+  p.header.event = "cpu-clock";
+  p.header.frequency = 999;
+  p.header.host = "host";
+  p.weight_unit = "nanoseconds";
+  p.samples_read = 100;
+  p.samples_kept = 100;
+  p.first_time = 1'000'000'000;
+  p.last_time = 1'100'000'000;
+  p.unwind.samples = 100;
+  p.unwind.complete = 99;
+  p.unwind.frames = 350;
+  p.threads[42] = ProfileThread{42, "app", 100};
+  CctFrame b = fn("b");
+  b.file = "/src/app.c";
+  b.line = 12;
+  add_stack(p.tree, {fn("main"), fn("a"), b}, 60);
+  add_stack(p.tree, {fn("main"), fn("a")}, 10);
+  add_stack(p.tree, {fn("main"), fn("c"), b}, 25);
+  add_stack(p.tree, {fn("main"), fn("rec"), fn("rec"), fn("rec")}, 5);
+  p.tree.sort_children();
+  return p;
+}
+
+}  // namespace swprof::testing

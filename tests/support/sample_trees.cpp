@@ -1,0 +1,94 @@
+#include "support/sample_trees.h"
+
+#include <random>
+
+namespace swprof::testing {
+
+void add_stack(CallTree& tree, const std::vector<CctFrame>& stack, uint64_t count) {
+  std::vector<uint32_t> ids;
+  for (const CctFrame& f : stack) ids.push_back(tree.intern(f));
+  tree.add(ids, count, count * 1000000);
+}
+
+CallTree small_tree() {
+  const CctFrame main_f{"main", "prog", "src/main.c", 10, 0};
+  const CctFrame parse{"parse_input", "prog", "src/parse.c", 42, 0};
+  const CctFrame compute{"compute", "prog", "src/compute.c", 7, 0};
+  const CctFrame helper{"helper", "libhelper.so", "helper.c", 3, 0};
+  const CctFrame memcpy_f{"memcpy", "libc.so.6", "", 0, 0};
+  const CctFrame img{kImgName, "prog", "src/<evil>.c", 1, 0};
+  const CctFrame script{kScriptName, "libevil.so", "", 0, 0};
+  const CctFrame syscall{"do_syscall_64", "[kernel]", "", 0, kCctKernel};
+  const CctFrame inlined{"inlined_step", "prog", "src/main.c", 20, kCctInline};
+  const CctFrame guessed{"guessed_caller", "prog", "", 0, kCctGuess};
+  const CctFrame jit{"Interpreter::run", "[jit]", "", 0, 0};
+  const CctFrame thread{"worker 4242", "", "", 0, kCctThread};
+  CallTree tree;
+  add_stack(tree, {main_f, parse, memcpy_f}, 30);
+  add_stack(tree, {main_f, compute, helper, compute, memcpy_f}, 25);
+  add_stack(tree, {main_f, compute}, 20);
+  add_stack(tree, {main_f, compute, helper}, 15);
+  add_stack(tree, {main_f, img}, 40);
+  add_stack(tree, {main_f, script}, 35);
+  add_stack(tree, {main_f, parse, syscall}, 10);
+  add_stack(tree, {main_f, inlined}, 12);
+  add_stack(tree, {main_f, guessed}, 8);
+  add_stack(tree, {thread, jit}, 5);
+  return tree;
+}
+
+CallTree synthetic_tree(uint32_t frames, uint32_t seed) {
+  std::mt19937 rng(seed);
+  const auto below = [&rng](uint32_t n) { return static_cast<uint32_t>(rng() % n); };
+  static const char* kWords[] = {"parse", "render", "compute", "update", "flush", "encode", "decode", "visit",
+                                 "lookup", "insert", "resolve", "schedule", "dispatch", "handle", "merge", "scan"};
+  CallTree tree;
+  std::vector<uint32_t> nodes{CallTree::kRoot};
+  std::vector<uint32_t> path;
+  for (uint32_t i = 0; i < frames; ++i) {
+    CctFrame f;
+    f.function = "app" + std::to_string(below(40)) + "::" + kWords[below(16)] + "_unit" + std::to_string(below(500)) +
+                 "::" + kWords[below(16)] + "_" + std::to_string(i) + "(int, std::string const&)";
+    const uint32_t m = below(30);
+    f.module = m == 0 ? "[kernel]" : m == 1 ? "[jit]" : "libmodule" + std::to_string(m) + ".so";
+    f.flags = m == 0 ? kCctKernel : (below(10) == 0 ? kCctInline : 0) | (below(50) == 0 ? kCctGuess : 0);
+    f.file = "src/module" + std::to_string(m) + "/file" + std::to_string(below(200)) + ".cpp";
+    f.line = 1 + below(3000);
+    // Mostly extend one of the latest nodes (depth), sometimes branch
+    // anywhere, and now and then add a leaf under one of a few dispatchers
+    // (wide fan-outs of small frames, like an interpreter's).
+    const uint32_t size = static_cast<uint32_t>(nodes.size());
+    const uint32_t pick = below(100);
+    uint32_t parent;
+    if (size > 1000 && pick < 12)
+      parent = nodes[100 + 200 * below(5)];
+    else if (pick < 80)
+      parent = nodes[size - 1 - below(std::min<uint32_t>(48, size))];
+    else
+      parent = nodes[below(size)];
+    nodes.push_back(tree.child(parent, tree.intern(f)));
+  }
+  for (uint32_t id = 1; id < tree.nodes().size(); ++id) {
+    const uint64_t count = below(200) == 0 ? 2000 + below(20000) : 1 + below(12);
+    tree.add(tree.path(id), count, count * 1000000);
+  }
+  return tree;
+}
+
+uint64_t matched_samples(const CallTree& tree, const std::function<bool(const std::string&)>& match) {
+  uint64_t sum = 0;
+  std::vector<uint32_t> stack{CallTree::kRoot};
+  while (!stack.empty()) {
+    const uint32_t id = stack.back();
+    stack.pop_back();
+    const CctNode& n = tree.node(id);
+    if (id != CallTree::kRoot && match(tree.frame(n.frame).function)) {
+      sum += n.total;
+      continue;
+    }
+    for (uint32_t c : n.children) stack.push_back(c);
+  }
+  return sum;
+}
+
+}  // namespace swprof::testing
