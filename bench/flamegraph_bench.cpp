@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
-#include "support/browser.h"
-#include "support/sample_trees.h"
 #include "output/flamegraph.h"
 #include "output/folded_input.h"
+#include "support/browser.h"
+#include "support/sample_trees.h"
 #include "support/temp_dir.h"
 
 namespace {

@@ -21,9 +21,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "common/byte_reader.h"
-#include "binary/elf_binary.h"
 #include "binary/dwarf_regs.h"
+#include "binary/elf_binary.h"
+#include "common/byte_reader.h"
 
 namespace swprof {
 

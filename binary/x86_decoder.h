@@ -13,8 +13,8 @@
 #include <optional>
 #include <utility>
 
-#include "common/byte_reader.h"
 #include "binary/dwarf_regs.h"
+#include "common/byte_reader.h"
 
 namespace swprof {
 

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "cli/commands.h"
-#include "common/error.h"
 #include "cli/unwind_options.h"
+#include "common/error.h"
 #include "common/text_escape.h"
 #include "profile/info.h"
 

@@ -9,9 +9,9 @@
 #include "cli/commands.h"
 #include "cli/profile_options.h"
 #include "common/text_escape.h"
-#include "profile/merge.h"
 #include "output/output_file.h"
 #include "output/report.h"
+#include "profile/merge.h"
 
 namespace swprof::cli {
 

@@ -12,8 +12,8 @@
 #include "common/error.h"
 #include "common/text_escape.h"
 #include "common/unique_fd.h"
-#include "profile/info.h"
 #include "output/report.h"
+#include "profile/info.h"
 #include "recording/recording_format.h"
 
 namespace swprof::cli {

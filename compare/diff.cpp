@@ -10,8 +10,8 @@
 #include <unordered_map>
 
 #include "common/error.h"
-#include "profile/name_filter.h"
 #include "profile/info.h"
+#include "profile/name_filter.h"
 
 namespace swprof {
 namespace {

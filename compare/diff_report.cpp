@@ -7,8 +7,8 @@
 
 #include "common/text_escape.h"
 #include "compare/diff.h"
-#include "profile/info.h"
 #include "output/report.h"
+#include "profile/info.h"
 
 namespace swprof {
 namespace {

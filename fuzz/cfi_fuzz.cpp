@@ -14,10 +14,10 @@
 
 #include <cstring>
 
-#include "fuzz/elf_image.h"
-#include "fuzz/fuzz_target.h"
 #include "binary/cfi_table.h"
 #include "binary/elf_binary.h"
+#include "fuzz/elf_image.h"
+#include "fuzz/fuzz_target.h"
 
 namespace {
 

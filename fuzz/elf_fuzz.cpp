@@ -2,8 +2,8 @@
 // read from memory as the vDSO is: sections, segments, symbols, build-id, and
 // the queries the unwinder and symbolizer make.
 
-#include "fuzz/fuzz_target.h"
 #include "binary/elf_binary.h"
+#include "fuzz/fuzz_target.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto binary = swprof::ElfBinary::from_image("fuzz.elf", std::vector<uint8_t>(data, data + size));

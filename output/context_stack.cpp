@@ -5,8 +5,8 @@
 
 #include "common/error.h"
 #include "common/text_escape.h"
-#include "profile/info.h"
 #include "output/report.h"
+#include "profile/info.h"
 
 namespace swprof {
 

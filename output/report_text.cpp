@@ -6,8 +6,8 @@
 #include <numeric>
 
 #include "common/text_escape.h"
-#include "profile/info.h"
 #include "output/report.h"
+#include "profile/info.h"
 
 namespace swprof {
 namespace {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/format.h"
 #include "recording/recording_reader.h"
 #include "unwind/recording_unwinder.h"
 
@@ -45,17 +46,6 @@ struct RecordingInfo {
   // p99 of what was copied, with headroom.
   uint32_t suggested_stack_size() const;
 };
-
-// "2026-11-21 05:23:01 UTC"
-std::string format_time(uint64_t unix_ns);
-// The command line as a shell (bash) would read it back; an argument with
-// control characters is written $'...' with \xNN escapes, so the line is
-// also terminal_safe.
-std::string quote_command(const std::vector<std::string>& argv);
-// 100 * part / whole, 0 when whole is 0.
-inline double percent(uint64_t part, uint64_t whole) {
-  return whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
-}
 
 RecordingInfo collect_info(RecordingReader& reader);
 std::string format_info(const RecordingInfo& info);

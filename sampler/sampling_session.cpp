@@ -22,12 +22,13 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/format.h"
 #include "recording/build_id.h"
+#include "recording/recording_writer.h"
 #include "sampler/launcher.h"
 #include "sampler/perf_event.h"
 #include "sampler/perf_records.h"
 #include "sampler/proc.h"
-#include "recording/recording_writer.h"
 #include "sampler/ring_buffer.h"
 
 namespace swprof {
@@ -653,20 +654,6 @@ SessionSummary run_attach(const AttachRequest& req) {
   events.describe(summary);
   return summary;
 }
-
-namespace {
-
-std::string human_bytes(uint64_t n) {
-  char buf[64];
-  if (n >= (1u << 20)) snprintf(buf, sizeof buf, "%.1f MB", static_cast<double>(n) / (1 << 20));
-  else if (n >= 1024) snprintf(buf, sizeof buf, "%.1f KB", static_cast<double>(n) / 1024);
-  else snprintf(buf, sizeof buf, "%llu bytes", static_cast<unsigned long long>(n));
-  return buf;
-}
-
-double percent(uint64_t part, uint64_t whole) { return whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0; }
-
-}  // namespace
 
 std::string format_summary(const SessionSummary& s) {
   char line[512];

@@ -18,8 +18,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "symbolize/symbolizer.h"
 #include "binary/elf_binary.h"
+#include "symbolize/symbolizer.h"
 
 namespace swprof {
 

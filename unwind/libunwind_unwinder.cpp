@@ -10,8 +10,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "common/byte_reader.h"
 #include "binary/cfi_table.h"
+#include "common/byte_reader.h"
 
 // Exported by libunwind-x86_64 (what libunwind-generic is on x86-64) but not
 // declared by its public headers; perf declares it the same way.

@@ -31,9 +31,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "common/byte_reader.h"
-#include "binary/x86_decoder.h"
 #include "binary/elf_binary.h"
+#include "binary/x86_decoder.h"
+#include "common/byte_reader.h"
 
 namespace swprof {
 

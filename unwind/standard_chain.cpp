@@ -1,9 +1,9 @@
 #include "unwind/standard_chain.h"
 
-#include "unwind/bottom_stepper.h"
-#include "unwind/cfi_stepper.h"
 #include "binary/cfi_table.h"
 #include "unwind/analysis_stepper.h"
+#include "unwind/bottom_stepper.h"
+#include "unwind/cfi_stepper.h"
 #include "unwind/frame_pointer_stepper.h"
 #include "unwind/libunwind_unwinder.h"
 #include "unwind/signal_stepper.h"

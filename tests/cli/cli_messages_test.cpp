@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "support/temp_dir.h"
 #include "support/cli_harness.h"
+#include "support/temp_dir.h"
 
 using namespace swprof::testing;
 namespace fs = std::filesystem;

@@ -11,8 +11,8 @@
 #include <set>
 #include <sstream>
 
-#include "support/temp_dir.h"
 #include "support/cli_harness.h"
+#include "support/temp_dir.h"
 
 using namespace swprof::testing;
 using nlohmann::json;

@@ -9,8 +9,8 @@
 
 #include "support/browser.h"
 #include "support/cli_harness.h"
-#include "support/temp_dir.h"
 #include "support/read_file.h"
+#include "support/temp_dir.h"
 
 using nlohmann::json;
 using namespace swprof::testing;

@@ -8,9 +8,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "support/temp_dir.h"
 #include "support/cli_harness.h"
 #include "support/read_file.h"
+#include "support/temp_dir.h"
 
 using namespace swprof::testing;
 

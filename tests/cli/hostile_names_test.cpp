@@ -9,9 +9,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "support/temp_dir.h"
-#include "support/cli_harness.h"
 #include "output/report.h"
+#include "support/cli_harness.h"
+#include "support/temp_dir.h"
 
 using namespace swprof;
 using namespace swprof::testing;

@@ -11,9 +11,9 @@
 #include <filesystem>
 #include <thread>
 
+#include "support/cli_harness.h"
 #include "support/read_file.h"
 #include "support/temp_dir.h"
-#include "support/cli_harness.h"
 
 using namespace swprof::testing;
 

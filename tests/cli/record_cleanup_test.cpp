@@ -14,10 +14,10 @@
 #include <fstream>
 #include <thread>
 
-#include "support/temp_dir.h"
 #include "common/unique_fd.h"
-#include "support/cli_harness.h"
 #include "sampler/proc.h"
+#include "support/cli_harness.h"
+#include "support/temp_dir.h"
 
 using namespace swprof::testing;
 namespace fs = std::filesystem;

@@ -6,9 +6,9 @@
 #include <catch2/catch.hpp>
 #include <thread>
 
-#include "support/temp_dir.h"
-#include "support/cli_harness.h"
 #include "sampler/proc.h"
+#include "support/cli_harness.h"
+#include "support/temp_dir.h"
 
 using namespace swprof::testing;
 

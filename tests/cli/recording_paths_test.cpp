@@ -8,10 +8,10 @@
 
 #include <catch2/catch.hpp>
 
+#include "recording/recording_writer.h"
+#include "support/cli_harness.h"
 #include "support/record_fixtures.h"
 #include "support/temp_dir.h"
-#include "support/cli_harness.h"
-#include "recording/recording_writer.h"
 
 using namespace swprof;
 using namespace swprof::testing;

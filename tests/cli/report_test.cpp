@@ -13,9 +13,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "support/temp_dir.h"
-#include "support/cli_harness.h"
 #include "recording/recording_format.h"
+#include "support/cli_harness.h"
+#include "support/temp_dir.h"
 
 using namespace swprof::testing;
 

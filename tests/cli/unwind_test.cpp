@@ -9,10 +9,10 @@
 #include <map>
 #include <set>
 
-#include "support/temp_dir.h"
-#include "support/cli_harness.h"
-#include "symbolize/frame_location.h"
 #include "recording/recording_reader.h"
+#include "support/cli_harness.h"
+#include "support/temp_dir.h"
+#include "symbolize/frame_location.h"
 #include "unwind/recording_unwinder.h"
 
 using namespace swprof;

@@ -9,9 +9,9 @@
 #include <regex>
 #include <sstream>
 
+#include "output/flamegraph.h"
 #include "support/browser.h"
 #include "support/sample_trees.h"
-#include "output/flamegraph.h"
 #include "support/temp_dir.h"
 
 using nlohmann::json;

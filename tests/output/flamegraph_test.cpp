@@ -12,8 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
-#include "support/sample_trees.h"
 #include "output/flamegraph_assets.h"
+#include "support/sample_trees.h"
 
 using nlohmann::json;
 using swprof::CallTree;

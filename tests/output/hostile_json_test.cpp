@@ -8,11 +8,11 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "support/temp_dir.h"
 #include "common/error.h"
 #include "common/json_read.h"
 #include "output/report.h"
 #include "support/profile_fixture.h"
+#include "support/temp_dir.h"
 
 using namespace swprof;
 using namespace swprof::testing;

@@ -7,9 +7,9 @@
 
 #include "compare/diff.h"
 #include "output/context_stack.h"
-#include "profile/info.h"
 #include "output/report.h"
 #include "output/script_writer.h"
+#include "profile/info.h"
 #include "support/profile_fixture.h"
 
 using namespace swprof;

@@ -14,10 +14,10 @@
 #include <string>
 #include <thread>
 
-#include "support/read_file.h"
-#include "support/temp_dir.h"
 #include "common/error.h"
 #include "output/output_file.h"
+#include "support/read_file.h"
+#include "support/temp_dir.h"
 
 using namespace swprof;
 using namespace swprof::testing;

@@ -3,11 +3,11 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "support/temp_dir.h"
 #include "common/error.h"
 #include "output/folded_input.h"
 #include "output/report.h"
 #include "support/profile_fixture.h"
+#include "support/temp_dir.h"
 
 using namespace swprof;
 using namespace swprof::testing;

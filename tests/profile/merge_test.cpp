@@ -6,8 +6,8 @@
 
 #include "common/error.h"
 #include "output/context_stack.h"
-#include "profile/merge.h"
 #include "output/report.h"
+#include "profile/merge.h"
 #include "support/profile_fixture.h"
 
 using namespace swprof;

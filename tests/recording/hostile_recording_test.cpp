@@ -10,8 +10,8 @@
 #include <fstream>
 
 #include "common/error.h"
-#include "support/record_fixtures.h"
 #include "recording/recording_reader.h"
+#include "support/record_fixtures.h"
 #include "support/temp_dir.h"
 
 using namespace swprof;

@@ -4,9 +4,9 @@
 #include <iterator>
 
 #include "common/error.h"
-#include "support/record_fixtures.h"
 #include "recording/recording_reader.h"
 #include "recording/recording_writer.h"
+#include "support/record_fixtures.h"
 #include "support/temp_dir.h"
 
 using namespace swprof;

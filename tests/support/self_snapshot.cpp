@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cstring>
 
-#include "symbolize/frame_location.h"
 #include "recording/build_id.h"
 #include "sampler/proc.h"
+#include "symbolize/frame_location.h"
 
 namespace swprof::testing {
 

@@ -6,9 +6,9 @@
 #include <sstream>
 
 #include "support/sym_fixtures.h"
+#include "support/temp_dir.h"
 #include "symbolize/kernel_symbols.h"
 #include "symbolize/symbolizer.h"
-#include "support/temp_dir.h"
 
 using namespace swprof;
 using namespace swprof::testing;

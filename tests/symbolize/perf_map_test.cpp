@@ -4,9 +4,9 @@
 #include <catch2/catch.hpp>
 
 #include "support/sym_fixtures.h"
+#include "support/temp_dir.h"
 #include "symbolize/perf_map.h"
 #include "symbolize/symbolizer.h"
-#include "support/temp_dir.h"
 
 using namespace swprof;
 using namespace swprof::testing;

@@ -16,8 +16,8 @@
 
 #include "common/hex.h"
 #include "support/sym_fixtures.h"
-#include "symbolize/symbolizer.h"
 #include "support/temp_dir.h"
+#include "symbolize/symbolizer.h"
 
 using namespace swprof;
 using namespace swprof::testing;

@@ -5,8 +5,8 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 
-#include "support/temp_dir.h"
 #include "recording/recording_writer.h"
+#include "support/temp_dir.h"
 
 using namespace swprof;
 

@@ -3,9 +3,9 @@
 
 #include <catch2/catch.hpp>
 
+#include "support/fake_maps.h"
 #include "unwind/walker.h"
 #include "unwind/wanderer_stepper.h"
-#include "support/fake_maps.h"
 
 using namespace swprof;
 using namespace swprof::testing;

@@ -3,12 +3,12 @@
 #include <catch2/catch.hpp>
 #include <functional>
 
+#include "binary/x86_decoder.h"
+#include "support/fake_maps.h"
 #include "support/self_snapshot.h"
 #include "unwind/bottom_stepper.h"
-#include "binary/x86_decoder.h"
 #include "unwind/signal_stepper.h"
 #include "unwind/wanderer_stepper.h"
-#include "support/fake_maps.h"
 
 using namespace swprof;
 using namespace swprof::testing;
