@@ -30,7 +30,7 @@ PY
 declare -a names commands
 add() { names+=("$1"); commands+=("$2"); }
 add xz "xz -9 -T1 -c $input"
-add g++ "g++ -O2 -I. -c output/report_text.cpp -o $WORK/completeness.o"
+add g++ "g++ -O2 -I. -c output/text_report.cpp -o $WORK/completeness.o"
 add python3 "python3 $WORK/completeness.py"
 add node "node -e 'let s = 0; for (let i = 0; i < 3e7; i++) s += Math.sqrt(i); console.log(s)'"
 if command -v chromium > /dev/null; then

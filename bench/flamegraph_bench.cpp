@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "output/flamegraph.h"
-#include "output/folded_input.h"
+#include "output/folded_reader.h"
 #include "support/browser.h"
 #include "support/sample_trees.h"
 #include "support/temp_dir.h"

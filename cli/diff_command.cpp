@@ -11,38 +11,12 @@
 #include "cli/profile_options.h"
 #include "common/text_escape.h"
 #include "compare/diff.h"
-#include "output/flamegraph.h"
+#include "compare/diff_folded.h"
+#include "compare/diff_format.h"
+#include "compare/differential_flamegraph.h"
 #include "output/output_file.h"
 
 namespace swprof::cli {
-namespace {
-
-enum class DiffFormat { kText, kMarkdown, kJson };
-
-DiffFormat parse_diff_format(const std::string& name) {
-  if (name == "text") return DiffFormat::kText;
-  if (name == "markdown" || name == "md") return DiffFormat::kMarkdown;
-  if (name == "json") return DiffFormat::kJson;
-  throw Error("unknown format '" + name + "' (use text, markdown or json)");
-}
-
-// NEW's tree with BASE's total for every context, as the flame graph page
-// colours it.
-void write_differential_flamegraph(const ProfileDiff& diff, const Profile& base, const Profile& current,
-                                   std::ostream& out) {
-  const DifferentialTree tree = make_differential_tree(base.tree, current.tree);
-  FlamegraphOptions options;
-  set_differential(options, tree);
-  options.title = "swprof diff: " + diff.base.source + " -> " + diff.current.source;
-  char subtitle[256];
-  snprintf(subtitle, sizeof subtitle,
-           "widths: new (%llu samples); red: a larger share than in base (%llu samples), blue: a smaller one",
-           static_cast<unsigned long long>(diff.current.samples), static_cast<unsigned long long>(diff.base.samples));
-  options.subtitle = subtitle;
-  write_flamegraph(tree.tree, options, out);
-}
-
-}  // namespace
 
 std::function<int()> add_diff_command(CLI::App& app) {
   auto* sub = app.add_subcommand("diff", "compare two profiles: the regression gate for CI (exit 1 on a regression)");
@@ -95,11 +69,7 @@ std::function<int()> add_diff_command(CLI::App& app) {
 
     DiffReportOptions report;
     report.top = a->top;
-    switch (format) {
-      case DiffFormat::kText: write_diff_text(diff, report, out.stream()); break;
-      case DiffFormat::kMarkdown: write_diff_markdown(diff, report, out.stream()); break;
-      case DiffFormat::kJson: write_diff_json(diff, out.stream()); break;
-    }
+    write_diff_report(diff, format, report, out.stream());
     if (folded) write_diff_folded(base.tree, current.tree, folded->stream());
     if (html) write_differential_flamegraph(diff, base, current, html->stream());
     out.commit();

@@ -9,8 +9,8 @@
 #include "cli/commands.h"
 #include "cli/profile_options.h"
 #include "common/text_escape.h"
+#include "output/json_profile_writer.h"
 #include "output/output_file.h"
-#include "output/report.h"
 #include "profile/merge.h"
 
 namespace swprof::cli {

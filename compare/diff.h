@@ -23,7 +23,6 @@
 
 #include <cstdint>
 #include <limits>
-#include <ostream>
 #include <string>
 #include <vector>
 
@@ -116,25 +115,5 @@ double two_proportion_z(uint64_t x1, uint64_t n1, uint64_t x2, uint64_t n2);
 // Compares BASE and NEW. Throws Error for a side without samples, a reversed
 // (leaf-first) profile, or a bad `only` regex.
 ProfileDiff diff_profiles(const Profile& base, const Profile& current, const DiffOptions& options);
-
-struct DiffReportOptions {
-  size_t top = 10;  // rows per table
-};
-
-// For a terminal or a CI log: what was compared, the verdict, the
-// regressions and improvements (one row per function and metric), and the
-// contexts that changed the most.
-void write_diff_text(const ProfileDiff& diff, const DiffReportOptions& options, std::ostream& out);
-// For a pull-request comment: a summary line and tables of the top
-// regressions and improvements.
-void write_diff_markdown(const ProfileDiff& diff, const DiffReportOptions& options, std::ostream& out);
-// Everything, for tools: docs/diff-format.md.
-inline constexpr int kDiffJsonVersion = 1;
-void write_diff_json(const ProfileDiff& diff, std::ostream& out);
-
-// FlameGraph's two-column folded format, "stack base_count new_count", one
-// line per distinct stack of either side (matched by context id), sorted;
-// counts are raw samples, as difffolded.pl writes them without -n.
-void write_diff_folded(const CallTree& base, const CallTree& current, std::ostream& out);
 
 }  // namespace swprof

@@ -1,4 +1,4 @@
-// Fuzz target: the folded-stack reader (output/folded_input.cpp) behind
+// Fuzz target: the folded-stack reader (output/folded_reader.cpp) behind
 // `swprof flamegraph`: the input is the folded text. Stacks it accepts must
 // survive the folded writer and a second read with the same total.
 
@@ -7,8 +7,8 @@
 
 #include "common/error.h"
 #include "fuzz/fuzz_target.h"
-#include "output/folded_input.h"
-#include "output/report.h"
+#include "output/folded_reader.h"
+#include "output/folded_writer.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));

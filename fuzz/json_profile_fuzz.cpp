@@ -1,4 +1,4 @@
-// Fuzz target: the JSON profile reader (output/report_json.cpp), which
+// Fuzz target: the JSON profile reader (output/json_profile_reader.cpp), which
 // `swprof diff`, `merge` and `flamegraph` use on files the user names. A
 // profile it accepts must survive being written and read again unchanged in
 // its totals.
@@ -8,7 +8,8 @@
 
 #include "common/error.h"
 #include "fuzz/fuzz_target.h"
-#include "output/report.h"
+#include "output/json_profile_reader.h"
+#include "output/json_profile_writer.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));

@@ -5,18 +5,9 @@
 
 #include "common/error.h"
 #include "common/text_escape.h"
-#include "output/report.h"
 #include "profile/info.h"
 
 namespace swprof {
-
-uint64_t parse_context_id(const std::string& text) {
-  std::string digits = text;
-  if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) digits = digits.substr(2);
-  if (digits.empty() || digits.size() > 16 || digits.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
-    throw Error("invalid context id '" + text + "': expected up to 16 hex digits, as reports show them");
-  return std::stoull(digits, nullptr, 16);
-}
 
 void write_context_stack(const Profile& profile, uint64_t id, std::ostream& out) {
   const CallTree& tree = profile.tree;

@@ -8,12 +8,10 @@
 #include <ostream>
 #include <string>
 
+#include "output/report_format.h"  // parse_context_id, format_context_id
 #include "profile/profile.h"
 
 namespace swprof {
-
-// 1 to 16 hex digits, with or without a leading 0x; throws Error otherwise.
-uint64_t parse_context_id(const std::string& text);
 
 // The context's samples and its stack root first, one frame a line with the
 // frame's own context id. Throws Error when `profile` has no such context.

@@ -34,7 +34,8 @@ struct FlamegraphOptions {
   // total of the same calling context (same context id) in a base profile,
   // for every node of the tree, and base_total the base profile's root total.
   // Frames are coloured red where the share of samples grew, blue where it
-  // shrank; the tooltip shows both shares. See make_differential_tree.
+  // shrank; the tooltip shows both shares. compare/differential_tree.h
+  // makes such a tree and its base totals from two profiles.
   bool differential = false;
   std::vector<uint64_t> base_totals;
   uint64_t base_total = 0;
@@ -43,19 +44,5 @@ struct FlamegraphOptions {
 // Writes the page. Throws swprof::Error when differential options are
 // inconsistent with the tree; stream errors are left to the caller's stream.
 void write_flamegraph(const CallTree& tree, const FlamegraphOptions& options, std::ostream& out);
-
-// Two profiles in one tree for a differential flame graph: the tree holds
-// every calling context of either profile (matched by context id), with the
-// counts of `current`; base_totals holds, per node of that tree, the total of
-// `base`. Contexts only in `base` get nodes with zero counts (zero width).
-struct DifferentialTree {
-  CallTree tree;
-  std::vector<uint64_t> base_totals;
-  uint64_t base_total = 0;
-};
-DifferentialTree make_differential_tree(const CallTree& base, const CallTree& current);
-
-// Sets options.differential, base_totals and base_total from `diff`.
-void set_differential(FlamegraphOptions& options, const DifferentialTree& diff);
 
 }  // namespace swprof

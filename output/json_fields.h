@@ -1,10 +1,11 @@
 #pragma once
-// Pieces shared by the JSON writers (profile and diff).
+// Pieces shared by the JSON writers (profile and diff) and the profile reader.
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "common/error.h"
 #include "profile/call_tree.h"
 
 namespace swprof {
@@ -18,6 +19,20 @@ inline nlohmann::json frame_flags_json(uint8_t flags) {
   if (flags & kCctKernel) out.push_back("kernel");
   if (flags & kCctThread) out.push_back("thread");
   return out;
+}
+
+// The reverse of frame_flags_json; throws Error for an unknown name.
+inline uint8_t frame_flags_from_json(const nlohmann::json& names) {
+  uint8_t flags = 0;
+  for (const auto& name : names) {
+    const std::string s = name.get<std::string>();
+    if (s == "inline") flags |= kCctInline;
+    else if (s == "guess") flags |= kCctGuess;
+    else if (s == "kernel") flags |= kCctKernel;
+    else if (s == "thread") flags |= kCctThread;
+    else throw Error("unknown frame flag '" + s + "'");
+  }
+  return flags;
 }
 
 // Compact JSON text; bytes that are not UTF-8 (names from a binary) become

@@ -3,39 +3,15 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
-#include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "common/error.h"
 #include "compare/diff.h"
-#include "support/profile_fixture.h"
+#include "support/diff_fixtures.h"
 
 using namespace swprof;
 using namespace swprof::testing;
 
 namespace {
-
-Profile profile_of(const std::vector<StackSpec>& stacks, const std::string& source = "p.json",
-                   const std::string& command = "./bench") {
-  Profile p;
-  p.source = source;
-  p.header.command = {command};
-  p.header.event = "cpu-clock";
-  for (const auto& s : stacks) add_stack(p.tree, s.frames, s.count);
-  p.tree.sort_children();
-  p.samples_read = p.samples_kept = p.tree.total();
-  return p;
-}
-
-// main -> parse (400), main -> compute -> hot (300 * hot_factor), main ->
-// compute -> steady (100), main -> write (200): the diff_target benchmark.
-Profile bench(uint64_t hot, const std::string& source = "p.json") {
-  return profile_of({{{fn("main"), fn("parse")}, 400},
-                     {{fn("main"), fn("compute"), fn("hot")}, hot},
-                     {{fn("main"), fn("compute"), fn("steady")}, 100},
-                     {{fn("main"), fn("write")}, 200}},
-                    source);
-}
 
 const FunctionDiff& function(const ProfileDiff& d, const std::string& name) {
   for (const auto& f : d.functions)
@@ -264,42 +240,4 @@ TEST_CASE("diff: unusable inputs are errors, doubtful ones warnings") {
   REQUIRE(d.warnings.size() == 2);
   CHECK_THAT(d.warnings[0], Catch::Contains("different programs ('bench' and 'other')"));
   CHECK_THAT(d.warnings[1], Catch::Contains("sampled cpu-clock"));
-}
-
-TEST_CASE("diff folded: both counts per distinct stack of either side, sorted") {
-  const Profile base = profile_of({{{fn("main"), fn("a")}, 3}, {{fn("main"), fn("gone")}, 2}});
-  const Profile next = profile_of({{{fn("main"), fn("a")}, 5},
-                                   {{fn("main"), fn("a"), fn("new_leaf")}, 1},
-                                   {{fn("main"), fn("k", "[kernel]", kCctKernel)}, 4}});
-  std::ostringstream out;
-  write_diff_folded(base.tree, next.tree, out);
-  CHECK(out.str() ==
-        "main;a 3 5\n"
-        "main;a;new_leaf 0 1\n"
-        "main;gone 2 0\n"
-        "main;k_[k] 0 4\n");
-}
-
-TEST_CASE("diff json: the documented fields") {
-  const ProfileDiff d = diff_profiles(bench(300, "base.json"), bench(600, "new.json"), {});
-  std::ostringstream out;
-  write_diff_json(d, out);
-  const auto doc = nlohmann::json::parse(out.str());
-  CHECK(doc["format"] == "swprof-diff");
-  CHECK(doc["version"] == kDiffJsonVersion);
-  CHECK(doc["result"] == "regression");
-  CHECK(doc["failing"] == 2);
-  CHECK(doc["options"]["fail_on"] == "total");
-  CHECK(doc["base"]["samples"] == 1000);
-  CHECK(doc["new"]["source"] == "new.json");
-  const auto& hot = doc["functions"][0];
-  CHECK(hot["name"] == "hot");
-  CHECK(hot["fails_gate"] == true);
-  CHECK(hot["self"]["base"] == 300);
-  CHECK(hot["self"]["new"] == 600);
-  CHECK(hot["self"]["change"] == "regression");
-  CHECK(hot["self"]["base_percent"] == 30.0);
-  CHECK(doc["contexts"].size() == d.contexts.size());
-  CHECK(doc["contexts"][0]["id"].get<std::string>().size() == 16);
-  CHECK(doc["contexts"][0]["stack"].back()["name"] == "hot");
 }

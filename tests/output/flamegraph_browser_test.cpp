@@ -9,6 +9,7 @@
 #include <regex>
 #include <sstream>
 
+#include "compare/differential_tree.h"  // the differential page
 #include "output/flamegraph.h"
 #include "support/browser.h"
 #include "support/sample_trees.h"

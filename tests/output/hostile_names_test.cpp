@@ -5,7 +5,8 @@
 #include <catch2/catch.hpp>
 #include <sstream>
 
-#include "compare/diff.h"
+#include "compare/diff_markdown.h"
+#include "compare/diff_text.h"
 #include "output/context_stack.h"
 #include "output/report.h"
 #include "output/script_writer.h"

@@ -1,12 +1,13 @@
 // `swprof report --format text`.
 
+#include "output/text_report.h"
+
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <numeric>
 
 #include "common/text_escape.h"
-#include "output/report.h"
 #include "profile/info.h"
 
 namespace swprof {

@@ -1,4 +1,4 @@
-#include "output/folded_input.h"
+#include "output/folded_reader.h"
 
 #include <charconv>
 #include <cmath>

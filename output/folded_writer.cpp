@@ -1,10 +1,11 @@
 // `swprof report --format folded`.
 
+#include "output/folded_writer.h"
+
 #include <algorithm>
 #include <vector>
 
 #include "common/text_escape.h"
-#include "output/report.h"
 
 namespace swprof {
 

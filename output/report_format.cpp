@@ -1,0 +1,32 @@
+#include "output/report_format.h"
+
+#include <cinttypes>
+#include <cstdio>
+
+#include "common/error.h"
+
+namespace swprof {
+
+ReportFormat parse_report_format(const std::string& name) {
+  if (name == "text") return ReportFormat::kText;
+  if (name == "folded") return ReportFormat::kFolded;
+  if (name == "json") return ReportFormat::kJson;
+  if (name == "speedscope") return ReportFormat::kSpeedscope;
+  throw Error("unknown format '" + name + "': use text, folded, json or speedscope");
+}
+
+std::string format_context_id(uint64_t id) {
+  char buf[20];
+  snprintf(buf, sizeof buf, "%016" PRIx64, id);
+  return buf;
+}
+
+uint64_t parse_context_id(const std::string& text) {
+  std::string digits = text;
+  if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) digits = digits.substr(2);
+  if (digits.empty() || digits.size() > 16 || digits.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
+    throw Error("invalid context id '" + text + "': expected up to 16 hex digits, as reports show them");
+  return std::stoull(digits, nullptr, 16);
+}
+
+}  // namespace swprof
