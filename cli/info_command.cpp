@@ -21,16 +21,16 @@ std::function<int()> add_info_command(CLI::App& app) {
   sub->add_flag("--no-unwind", *no_unwind, "skip unwinding (no unwind-quality section)");
   unwind->add_to(sub);
   return [path, unwind, no_unwind]() {
-    const UnwindOptions options = unwind->to_options();
-    RecordingReader reader(*path);
-    RecordingInfo info = collect_info(reader);
+    InfoOptions options;
+    options.unwind = unwind->to_options();
+    options.unwind_quality = !*no_unwind;
+    const InfoResult result = run_info(*path, options);
+    const RecordingInfo& info = result.recording;
     std::fputs(format_info(info).c_str(), stdout);
-    if (!*no_unwind && info.samples > 0) {
-      RecordingReader again(*path);
-      RecordingUnwinder unwinder(options);
-      unwinder.run(again, [](const UnwoundSample&) {});
-      std::fputs(format_unwind_quality(unwinder.stats(), options.unwinder).c_str(), stdout);
-      for (const auto& w : unwinder.warnings()) std::fprintf(stderr, "swprof: warning: %s\n", terminal_safe(w).c_str());
+    if (result.unwinding) {
+      std::fputs(format_unwind_quality(result.unwinding->stats, result.unwinding->unwinder).c_str(), stdout);
+      for (const auto& w : result.unwinding->warnings)
+        std::fprintf(stderr, "swprof: warning: %s\n", terminal_safe(w).c_str());
     }
     std::fflush(stdout);
     const ReadStatus& st = info.status;

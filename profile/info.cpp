@@ -65,6 +65,22 @@ RecordingInfo collect_info(RecordingReader& reader) {
   return info;
 }
 
+UnwindQuality measure_unwinding(const std::string& recording, const UnwindOptions& options) {
+  RecordingReader reader(recording);
+  RecordingUnwinder unwinder(options);
+  unwinder.run(reader, [](const UnwoundSample&) {});
+  return UnwindQuality{unwinder.stats(), options.unwinder, unwinder.warnings()};
+}
+
+InfoResult run_info(const std::string& recording, const InfoOptions& options) {
+  InfoResult result;
+  RecordingReader reader(recording);
+  result.recording = collect_info(reader);
+  if (options.unwind_quality && result.recording.samples > 0)
+    result.unwinding = measure_unwinding(recording, options.unwind);
+  return result;
+}
+
 std::string format_info(const RecordingInfo& info) {
   const RecordingHeader& h = info.header;
   std::string out;
