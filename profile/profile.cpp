@@ -16,12 +16,12 @@ class CallTreeSink : public SampleSink {
  public:
   CallTreeSink(Profile& profile, const ProfileOptions& options)
       : profile_(profile),
-        names_(profile.tree, options.filter.include, options.filter.exclude),
+        functions_(profile.tree, options.filter.include, options.filter.exclude),
         stacks_(profile.tree, options.thread_roots, options.filter.reverse) {}
 
   void add(const PipelineSample& s) override {
     std::vector<uint32_t>& stack = stacks_.frames(s);
-    if (!names_.keep(stack)) return;
+    if (!functions_.keep(stack)) return;
     stacks_.arrange(stack, s.unwound.tid, s.comm);
     profile_.tree.add(stack, 1, s.unwound.period);
     count_kept(s);
@@ -37,7 +37,7 @@ class CallTreeSink : public SampleSink {
   }
 
   Profile& profile_;
-  StackFilter names_;  // compiles the patterns before any work
+  StackFilter functions_;  // include/exclude; compiles the patterns before any work
   StackBuilder stacks_;
 };
 
