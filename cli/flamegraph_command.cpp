@@ -1,7 +1,6 @@
 // `swprof flamegraph [FILE] -o out.html`: the interactive flame graph of a
 // recording, a JSON profile or a folded-stacks file.
 
-#include <cinttypes>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -10,9 +9,8 @@
 #include "cli/number_options.h"
 #include "cli/profile_options.h"
 #include "output/flamegraph.h"
-#include "output/folded_input.h"
+#include "output/flamegraph_labels.h"
 #include "output/output_file.h"
-#include "profile/info.h"
 
 namespace swprof::cli {
 
@@ -39,26 +37,12 @@ std::function<int()> add_flamegraph_command(CLI::App& app) {
     FlamegraphOptions options;
     options.icicle = a->icicle;
     options.min_fraction = a->min_percent / 100.0;
-    CallTree tree;
     const InputKind kind = detect_input(a->path);
-    if (kind == InputKind::kFolded) {
-      require_recording_for_filters(a->profile, a->path, kind);
-      tree = read_folded_file(a->path);
-      options.title = a->title.empty() ? "swprof: " + a->path : a->title;
-      options.subtitle = std::to_string(tree.total()) + " samples";
-    } else {
-      Profile profile = load_profile(a->path, kind, a->profile, "flamegraph");
-      const std::string command = quote_command(profile.header.command);
-      options.title = a->title.empty() ? "swprof: " + (command.empty() ? profile.source : command) : a->title;
-      char sub_title[256];
-      snprintf(sub_title, sizeof sub_title, "%" PRIu64 " samples of %s over %.2f s", profile.samples_kept,
-               profile.header.event.empty() ? "events" : profile.header.event.c_str(), profile.duration_seconds());
-      options.subtitle = sub_title;
-      if (profile.header.start_unix_ns) options.subtitle += ", " + format_time(profile.header.start_unix_ns);
-      if (!profile.header.host.empty()) options.subtitle += " on " + profile.header.host;
-      if (profile.reversed) options.subtitle += " (reversed: leaves at the root)";
-      tree = std::move(profile.tree);
-    }
+    const Profile profile = load_profile(a->path, kind, a->profile, "flamegraph", /*folded=*/true);
+    const FlamegraphLabels labels = flamegraph_labels(profile, kind, a->title);
+    options.title = labels.title;
+    options.subtitle = labels.subtitle;
+    const CallTree& tree = profile.tree;
     if (tree.total() == 0) throw Error("no samples to draw" + std::string(a->profile.filters_given() ? " (the filters kept none)" : ""));
     write_flamegraph(tree, options, out.stream());
     out.commit();

@@ -11,6 +11,35 @@
 #include "profile/info.h"
 
 namespace swprof::cli {
+namespace {
+
+void print_info(const InfoResult& result) {
+  std::fputs(format_info(result.recording).c_str(), stdout);
+  if (result.unwinding) {
+    std::fputs(format_unwind_quality(result.unwinding->stats, result.unwinding->unwinder).c_str(), stdout);
+    for (const auto& w : result.unwinding->warnings)
+      std::fprintf(stderr, "swprof: warning: %s\n", terminal_safe(w).c_str());
+  }
+  std::fflush(stdout);
+}
+
+// A damaged file is an error (exit 2), one not finalized a warning.
+int report_read_status(const std::string& path, const ReadStatus& st) {
+  if (st.state == ReadStatus::State::kTruncated || st.state == ReadStatus::State::kCorrupt) {
+    std::fprintf(stderr, "swprof: error: recording '%s' is %s: %s; read %llu records from %llu whole chunks (%llu of %llu bytes)\n",
+                 terminal_safe(path).c_str(), st.state == ReadStatus::State::kTruncated ? "truncated" : "corrupt",
+                 terminal_safe(st.problem).c_str(),
+                 static_cast<unsigned long long>(st.records), static_cast<unsigned long long>(st.chunks),
+                 static_cast<unsigned long long>(st.good_bytes), static_cast<unsigned long long>(st.file_bytes));
+    return kExitUsage;
+  }
+  if (!st.finalized)
+    std::fprintf(stderr, "swprof: warning: recording '%s' was not finalized (swprof stopped abruptly); all %llu whole chunks were read\n",
+                 terminal_safe(path).c_str(), static_cast<unsigned long long>(st.chunks));
+  return kExitOk;
+}
+
+}  // namespace
 
 std::function<int()> add_info_command(CLI::App& app) {
   auto* sub = app.add_subcommand("info", "describe a recording: header, records, threads, binaries, stack sizes");
@@ -21,31 +50,12 @@ std::function<int()> add_info_command(CLI::App& app) {
   sub->add_flag("--no-unwind", *no_unwind, "skip unwinding (no unwind-quality section)");
   unwind->add_to(sub);
   return [path, unwind, no_unwind]() {
-    const UnwindOptions options = unwind->to_options();
-    RecordingReader reader(*path);
-    RecordingInfo info = collect_info(reader);
-    std::fputs(format_info(info).c_str(), stdout);
-    if (!*no_unwind && info.samples > 0) {
-      RecordingReader again(*path);
-      RecordingUnwinder unwinder(options);
-      unwinder.run(again, [](const UnwoundSample&) {});
-      std::fputs(format_unwind_quality(unwinder.stats(), options.unwinder).c_str(), stdout);
-      for (const auto& w : unwinder.warnings()) std::fprintf(stderr, "swprof: warning: %s\n", terminal_safe(w).c_str());
-    }
-    std::fflush(stdout);
-    const ReadStatus& st = info.status;
-    if (st.state == ReadStatus::State::kTruncated || st.state == ReadStatus::State::kCorrupt) {
-      std::fprintf(stderr, "swprof: error: recording '%s' is %s: %s; read %llu records from %llu whole chunks (%llu of %llu bytes)\n",
-                   terminal_safe(*path).c_str(), st.state == ReadStatus::State::kTruncated ? "truncated" : "corrupt",
-                   terminal_safe(st.problem).c_str(),
-                   static_cast<unsigned long long>(st.records), static_cast<unsigned long long>(st.chunks),
-                   static_cast<unsigned long long>(st.good_bytes), static_cast<unsigned long long>(st.file_bytes));
-      return kExitUsage;
-    }
-    if (!st.finalized)
-      std::fprintf(stderr, "swprof: warning: recording '%s' was not finalized (swprof stopped abruptly); all %llu whole chunks were read\n",
-                   terminal_safe(*path).c_str(), static_cast<unsigned long long>(st.chunks));
-    return kExitOk;
+    InfoOptions options;
+    options.unwind = unwind->to_options();
+    options.unwind_quality = !*no_unwind;
+    const InfoResult result = run_info(*path, options);
+    print_info(result);
+    return report_read_status(*path, result.recording.status);
   };
 }
 

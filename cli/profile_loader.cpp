@@ -1,71 +1,48 @@
-// Loading the input of report and flamegraph: a recording (unwound,
-// symbolized and filtered here) or a JSON profile.
+// Loading the input of report, flamegraph, diff and merge: the library loads
+// it (output/profile_input.h); here is what a person sees meanwhile.
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <cinttypes>
 #include <cstdio>
-#include <cstring>
 
 #include "cli/profile_options.h"
-#include "common/error.h"
+#include "common/format.h"
 #include "common/text_escape.h"
-#include "common/unique_fd.h"
-#include "output/report.h"
-#include "profile/info.h"
-#include "recording/recording_format.h"
 
 namespace swprof::cli {
+namespace {
 
-InputKind detect_input(const std::string& path) {
-  UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) {
-    const int err = errno;
-    if (err == ENOENT && path == "swprof.data")
-      throw Error("no recording 'swprof.data' here: run 'swprof record' first or name a file");
-    throw Error("cannot open '" + path + "': " + errno_text(err));
-  }
-  char head[64] = {};
-  ssize_t n;
-  do n = read(fd.get(), head, sizeof head);
-  while (n < 0 && errno == EINTR);
-  if (n < 0) throw Error("cannot read '" + path + "': " + errno_text(errno));
-  if (n >= static_cast<ssize_t>(sizeof kRecordingMagic) && std::memcmp(head, kRecordingMagic, sizeof kRecordingMagic) == 0)
-    return InputKind::kRecording;
-  if (is_perf_data(head, static_cast<size_t>(n))) throw Error(perf_data_not_supported(path));
-  for (ssize_t i = 0; i < n; ++i) {
-    if (head[i] == ' ' || head[i] == '\n' || head[i] == '\t' || head[i] == '\r') continue;
-    return head[i] == '{' ? InputKind::kJsonProfile : InputKind::kFolded;
-  }
-  return InputKind::kFolded;
-}
+// "\rswprof COMMAND: 42% of the file, N samples, R samples/s" on a terminal,
+// at most five times a second.
+class ProgressLine {
+ public:
+  explicit ProgressLine(const char* command) : command_(command), tty_(isatty(STDERR_FILENO)) {}
 
-void require_recording_for_filters(const ProfileArgs& args, const std::string& path, InputKind kind) {
-  if (kind == InputKind::kRecording || !args.filters_given()) return;
-  throw Error("filters and thread options need a recording; '" + path + "' is " +
-              (kind == InputKind::kJsonProfile ? "a JSON profile" : "folded stacks"));
-}
-
-Profile load_profile(const std::string& path, InputKind kind, const ProfileArgs& args, const char* command) {
-  if (kind == InputKind::kJsonProfile) {
-    require_recording_for_filters(args, path, kind);
-    return read_json_profile(path);
+  std::function<void(const ProfileProgress&)> callback() {
+    if (!tty_) return {};
+    return [this](const ProfileProgress& p) { show(p); };
   }
-  ProfileOptions options = args.to_options();
-  args.symbols.apply_debuginfod();
-  const bool tty = isatty(STDERR_FILENO);
-  double last_shown = -1;
-  if (tty)
-    options.progress = [&](const ProfileProgress& p) {
-      if (p.seconds - last_shown < 0.2) return;
-      last_shown = p.seconds;
-      const double pct = percent(p.bytes, p.file_bytes);
-      std::fprintf(stderr, "\rswprof %s: %3.0f%% of the file, %" PRIu64 " samples, %.0f samples/s   ", command, pct,
-                   p.samples, p.seconds > 0 ? static_cast<double>(p.samples) / p.seconds : 0.0);
-    };
-  Profile profile = build_profile(path, options);
-  if (tty && last_shown >= 0) std::fprintf(stderr, "\r\033[K");
+
+  void clear() const {
+    if (tty_ && last_shown_ >= 0) std::fprintf(stderr, "\r\033[K");
+  }
+
+ private:
+  void show(const ProfileProgress& p) {
+    if (p.seconds - last_shown_ < 0.2) return;
+    last_shown_ = p.seconds;
+    std::fprintf(stderr, "\rswprof %s: %3.0f%% of the file, %" PRIu64 " samples, %.0f samples/s   ", command_,
+                 percent(p.bytes, p.file_bytes), p.samples,
+                 p.seconds > 0 ? static_cast<double>(p.samples) / p.seconds : 0.0);
+  }
+
+  const char* command_;
+  bool tty_;
+  double last_shown_ = -1;
+};
+
+void print_summary(const Profile& profile, const char* command) {
   const UnwindStats& u = profile.unwind;
   std::fprintf(stderr, "swprof %s: %" PRIu64 " samples", command, profile.samples_read);
   if (profile.samples_kept != profile.samples_read) std::fprintf(stderr, " (%" PRIu64 " kept)", profile.samples_kept);
@@ -73,6 +50,27 @@ Profile load_profile(const std::string& path, InputKind kind, const ProfileArgs&
                profile.build_seconds > 0 ? static_cast<double>(profile.samples_read) / profile.build_seconds : 0.0,
                percent(u.complete, u.samples));
   for (const auto& w : profile.warnings) std::fprintf(stderr, "swprof: warning: %s\n", terminal_safe(w).c_str());
+}
+
+}  // namespace
+
+Profile load_profile(const std::string& path, InputKind kind, ProfileArgs& args, const char* command, bool folded) {
+  ProgressLine progress(command);
+  bool from_recording = false;
+  ProfileInputOptions input;
+  input.filters_given = args.filters_given();
+  input.folded = folded;
+  input.recording = [&] {
+    ProfileOptions options = args.to_options();
+    args.apply_symbols();
+    options.progress = progress.callback();
+    from_recording = true;
+    return options;
+  };
+  Profile profile = load_profile_input(path, kind, input);
+  if (!from_recording) return profile;
+  progress.clear();
+  print_summary(profile, command);
   return profile;
 }
 

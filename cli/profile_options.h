@@ -9,6 +9,7 @@
 #include "cli/number_options.h"
 #include "cli/symbolize_options.h"
 #include "cli/unwind_options.h"
+#include "output/profile_input.h"
 #include "profile/profile.h"
 
 namespace swprof::cli {
@@ -24,6 +25,7 @@ struct ProfileArgs {
   bool per_thread = false;
   bool thread_names = false;
   SymbolizeArgs symbols;
+  bool symbols_applied = false;  // apply_symbols() ran for this command
 
   void add_to(CLI::App* sub) {
     unwind.add_to(sub);
@@ -62,22 +64,23 @@ struct ProfileArgs {
     o.symbols = symbols.to_options();
     return o;
   }
+
+  // The symbol options that are the process's (the debuginfod environment),
+  // once per command however many inputs it loads.
+  void apply_symbols() {
+    if (symbols_applied) return;
+    symbols.apply_debuginfod();
+    symbols_applied = true;
+  }
 };
 
-// What kind of file a profile input is.
-enum class InputKind { kRecording, kJsonProfile, kFolded };
-// Throws Error when the file cannot be read.
-InputKind detect_input(const std::string& path);
-
-// Filters and thread options work on recordings only: throws Error when
-// any is given for an input of another kind.
-void require_recording_for_filters(const ProfileArgs& args, const std::string& path, InputKind kind);
-
-// Builds the profile of a recording with a progress line on a terminal and a
-// one-line summary on stderr, then prints the warnings; or reads a JSON
-// profile. `kind` is detect_input(path), when the caller has it already.
-Profile load_profile(const std::string& path, InputKind kind, const ProfileArgs& args, const char* command);
-inline Profile load_profile(const std::string& path, const ProfileArgs& args, const char* command) {
+// The profile of `path` (load_profile_input): for a recording, with a
+// progress line on a terminal and a one-line summary on stderr, then the
+// warnings. `kind` is detect_input(path), when the caller has it already;
+// `folded`: folded stacks are an input (flame graphs).
+Profile load_profile(const std::string& path, InputKind kind, ProfileArgs& args, const char* command,
+                     bool folded = false);
+inline Profile load_profile(const std::string& path, ProfileArgs& args, const char* command) {
   return load_profile(path, detect_input(path), args, command);
 }
 

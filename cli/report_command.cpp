@@ -2,7 +2,6 @@
 // or a JSON profile.
 
 #include <memory>
-#include <optional>
 #include <string>
 
 #include "cli/commands.h"
@@ -13,20 +12,44 @@
 #include "output/report.h"
 
 namespace swprof::cli {
+namespace {
+
+struct ReportArgs {
+  std::string path = "swprof.data";
+  std::string format = "text";
+  std::string output;
+  double min_percent = 0.5;
+  size_t top = 25;
+  bool modules = false;
+  std::string context_id;
+  ProfileArgs profile;
+};
+
+void write_report(const Profile& profile, ReportFormat format, const ReportArgs& a, std::ostream& out) {
+  switch (format) {
+    case ReportFormat::kText: {
+      TextReportOptions o;
+      o.min_percent = a.min_percent;
+      o.top = a.top;
+      write_text_report(profile, o, out);
+      break;
+    }
+    case ReportFormat::kFolded: {
+      FoldedOptions o;
+      o.modules = a.modules;
+      write_folded(profile.tree, o, out);
+      break;
+    }
+    case ReportFormat::kJson: write_json_profile(profile, out); break;
+    case ReportFormat::kSpeedscope: write_speedscope(profile, out); break;
+  }
+}
+
+}  // namespace
 
 std::function<int()> add_report_command(CLI::App& app) {
   auto* sub = app.add_subcommand("report", "summarize a recording: text report, folded stacks, JSON or speedscope");
-  struct Args {
-    std::string path = "swprof.data";
-    std::string format = "text";
-    std::string output;
-    double min_percent = 0.5;
-    size_t top = 25;
-    bool modules = false;
-    std::string context_id;
-    ProfileArgs profile;
-  };
-  auto a = std::make_shared<Args>();
+  auto a = std::make_shared<ReportArgs>();
   sub->add_option("file", a->path, "recording or JSON profile (default swprof.data)");
   sub->add_option("-f,--format", a->format, "text (default), folded, json or speedscope");
   sub->add_option("-o,--output", a->output, "write here instead of standard output");
@@ -37,41 +60,17 @@ std::function<int()> add_report_command(CLI::App& app) {
   a->profile.add_to(sub);
   return [a]() {
     const ReportFormat format = parse_report_format(a->format);
-    const std::optional<uint64_t> context_id =
-        a->context_id.empty() ? std::nullopt : std::optional<uint64_t>(parse_context_id(a->context_id));
+    const bool by_context = !a->context_id.empty();
+    const uint64_t context_id = by_context ? parse_context_id(a->context_id) : 0;
     OutputFile out(a->output);  // fails before any work when it cannot be written
     const InputKind kind = detect_input(a->path);
     ProfileArgs args = a->profile;
     // speedscope has one profile per thread.
     if (format == ReportFormat::kSpeedscope && !args.thread_names && kind == InputKind::kRecording)
       args.per_thread = true;
-    Profile profile = load_profile(a->path, kind, args, "report");
-    if (context_id) {
-      write_context_stack(profile, *context_id, out.stream());
-      out.commit();
-      return kExitOk;
-    }
-    switch (format) {
-      case ReportFormat::kText: {
-        TextReportOptions o;
-        o.min_percent = a->min_percent;
-        o.top = a->top;
-        write_text_report(profile, o, out.stream());
-        break;
-      }
-      case ReportFormat::kFolded: {
-        FoldedOptions o;
-        o.modules = a->modules;
-        write_folded(profile.tree, o, out.stream());
-        break;
-      }
-      case ReportFormat::kJson:
-        write_json_profile(profile, out.stream());
-        break;
-      case ReportFormat::kSpeedscope:
-        write_speedscope(profile, out.stream());
-        break;
-    }
+    const Profile profile = load_profile(a->path, kind, args, "report");
+    if (by_context) write_context_stack(profile, context_id, out.stream());
+    else write_report(profile, format, *a, out.stream());
     out.commit();
     return kExitOk;
   };

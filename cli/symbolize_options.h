@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "symbolize/symbolizer.h"
@@ -42,10 +41,8 @@ struct SymbolizeArgs {
   // find on disk, and waits for them (90 s per file by default). Without
   // --debuginfod the variable is cleared for this process before any
   // symbol is looked up, as `perf --debuginfod` does. The environment is
-  // the process's: applied once, however many inputs a command loads.
+  // the process's: a command applies this once, before its first input.
   void apply_debuginfod() const {
-    static bool applied = false;
-    if (std::exchange(applied, true)) return;
     const char* urls = std::getenv("DEBUGINFOD_URLS");
     if (!debuginfod) {
       if (urls) ::unsetenv("DEBUGINFOD_URLS");

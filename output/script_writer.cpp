@@ -1,10 +1,8 @@
 #include "output/script_writer.h"
 
-#include <unordered_map>
-
 #include "common/error.h"
 #include "common/text_escape.h"
-#include "recording/recording_reader.h"
+#include "profile/pipeline.h"
 
 namespace swprof {
 namespace {
@@ -58,38 +56,61 @@ std::string format_kernel_frame(uint64_t addr, const SymbolizedAddress& where) {
   return pc_column(addr) + terminal_safe(f.function) + "+" + hex(f.function_offset) + " (" + module + ")\n";
 }
 
+namespace {
+
+// The pipeline's sink for `swprof script`: each sample as a header line, its
+// kernel frames and its user frames, leaf first, and an empty line.
+class ScriptSink : public SampleSink {
+ public:
+  explicit ScriptSink(FILE* out) : out_(out) {}
+
+  void begin(const RecordingHeader& header) override {
+    event_ = terminal_safe(header.event);
+    start_ns_ = header.start_monotonic_ns;
+  }
+
+  void add(const PipelineSample& s) override {
+    write_header(s);
+    const UnwoundSample& u = s.unwound;
+    for (size_t i = 0; i < s.kernel_symbols.size(); ++i)
+      fputs(format_kernel_frame(u.kernel_ips[i], *s.kernel_symbols[i]).c_str(), out_);
+    for (size_t i = 0; i < u.walk.frames.size(); ++i)
+      fputs(format_user_frame(u.walk.frames[i], *s.user_symbols[i]).c_str(), out_);
+    fputc('\n', out_);
+  }
+
+ private:
+  // "comm pid/tid [cpu] seconds: period event (how the walk ended)"; a thread
+  // no COMM record named shows as "?".
+  void write_header(const PipelineSample& s) {
+    const UnwoundSample& u = s.unwound;
+    const double t = u.time >= start_ns_ ? static_cast<double>(u.time - start_ns_) / 1e9 : 0.0;
+    const std::string comm = s.named_by_record ? terminal_safe(s.comm) : "?";
+    fprintf(out_, "%s %u/%u [%03u] %.6f: %llu %s%s (%s)\n", comm.c_str(), u.pid, u.tid, u.cpu, t,
+            static_cast<unsigned long long>(u.period), event_.c_str(), u.in_kernel ? " in-kernel" : "",
+            walk_end_name(u.walk.end));
+  }
+
+  FILE* out_;
+  std::string event_;  // terminal_safe
+  uint64_t start_ns_ = 0;
+};
+
+}  // namespace
+
 UnwindStats write_script(const std::string& recording, const ScriptOptions& options, FILE* out,
                          std::vector<std::string>* warnings) {
-  RecordingReader reader(recording);
-  const uint64_t start = reader.header().start_monotonic_ns;
-  const std::string event = terminal_safe(reader.header().event);
-  std::unordered_map<uint32_t, std::string> comms;  // terminal_safe thread names
-  RecordingUnwinder unwinder(options.unwind);
-  Symbolizer symbolizer(options.symbolize);
-  unwinder.run(
-      reader,
-      [&](const UnwoundSample& s) {
-        const double t = s.time >= start ? static_cast<double>(s.time - start) / 1e9 : 0.0;
-        auto comm = comms.find(s.tid);
-        fprintf(out, "%s %u/%u [%03u] %.6f: %llu %s%s (%s)\n", comm != comms.end() ? comm->second.c_str() : "?", s.pid,
-                s.tid, s.cpu, t, static_cast<unsigned long long>(s.period), event.c_str(),
-                s.in_kernel ? " in-kernel" : "", walk_end_name(s.walk.end));
-        for (uint64_t ip : s.kernel_ips) fputs(format_kernel_frame(ip, symbolizer.symbolize_kernel(ip)).c_str(), out);
-        for (const Frame& f : s.walk.frames)
-          fputs(format_user_frame(f, symbolizer.symbolize(*s.maps, s.pid, f)).c_str(), out);
-        fputc('\n', out);
-      },
-      [&](const Record& r) {
-        if (auto* c = std::get_if<CommRecord>(&r)) comms[c->tid] = terminal_safe(c->comm);
-      });
-  if (warnings) {
-    *warnings = unwinder.warnings();
-    for (auto& w : symbolizer.warnings()) warnings->push_back(std::move(w));
-  }
-  if (!reader.status().ok() && reader.status().state != ReadStatus::State::kComplete)
-    throw Error("recording '" + recording + "' is damaged: " + reader.status().problem +
+  ScriptSink sink(out);
+  PipelineOptions pipeline;
+  pipeline.unwind = options.unwind;
+  pipeline.symbols = options.symbolize;
+  pipeline.symbolize_order = FrameOrder::kLeafFirst;  // the order the script lists frames in
+  PipelineResult pass = run_pipeline(recording, pipeline, sink);
+  if (warnings) *warnings = std::move(pass.warnings);
+  if (!pass.status.ok() && pass.status.state != ReadStatus::State::kComplete)
+    throw Error("recording '" + recording + "' is damaged: " + pass.status.problem +
                 "; the samples before the damage were shown");
-  return unwinder.stats();
+  return pass.unwind;
 }
 
 }  // namespace swprof

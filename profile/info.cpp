@@ -30,39 +30,68 @@ uint32_t RecordingInfo::suggested_stack_size() const {
   return std::clamp<uint32_t>(want, 8192, kMaxStackSize);
 }
 
+namespace {
+
+// One handler per kind of record, each adding what it tells to `info`.
+struct InfoCollector {
+  RecordingInfo& info;
+
+  void operator()(const SampleView& s) {
+    ++info.samples;
+    info.kernel_mode_samples += s.in_kernel;
+    info.truncated += s.stack_truncated;
+    info.stack_sizes.push_back(static_cast<uint32_t>(s.stack.size()));
+    if (!info.first_time || s.time < info.first_time) info.first_time = s.time;
+    info.last_time = std::max(info.last_time, s.time);
+    auto& t = info.threads[s.tid];
+    t.pid = s.pid;
+    ++t.samples;
+  }
+  void operator()(const MappingRecord& m) {
+    auto& b = info.binaries[m.path];
+    ++b.mappings;
+    if (m.build_id_size) b.build_id = m.build_id_hex();
+  }
+  void operator()(const CommRecord& c) {
+    auto& t = info.threads[c.tid];
+    t.pid = c.pid;
+    t.comm = c.comm;
+  }
+  void operator()(const LostRecord& l) { info.lost += l.count; }
+  void operator()(const ThrottleRecord& th) { info.throttles += th.throttled; }
+  void operator()(const EndRecord& e) { info.end_json = e.json; }
+  void operator()(const TaskRecord&) {}
+  void operator()(const ImageRecord&) {}
+};
+
+}  // namespace
+
 RecordingInfo collect_info(RecordingReader& reader) {
   RecordingInfo info;
   info.header = reader.header();
+  InfoCollector collect{info};
   while (auto rec = reader.next()) {
     ++info.record_counts[record_type_name(record_type_of(*rec))];
-    if (auto* s = std::get_if<SampleView>(&*rec)) {
-      ++info.samples;
-      info.kernel_mode_samples += s->in_kernel;
-      info.truncated += s->stack_truncated;
-      info.stack_sizes.push_back(static_cast<uint32_t>(s->stack.size()));
-      if (!info.first_time || s->time < info.first_time) info.first_time = s->time;
-      info.last_time = std::max(info.last_time, s->time);
-      auto& t = info.threads[s->tid];
-      t.pid = s->pid;
-      ++t.samples;
-    } else if (auto* m = std::get_if<MappingRecord>(&*rec)) {
-      auto& b = info.binaries[m->path];
-      ++b.mappings;
-      if (m->build_id_size) b.build_id = m->build_id_hex();
-    } else if (auto* c = std::get_if<CommRecord>(&*rec)) {
-      auto& t = info.threads[c->tid];
-      t.pid = c->pid;
-      t.comm = c->comm;
-    } else if (auto* l = std::get_if<LostRecord>(&*rec)) {
-      info.lost += l->count;
-    } else if (auto* th = std::get_if<ThrottleRecord>(&*rec)) {
-      info.throttles += th->throttled;
-    } else if (auto* e = std::get_if<EndRecord>(&*rec)) {
-      info.end_json = e->json;
-    }
+    std::visit(collect, *rec);
   }
   info.status = reader.status();
   return info;
+}
+
+UnwindQuality measure_unwinding(const std::string& recording, const UnwindOptions& options) {
+  RecordingReader reader(recording);
+  RecordingUnwinder unwinder(options);
+  unwinder.run(reader, [](const UnwoundSample&) {});
+  return UnwindQuality{unwinder.stats(), options.unwinder, unwinder.warnings()};
+}
+
+InfoResult run_info(const std::string& recording, const InfoOptions& options) {
+  InfoResult result;
+  RecordingReader reader(recording);
+  result.recording = collect_info(reader);
+  if (options.unwind_quality && result.recording.samples > 0)
+    result.unwinding = measure_unwinding(recording, options.unwind);
+  return result;
 }
 
 std::string format_info(const RecordingInfo& info) {

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,27 @@ struct RecordingInfo {
 
 RecordingInfo collect_info(RecordingReader& reader);
 std::string format_info(const RecordingInfo& info);
+
+// How well the recording's samples unwind, and the unwinder's warnings
+// (missing or changed binaries).
+struct UnwindQuality {
+  UnwindStats stats;
+  UnwinderChoice unwinder = UnwinderChoice::kChain;
+  std::vector<std::string> warnings;
+};
+UnwindQuality measure_unwinding(const std::string& recording, const UnwindOptions& options);
+
+struct InfoOptions {
+  UnwindOptions unwind;
+  bool unwind_quality = true;  // also unwind every sample (a second pass)
+};
+
+struct InfoResult {
+  RecordingInfo recording;
+  std::optional<UnwindQuality> unwinding;  // when asked for and there are samples
+};
+// `swprof info`: collect_info, then measure_unwinding when asked.
+InfoResult run_info(const std::string& recording, const InfoOptions& options);
 
 // "unwind quality" section: complete stacks, frames per stepper, why walks
 // ended early.

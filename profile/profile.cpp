@@ -1,12 +1,8 @@
 #include "profile/profile.h"
 
-#include <algorithm>
 #include <chrono>
-#include <unordered_map>
 
-#include "common/error.h"
 #include "profile/name_filter.h"
-#include "recording/recording_reader.h"
 
 namespace swprof {
 
@@ -14,66 +10,65 @@ namespace {
 
 bool time_based(const std::string& event) { return event == "cpu-clock" || event == "task-clock"; }
 
-// Turns unwound samples into root-first stacks of CallTree frame ids, each
-// distinct address symbolized and interned once.
-class StackBuilder {
+// The pipeline's sink for a profile: each kept sample's stack, filtered by
+// function name, into the calling-context tree.
+class CallTreeSink : public SampleSink {
  public:
-  StackBuilder(CallTree& tree, const SymbolizerOptions& options) : tree_(tree), symbols_(options) {}
+  CallTreeSink(Profile& profile, const ProfileOptions& options)
+      : profile_(profile),
+        functions_(profile.tree, options.filter.include, options.filter.exclude),
+        stacks_(profile.tree, options.thread_roots, options.filter.reverse) {}
 
-  void add_user(const ProcessMaps& maps, uint32_t pid, const Frame& frame, std::vector<uint32_t>& out) {
-    const bool guess = frame.flags & kFrameGuess;
-    const SymbolizedAddress& sym = symbols_.symbolize(maps, pid, frame);
-    const auto key = reinterpret_cast<uintptr_t>(&sym) | (guess ? 1u : 0u);
-    auto [it, inserted] = by_address_.try_emplace(key);
-    if (inserted) it->second = intern(sym, guess ? kCctGuess : 0);
-    out.insert(out.end(), it->second.begin(), it->second.end());
+  void add(const PipelineSample& s) override {
+    std::vector<uint32_t>& stack = stacks_.frames(s);
+    if (!functions_.keep(stack)) return;
+    stacks_.arrange(stack, s.unwound.tid, s.comm);
+    profile_.tree.add(stack, 1, s.unwound.period);
+    count_kept(s);
   }
-
-  void add_kernel(uint64_t ip, std::vector<uint32_t>& out) {
-    const SymbolizedAddress& sym = symbols_.symbolize_kernel(ip);
-    auto [it, inserted] = by_address_.try_emplace(reinterpret_cast<uintptr_t>(&sym));
-    if (inserted) it->second = intern(sym, kCctKernel);
-    out.insert(out.end(), it->second.begin(), it->second.end());
-  }
-
-  uint32_t named(const std::string& function, const std::string& module, uint8_t flags) {
-    CctFrame f;
-    f.function = function;
-    f.module = module;
-    f.flags = flags;
-    return tree_.intern(f);
-  }
-
-  std::vector<std::string> warnings() const { return symbols_.warnings(); }
 
  private:
-  // The address's frames root first (outermost function, then what was inlined into it).
-  std::vector<uint32_t> intern(const SymbolizedAddress& sym, uint8_t flags) {
-    std::vector<uint32_t> ids;
-    for (auto it = sym.frames.rbegin(); it != sym.frames.rend(); ++it) {
-      CctFrame f;
-      f.function = display_name(*it);
-      f.module = it->module;
-      f.file = it->file;
-      f.line = it->decl_line ? it->decl_line : it->line;
-      f.flags = static_cast<uint8_t>(flags | (it->inlined ? kCctInline : 0));
-      ids.push_back(tree_.intern(f));
-    }
-    return ids;
+  void count_kept(const PipelineSample& s) {
+    ++profile_.samples_kept;
+    ProfileThread& t = profile_.threads[s.unwound.tid];
+    t.pid = s.unwound.pid;
+    t.comm = s.comm;
+    ++t.samples;
   }
 
-  CallTree& tree_;
-  Symbolizer symbols_;
-  std::unordered_map<uintptr_t, std::vector<uint32_t>> by_address_;
+  Profile& profile_;
+  StackFilter functions_;  // include/exclude; compiles the patterns before any work
+  StackBuilder stacks_;
 };
 
-}  // namespace
-
-std::string thread_root_name(ThreadRoots mode, const std::string& comm, uint32_t tid) {
-  const std::string name = comm.empty() ? "[unknown]" : comm;
-  if (mode == ThreadRoots::kThread) return name + " [" + std::to_string(tid) + "]";
-  return name;
+PipelineOptions pipeline_options(const ProfileOptions& options) {
+  PipelineOptions o;
+  o.unwind = options.unwind;
+  o.symbols = options.symbols;
+  o.filter = options.filter;
+  o.symbolize_order = FrameOrder::kRootFirst;  // the order of the tree's stacks
+  o.progress = options.progress;
+  return o;
 }
+
+// What the pass saw about the whole recording.
+void take_pass(Profile& p, PipelineResult&& pass) {
+  p.header = std::move(pass.header);
+  p.weight_unit = time_based(p.header.event) ? "nanoseconds" : "events";
+  p.unwind = pass.unwind;
+  p.samples_read = pass.samples_read;
+  p.lost = pass.lost;
+  p.first_time = pass.first_time;
+  p.last_time = pass.last_time;
+  p.warnings = std::move(pass.warnings);
+  const ReadStatus& st = pass.status;
+  if (!st.ok())
+    p.warnings.push_back("recording '" + p.source + "' is " +
+                         (st.state == ReadStatus::State::kTruncated ? "cut short" : "damaged") + ": " + st.problem +
+                         "; the profile covers the " + std::to_string(p.samples_read) + " samples before it");
+}
+
+}  // namespace
 
 std::vector<CallTree::FrameTotals> function_totals(const Profile& profile) {
   const CallTree& tree = profile.tree;
@@ -103,94 +98,10 @@ Profile build_profile(const std::string& recording, const ProfileOptions& option
   const auto started = std::chrono::steady_clock::now();
   Profile p;
   p.source = recording;
-  const ProfileFilter& filter = options.filter;
-  StackFilter frame_filter(p.tree, filter.include, filter.exclude);  // compiles the regexes before any work
-
-  RecordingReader reader(recording);
-  p.header = reader.header();
-  p.weight_unit = time_based(p.header.event) ? "nanoseconds" : "events";
+  CallTreeSink sink(p, options);
   p.unwinder = options.unwind.unwinder;
-  const uint64_t start = p.header.start_monotonic_ns;
-  auto in_window = [&](uint64_t time) {
-    const double t = time >= start ? static_cast<double>(time - start) / 1e9 : 0.0;
-    if (filter.from_seconds >= 0 && t < filter.from_seconds) return false;
-    if (filter.to_seconds >= 0 && t >= filter.to_seconds) return false;
-    return true;
-  };
-
-  StackBuilder stacks(p.tree, options.symbols);
-  std::unordered_map<uint32_t, std::string> comms;  // by tid, as of now in the replay
-  std::unordered_map<uint32_t, uint32_t> thread_root;  // tid -> frame id
-  std::vector<uint32_t> stack;
-  stack.reserve(512);
-
-  RecordingUnwinder unwinder(options.unwind);
-  unwinder.run(
-      reader,
-      [&](const UnwoundSample& s) {
-        ++p.samples_read;
-        if (!p.first_time || s.time < p.first_time) p.first_time = s.time;
-        p.last_time = std::max(p.last_time, s.time);
-        if (options.progress && (p.samples_read & 4095) == 0) {
-          ProfileProgress pr;
-          pr.samples = p.samples_read;
-          pr.bytes = reader.status().good_bytes;
-          pr.file_bytes = reader.status().file_bytes;
-          pr.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-          options.progress(pr);
-        }
-        if (!in_window(s.time)) return;
-        if (!filter.tids.empty() && std::find(filter.tids.begin(), filter.tids.end(), s.tid) == filter.tids.end())
-          return;
-        const auto comm_it = comms.find(s.tid);
-        static const std::string kNoComm;
-        // Both branches lvalues: the name is not copied for every sample.
-        const std::string& comm = comm_it != comms.end() ? comm_it->second : kNoComm;
-        if (!filter.comms.empty() && std::find(filter.comms.begin(), filter.comms.end(), comm) == filter.comms.end())
-          return;
-
-        stack.clear();
-        for (auto f = s.walk.frames.rbegin(); f != s.walk.frames.rend(); ++f) stacks.add_user(*s.maps, s.pid, *f, stack);
-        if (filter.kernel_frames)
-          for (auto ip = s.kernel_ips.rbegin(); ip != s.kernel_ips.rend(); ++ip) stacks.add_kernel(*ip, stack);
-        if (stack.empty()) stack.push_back(stacks.named("[unknown]", "[unknown]", 0));
-        if (!frame_filter.keep(stack)) return;
-        if (filter.reverse) std::reverse(stack.begin(), stack.end());
-        if (options.thread_roots != ThreadRoots::kNone) {
-          auto [root, inserted] = thread_root.try_emplace(s.tid);
-          if (inserted) root->second = stacks.named(thread_root_name(options.thread_roots, comm, s.tid), "[thread]", kCctThread);
-          stack.insert(stack.begin(), root->second);
-        }
-        p.tree.add(stack, 1, s.period);
-        ++p.samples_kept;
-        ProfileThread& t = p.threads[s.tid];
-        t.pid = s.pid;
-        t.comm = comm;
-        ++t.samples;
-      },
-      [&](const Record& r) {
-        if (auto* c = std::get_if<CommRecord>(&r)) {
-          comms[c->tid] = c->comm;
-          // A new name (exec, prctl) gets its own thread root.
-          thread_root.erase(c->tid);
-        } else if (auto* t = std::get_if<TaskRecord>(&r)) {
-          if (!t->exit && !comms.count(t->tid)) {
-            auto parent = comms.find(t->ptid);
-            if (parent != comms.end()) comms[t->tid] = parent->second;
-          }
-        } else if (auto* l = std::get_if<LostRecord>(&r)) {
-          p.lost += l->count;
-        }
-      });
-  p.unwind = unwinder.stats();
-  p.warnings = unwinder.warnings();
-  for (auto& w : stacks.warnings()) p.warnings.push_back(std::move(w));
-  const ReadStatus& st = reader.status();
-  if (!st.ok())
-    p.warnings.push_back("recording '" + recording + "' is " +
-                         (st.state == ReadStatus::State::kTruncated ? "cut short" : "damaged") + ": " + st.problem +
-                         "; the profile covers the " + std::to_string(p.samples_read) + " samples before it");
-  p.reversed = filter.reverse;
+  take_pass(p, run_pipeline(recording, pipeline_options(options), sink));
+  p.reversed = options.filter.reverse;
   p.tree.sort_children();
   p.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return p;

@@ -11,36 +11,14 @@
 #include <vector>
 
 #include "profile/call_tree.h"
+#include "profile/pipeline.h"
+#include "profile/sample_filter.h"
+#include "profile/stack_builder.h"
 #include "recording/recording_format.h"
 #include "symbolize/symbolizer.h"
 #include "unwind/recording_unwinder.h"
 
 namespace swprof {
-
-// Which synthetic frame, if any, roots each sample's stack.
-enum class ThreadRoots {
-  kNone,
-  kComm,    // the thread's name: threads of the same name merge
-  kThread,  // "name [tid]": one subtree per thread (--per-thread)
-};
-
-struct ProfileFilter {
-  std::vector<uint32_t> tids;         // keep only these threads (empty: all)
-  std::vector<std::string> comms;     // keep only threads of these names (empty: all)
-  std::string include;                // keep stacks with a frame whose function matches (RE2 syntax)
-  std::string exclude;                // drop stacks with a frame whose function matches
-  double from_seconds = -1;           // keep samples at or after this many seconds from the start (<0: no bound)
-  double to_seconds = -1;             // keep samples before this many seconds from the start (<0: no bound)
-  bool reverse = false;               // leaf first: the tree shows callers of the hottest leaves
-  bool kernel_frames = true;          // add the kernel callchain above the user frames
-};
-
-struct ProfileProgress {
-  uint64_t samples = 0;      // samples read so far
-  uint64_t bytes = 0;        // of the recording file, compressed
-  uint64_t file_bytes = 0;
-  double seconds = 0;        // since the start
-};
 
 struct ProfileOptions {
   UnwindOptions unwind;
@@ -83,12 +61,9 @@ struct Profile {
 // anywhere on the stack (total, once per sample), whichever way the tree runs.
 std::vector<CallTree::FrameTotals> function_totals(const Profile& profile);
 
-// Streams the recording through the unwinder, symbolizer and filters. Throws
-// Error for a file that is no recording or a bad filter; a damaged or cut
-// file gives the samples before the damage and a warning.
+// The pipeline (profile/pipeline.h) with a calling-context tree as its sink.
+// Throws Error for a file that is no recording or a bad filter; a damaged or
+// cut file gives the samples before the damage and a warning.
 Profile build_profile(const std::string& recording, const ProfileOptions& options);
-
-// Name of the thread root frame for `comm` and `tid` under `mode`.
-std::string thread_root_name(ThreadRoots mode, const std::string& comm, uint32_t tid);
 
 }  // namespace swprof

@@ -1,8 +1,13 @@
 // How `swprof script` prints symbolized frames.
 
 #include <catch2/catch.hpp>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
 
 #include "output/script_writer.h"
+#include "support/temp_dir.h"
+#include "support/thread_recording.h"
 
 using namespace swprof;
 
@@ -49,4 +54,59 @@ TEST_CASE("script format: kernel frames", "[symbolize][script]") {
   CHECK(format_kernel_frame(0xffffffff81000204, k) == "\tffffffff81000204 do_syscall_64+0x5b ([kernel])\n");
   k.frames[0].function.clear();
   CHECK(format_kernel_frame(0xffffffff81000204, k) == "\tffffffff81000204 [unknown] ([kernel]+0xffffffff81000204)\n");
+}
+
+namespace {
+
+// The script of testing::write_thread_recording, written to a file of `dir`.
+std::string script_of_thread_recording(const testing::TempDir& dir, std::vector<std::string>* warnings) {
+  const std::string recording = dir.file("threads.swprof");
+  testing::write_thread_recording(recording);
+  std::ofstream(dir.file("kallsyms")) << testing::kallsyms_text();
+  ScriptOptions options;
+  options.unwind.threads = 1;
+  options.symbolize.kallsyms_path = dir.file("kallsyms");
+  options.symbolize.perf_map_dir = dir.path();
+  const std::string out_path = dir.file("script.txt");
+  FILE* out = std::fopen(out_path.c_str(), "w");
+  REQUIRE(out);
+  const UnwindStats stats = write_script(recording, options, out, warnings);
+  std::fclose(out);
+  CHECK(stats.samples == 4);
+  std::ifstream in(out_path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+std::vector<std::string> header_lines(const std::string& script) {
+  std::vector<std::string> out;
+  std::istringstream in(script);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty() && line[0] != '\t') out.push_back(line.substr(0, line.find(':')));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("script: one block per sample, threads no COMM record named show as '?'", "[script]") {
+  testing::TempDir dir;
+  std::vector<std::string> warnings;
+  const std::string script = script_of_thread_recording(dir, &warnings);
+  // Thread 101 inherits "main" at its fork, but only its COMM record names it here.
+  CHECK(header_lines(script) == std::vector<std::string>{"main 100/100 [000] 0.200000", "? 100/101 [001] 0.300000",
+                                                         "worker 100/101 [001] 1.500000",
+                                                         "? 100/102 [000] 1.600000"});
+  CHECK(script.find(" cpu-clock in-kernel (") != std::string::npos);
+}
+
+TEST_CASE("script: kernel frames first, leaf first, then the user frames", "[script]") {
+  testing::TempDir dir;
+  const std::string script = script_of_thread_recording(dir, nullptr);
+  const size_t leaf = script.find("k_leaf+0x10 ([kernel])");
+  const size_t caller = script.find("k_caller+0x20 ([kernel])");
+  const size_t user = script.find("[unknown] (", caller);
+  REQUIRE(leaf != std::string::npos);
+  REQUIRE(caller != std::string::npos);
+  CHECK(leaf < caller);
+  CHECK(user != std::string::npos);
+  CHECK(user < script.find("? 100/101"));
 }

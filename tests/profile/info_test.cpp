@@ -8,6 +8,8 @@
 #include "profile/info.h"
 #include "sampler/event_spec.h"
 #include "sampler/sampling_session.h"
+#include "support/temp_dir.h"
+#include "support/thread_recording.h"
 
 using namespace swprof;
 
@@ -71,4 +73,45 @@ TEST_CASE("summary: cut stacks advise a larger --stack-size only below the maxim
         std::string::npos);
   CHECK(at_max.find("raise --stack-size") == std::string::npos);
   CHECK(format_summary(summary_with(32768, 100, 0)).find("stack copy") == std::string::npos);
+}
+
+TEST_CASE("run_info: the recording's contents, and its unwinding only when asked and there are samples",
+          "[recording_info]") {
+  testing::TempDir dir;
+  const std::string recording = dir.file("threads.swprof");
+  testing::write_thread_recording(recording);
+  InfoOptions options;
+  options.unwind.threads = 1;
+  InfoResult with = run_info(recording, options);
+  CHECK(with.recording.samples == 4);
+  CHECK(with.recording.lost == 5);
+  CHECK(with.recording.threads.at(101).comm == "worker");
+  REQUIRE(with.unwinding);
+  CHECK(with.unwinding->stats.samples == 4);
+  CHECK(with.unwinding->unwinder == UnwinderChoice::kChain);
+
+  options.unwind_quality = false;
+  CHECK_FALSE(run_info(recording, options).unwinding);
+
+  const std::string empty = dir.file("empty.swprof");
+  {
+    RecordingWriter w(empty, RecordingHeader{});
+    w.finish(EndRecord{"{}"});
+  }
+  options.unwind_quality = true;
+  const InfoResult none = run_info(empty, options);
+  CHECK(none.recording.samples == 0);
+  CHECK_FALSE(none.unwinding);
+}
+
+TEST_CASE("measure_unwinding: every sample unwound with the chosen unwinder", "[recording_info]") {
+  testing::TempDir dir;
+  const std::string recording = dir.file("threads.swprof");
+  testing::write_thread_recording(recording);
+  UnwindOptions options;
+  options.threads = 1;
+  options.unwinder = UnwinderChoice::kLibunwind;
+  const UnwindQuality quality = measure_unwinding(recording, options);
+  CHECK(quality.stats.samples == 4);
+  CHECK(quality.unwinder == UnwinderChoice::kLibunwind);
 }

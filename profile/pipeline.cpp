@@ -1,0 +1,108 @@
+#include "profile/pipeline.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "profile/thread_names.h"
+
+namespace swprof {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// One pass: the state the records build up, and one handler per kind of
+// record the pass needs (samples come unwound, from RecordingUnwinder).
+class PipelineRun {
+ public:
+  PipelineRun(RecordingReader& reader, const PipelineOptions& options, SampleSink& sink)
+      : reader_(reader),
+        options_(options),
+        sink_(sink),
+        filter_(options.filter, reader.header().start_monotonic_ns),
+        symbols_(options.symbols) {
+    result_.header = reader.header();
+  }
+
+  void on_sample(const UnwoundSample& s) {
+    count_read(s.time);
+    const std::string& comm = names_.name(s.tid);
+    if (!filter_.keep(s.time, s.tid, comm)) return;
+    symbolize(s);
+    sink_.add(PipelineSample{s, comm, names_.named_by_record(s.tid), user_symbols_, kernel_symbols_});
+  }
+
+  void operator()(const CommRecord& r) { names_.on_comm(r); }
+  void operator()(const TaskRecord& r) { names_.on_task(r); }
+  void operator()(const LostRecord& r) { result_.lost += r.count; }
+  template <typename Other>
+  void operator()(const Other&) {}
+
+  PipelineResult finish(const RecordingUnwinder& unwinder) {
+    result_.status = reader_.status();
+    result_.unwind = unwinder.stats();
+    result_.warnings = unwinder.warnings();
+    for (auto& w : symbols_.warnings()) result_.warnings.push_back(std::move(w));
+    return std::move(result_);
+  }
+
+ private:
+  void count_read(uint64_t time) {
+    ++result_.samples_read;
+    if (!result_.first_time || time < result_.first_time) result_.first_time = time;
+    result_.last_time = std::max(result_.last_time, time);
+    if (options_.progress && (result_.samples_read & 4095) == 0) report_progress();
+  }
+
+  void report_progress() const {
+    ProfileProgress p;
+    p.samples = result_.samples_read;
+    p.bytes = reader_.status().good_bytes;
+    p.file_bytes = reader_.status().file_bytes;
+    p.seconds = std::chrono::duration<double>(Clock::now() - started_).count();
+    options_.progress(p);
+  }
+
+  void symbolize(const UnwoundSample& s) {
+    const size_t kernel_frames = options_.filter.kernel_frames ? s.kernel_ips.size() : 0;
+    user_symbols_.resize(s.walk.frames.size());
+    kernel_symbols_.resize(kernel_frames);
+    if (options_.symbolize_order == FrameOrder::kLeafFirst) {
+      for (size_t i = 0; i < kernel_frames; ++i) symbolize_kernel(s, i);
+      for (size_t i = 0; i < user_symbols_.size(); ++i) symbolize_user(s, i);
+      return;
+    }
+    for (size_t i = user_symbols_.size(); i-- > 0;) symbolize_user(s, i);
+    for (size_t i = kernel_frames; i-- > 0;) symbolize_kernel(s, i);
+  }
+
+  void symbolize_user(const UnwoundSample& s, size_t i) {
+    user_symbols_[i] = &symbols_.symbolize(*s.maps, s.pid, s.walk.frames[i]);
+  }
+  void symbolize_kernel(const UnwoundSample& s, size_t i) {
+    kernel_symbols_[i] = &symbols_.symbolize_kernel(s.kernel_ips[i]);
+  }
+
+  RecordingReader& reader_;
+  const PipelineOptions& options_;
+  SampleSink& sink_;
+  const Clock::time_point started_ = Clock::now();
+  SampleFilter filter_;
+  ThreadNames names_;
+  Symbolizer symbols_;
+  std::vector<const SymbolizedAddress*> user_symbols_, kernel_symbols_;  // of the current sample
+  PipelineResult result_;
+};
+
+}  // namespace
+
+PipelineResult run_pipeline(const std::string& recording, const PipelineOptions& options, SampleSink& sink) {
+  RecordingReader reader(recording);
+  sink.begin(reader.header());
+  PipelineRun run(reader, options, sink);
+  RecordingUnwinder unwinder(options.unwind);
+  unwinder.run(
+      reader, [&](const UnwoundSample& s) { run.on_sample(s); }, [&](const Record& r) { std::visit(run, r); });
+  return run.finish(unwinder);
+}
+
+}  // namespace swprof

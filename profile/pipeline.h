@@ -1,0 +1,82 @@
+#pragma once
+// The one streaming pass over a recording that every command building on
+// samples shares: read the records, keep each process's address space and
+// each thread's name current, unwind the samples (in parallel, by
+// RecordingUnwinder), keep the samples the filters select, symbolize their
+// frames, and hand each kept sample to a sink, in recording order.
+//
+//   RecordingReader -> RecordingUnwinder -> SampleFilter -> Symbolizer -> SampleSink
+//                        (address spaces)    (thread names)
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "profile/sample_filter.h"
+#include "recording/recording_reader.h"
+#include "symbolize/symbolizer.h"
+#include "unwind/recording_unwinder.h"
+
+namespace swprof {
+
+struct ProfileProgress {
+  uint64_t samples = 0;      // samples read so far
+  uint64_t bytes = 0;        // of the recording file, compressed
+  uint64_t file_bytes = 0;
+  double seconds = 0;        // since the start
+};
+
+// The order a sample's frames are symbolized in: the order the consumer
+// lists them, so that warnings (which name binaries in the order they are
+// met) follow the output. Root first: user frames then kernel frames, each
+// outermost first; leaf first: the exact reverse.
+enum class FrameOrder { kRootFirst, kLeafFirst };
+
+struct PipelineOptions {
+  UnwindOptions unwind;
+  SymbolizerOptions symbols;
+  ProfileFilter filter;  // its thread and time part, and kernel_frames
+  FrameOrder symbolize_order = FrameOrder::kRootFirst;
+  // Called every 4096 samples read (on the calling thread).
+  std::function<void(const ProfileProgress&)> progress;
+};
+
+// A kept sample, symbolized: user_symbols[i] names unwound.walk.frames[i]
+// and kernel_symbols[i] names unwound.kernel_ips[i] (both leaf first);
+// kernel_symbols is empty when the filter leaves kernel frames out.
+struct PipelineSample {
+  const UnwoundSample& unwound;
+  const std::string& comm;  // the thread's name (named or inherited), empty when unknown
+  bool named_by_record;     // a COMM record named the thread (its name is not only inherited)
+  const std::vector<const SymbolizedAddress*>& user_symbols;
+  const std::vector<const SymbolizedAddress*>& kernel_symbols;
+};
+
+// Receives the recording's header, then the kept samples, one at a time, on
+// the calling thread.
+class SampleSink {
+ public:
+  virtual ~SampleSink() = default;
+  virtual void begin(const RecordingHeader&) {}
+  virtual void add(const PipelineSample& sample) = 0;
+};
+
+// What the pass saw, over every sample read (before filters).
+struct PipelineResult {
+  RecordingHeader header;
+  ReadStatus status;         // how far the file could be read
+  UnwindStats unwind;
+  uint64_t samples_read = 0;
+  uint64_t lost = 0;         // samples the kernel dropped (LOST records)
+  uint64_t first_time = 0;   // monotonic ns of the first and last sample read
+  uint64_t last_time = 0;
+  std::vector<std::string> warnings;  // the unwinder's, then the symbolizer's (missing binaries, ...)
+};
+
+// Runs the pass over `recording`. Throws Error for a file that is no
+// recording; a damaged or cut file ends the pass at the damage (see
+// PipelineResult::status).
+PipelineResult run_pipeline(const std::string& recording, const PipelineOptions& options, SampleSink& sink);
+
+}  // namespace swprof

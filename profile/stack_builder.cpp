@@ -1,0 +1,74 @@
+#include "profile/stack_builder.h"
+
+#include <algorithm>
+
+namespace swprof {
+
+std::string thread_root_name(ThreadRoots mode, const std::string& comm, uint32_t tid) {
+  const std::string name = comm.empty() ? "[unknown]" : comm;
+  if (mode == ThreadRoots::kThread) return name + " [" + std::to_string(tid) + "]";
+  return name;
+}
+
+StackBuilder::StackBuilder(CallTree& tree, ThreadRoots roots, bool reverse)
+    : tree_(tree), roots_(roots), reverse_(reverse) {
+  stack_.reserve(512);
+}
+
+std::vector<uint32_t>& StackBuilder::frames(const PipelineSample& sample) {
+  stack_.clear();
+  const std::vector<Frame>& user = sample.unwound.walk.frames;
+  for (size_t i = user.size(); i-- > 0;)
+    add(*sample.user_symbols[i], 0, user[i].flags & kFrameGuess, stack_);
+  for (size_t i = sample.kernel_symbols.size(); i-- > 0;) add(*sample.kernel_symbols[i], kCctKernel, false, stack_);
+  if (stack_.empty()) stack_.push_back(named("[unknown]", "[unknown]", 0));
+  return stack_;
+}
+
+void StackBuilder::arrange(std::vector<uint32_t>& stack, uint32_t tid, const std::string& comm) {
+  if (reverse_) std::reverse(stack.begin(), stack.end());
+  if (roots_ != ThreadRoots::kNone) stack.insert(stack.begin(), thread_root(tid, comm));
+}
+
+// A guessed user frame is interned apart from an exact one at the same
+// address (its frames carry kCctGuess).
+void StackBuilder::add(const SymbolizedAddress& where, uint8_t flags, bool guess, std::vector<uint32_t>& out) {
+  const auto key = reinterpret_cast<uintptr_t>(&where) | (guess ? 1u : 0u);
+  auto [it, inserted] = by_address_.try_emplace(key);
+  if (inserted) it->second = intern(where, static_cast<uint8_t>(flags | (guess ? kCctGuess : 0)));
+  out.insert(out.end(), it->second.begin(), it->second.end());
+}
+
+// The address's frames root first (outermost function, then what was inlined into it).
+std::vector<uint32_t> StackBuilder::intern(const SymbolizedAddress& where, uint8_t flags) {
+  std::vector<uint32_t> ids;
+  for (auto it = where.frames.rbegin(); it != where.frames.rend(); ++it) {
+    CctFrame f;
+    f.function = display_name(*it);
+    f.module = it->module;
+    f.file = it->file;
+    f.line = it->decl_line ? it->decl_line : it->line;
+    f.flags = static_cast<uint8_t>(flags | (it->inlined ? kCctInline : 0));
+    ids.push_back(tree_.intern(f));
+  }
+  return ids;
+}
+
+uint32_t StackBuilder::named(const std::string& function, const std::string& module, uint8_t flags) {
+  CctFrame f;
+  f.function = function;
+  f.module = module;
+  f.flags = flags;
+  return tree_.intern(f);
+}
+
+uint32_t StackBuilder::thread_root(uint32_t tid, const std::string& comm) {
+  auto [it, inserted] = thread_roots_.try_emplace(tid);
+  if (inserted || it->second.comm != comm) {
+    it->second.comm = comm;
+    it->second.frame = named(thread_root_name(roots_, comm, tid), "[thread]", kCctThread);
+  }
+  return it->second.frame;
+}
+
+}  // namespace swprof

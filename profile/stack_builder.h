@@ -1,0 +1,57 @@
+#pragma once
+// Turns the symbolized samples of the pipeline into stacks of CallTree frame
+// ids: user frames root first, then the kernel frames; "[unknown]" for a
+// sample without any; then, when asked, leaf first and under a thread root.
+// Each distinct address is interned once.
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "profile/call_tree.h"
+#include "profile/pipeline.h"
+
+namespace swprof {
+
+// Which synthetic frame, if any, roots each sample's stack.
+enum class ThreadRoots {
+  kNone,
+  kComm,    // the thread's name: threads of the same name merge
+  kThread,  // "name [tid]": one subtree per thread (--per-thread)
+};
+
+// Name of the thread root frame for `comm` and `tid` under `mode`.
+std::string thread_root_name(ThreadRoots mode, const std::string& comm, uint32_t tid);
+
+class StackBuilder {
+ public:
+  StackBuilder(CallTree& tree, ThreadRoots roots, bool reverse);
+
+  // The sample's frames, root first (the outermost function first, then what
+  // was inlined into it). The vector is reused by the next call.
+  std::vector<uint32_t>& frames(const PipelineSample& sample);
+  // Turns `stack` (from frames()) leaf first when reversing, and puts the
+  // thread root of (tid, comm) on top when there are thread roots.
+  void arrange(std::vector<uint32_t>& stack, uint32_t tid, const std::string& comm);
+
+ private:
+  void add(const SymbolizedAddress& where, uint8_t flags, bool guess, std::vector<uint32_t>& out);
+  std::vector<uint32_t> intern(const SymbolizedAddress& where, uint8_t flags);
+  uint32_t named(const std::string& function, const std::string& module, uint8_t flags);
+  uint32_t thread_root(uint32_t tid, const std::string& comm);
+
+  struct ThreadRoot {
+    std::string comm;  // the name it was made for: a new name gets its own root
+    uint32_t frame = 0;
+  };
+
+  CallTree& tree_;
+  ThreadRoots roots_;
+  bool reverse_;
+  std::unordered_map<uintptr_t, std::vector<uint32_t>> by_address_;  // SymbolizedAddress* (| 1: guessed) -> frames
+  std::unordered_map<uint32_t, ThreadRoot> thread_roots_;              // by tid
+  std::vector<uint32_t> stack_;
+};
+
+}  // namespace swprof

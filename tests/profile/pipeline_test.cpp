@@ -1,0 +1,172 @@
+#include "profile/pipeline.h"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "common/error.h"
+#include "support/temp_dir.h"
+#include "support/thread_recording.h"
+
+using namespace swprof;
+using namespace swprof::testing;
+
+namespace {
+
+struct SeenSample {
+  uint32_t tid;
+  uint64_t time;
+  std::string comm;
+  bool named;
+  size_t user_frames;
+  std::vector<std::string> kernel_functions;  // leaf first
+};
+
+// Keeps what the pipeline hands over, and checks the symbols line up with the frames.
+class CollectingSink : public SampleSink {
+ public:
+  void begin(const RecordingHeader& header) override { event = header.event; }
+  void add(const PipelineSample& s) override {
+    CHECK(s.user_symbols.size() == s.unwound.walk.frames.size());
+    SeenSample seen{s.unwound.tid, s.unwound.time, s.comm, s.named_by_record, s.user_symbols.size(), {}};
+    for (const SymbolizedAddress* k : s.kernel_symbols) seen.kernel_functions.push_back(k->frames.back().function);
+    kernel_ips_read += s.unwound.kernel_ips.size();
+    samples.push_back(seen);
+  }
+  std::string event;
+  std::vector<SeenSample> samples;
+  size_t kernel_ips_read = 0;
+};
+
+struct Fixture {
+  TempDir dir;
+  std::string recording = dir.file("threads.swprof");
+  PipelineOptions options;
+  Fixture() {
+    write_thread_recording(recording);
+    std::ofstream(dir.file("kallsyms")) << kallsyms_text();
+    options.symbols.kallsyms_path = dir.file("kallsyms");
+    options.symbols.perf_map_dir = dir.path();
+    options.unwind.threads = 1;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("pipeline: every sample in recording order, with its thread's name as of then", "[pipeline]") {
+  Fixture f;
+  CollectingSink sink;
+  const PipelineResult pass = run_pipeline(f.recording, f.options, sink);
+  CHECK(sink.event == "cpu-clock");
+  REQUIRE(sink.samples.size() == 4);
+  CHECK(sink.samples[0].tid == 100);
+  CHECK(sink.samples[0].comm == "main");
+  CHECK(sink.samples[0].named);
+  CHECK(sink.samples[0].user_frames >= 1);
+  CHECK(sink.samples[0].kernel_functions == std::vector<std::string>{"k_leaf", "k_caller"});
+  // Forked from "main" before any COMM record of its own: inherited.
+  CHECK(sink.samples[1].tid == 101);
+  CHECK(sink.samples[1].comm == "main");
+  CHECK_FALSE(sink.samples[1].named);
+  CHECK(sink.samples[2].comm == "worker");
+  CHECK(sink.samples[2].named);
+  CHECK(sink.samples[3].tid == 102);
+  CHECK(sink.samples[3].comm.empty());
+  CHECK_FALSE(sink.samples[3].named);
+
+  CHECK(pass.header.command == std::vector<std::string>{"./threads"});
+  CHECK(pass.status.ok());
+  CHECK(pass.samples_read == 4);
+  CHECK(pass.unwind.samples == 4);
+  CHECK(pass.lost == 5);
+  CHECK(pass.first_time == at_seconds(0.2));
+  CHECK(pass.last_time == at_seconds(1.6));
+}
+
+TEST_CASE("pipeline: thread and time filters keep samples; all samples are counted as read", "[pipeline]") {
+  Fixture f;
+  SECTION("by thread id and time window (from inclusive, to exclusive)") {
+    f.options.filter.tids = {101};
+    f.options.filter.from_seconds = 0.3;
+    f.options.filter.to_seconds = 1.5;
+    CollectingSink sink;
+    const PipelineResult pass = run_pipeline(f.recording, f.options, sink);
+    REQUIRE(sink.samples.size() == 1);
+    CHECK(sink.samples[0].time == at_seconds(0.3));
+    CHECK(pass.samples_read == 4);
+    CHECK(pass.unwind.samples == 4);
+    CHECK(pass.first_time == at_seconds(0.2));
+  }
+  SECTION("by thread name, inherited names included") {
+    f.options.filter.comms = {"main"};
+    CollectingSink sink;
+    run_pipeline(f.recording, f.options, sink);
+    REQUIRE(sink.samples.size() == 2);
+    CHECK(sink.samples[0].tid == 100);
+    CHECK(sink.samples[1].tid == 101);
+  }
+}
+
+TEST_CASE("pipeline: without kernel frames the kernel call chain is not symbolized", "[pipeline]") {
+  Fixture f;
+  f.options.filter.kernel_frames = false;
+  CollectingSink sink;
+  run_pipeline(f.recording, f.options, sink);
+  REQUIRE(sink.samples.size() == 4);
+  CHECK(sink.samples[0].kernel_functions.empty());
+  CHECK(sink.kernel_ips_read == 2);
+}
+
+TEST_CASE("pipeline: both symbolizing orders give the same symbols", "[pipeline]") {
+  Fixture f;
+  CollectingSink root_first, leaf_first;
+  run_pipeline(f.recording, f.options, root_first);
+  f.options.symbolize_order = FrameOrder::kLeafFirst;
+  run_pipeline(f.recording, f.options, leaf_first);
+  REQUIRE(root_first.samples.size() == leaf_first.samples.size());
+  for (size_t i = 0; i < root_first.samples.size(); ++i) {
+    CHECK(root_first.samples[i].user_frames == leaf_first.samples[i].user_frames);
+    CHECK(root_first.samples[i].kernel_functions == leaf_first.samples[i].kernel_functions);
+  }
+}
+
+TEST_CASE("pipeline: progress every 4096 samples read", "[pipeline]") {
+  TempDir dir;
+  const std::string path = dir.file("many.swprof");
+  {
+    RecordingWriter w(path, RecordingHeader{});
+    const std::vector<uint8_t> stack(16, 0);
+    for (uint64_t i = 0; i < 8200; ++i) w.write(make_sample(7, 1000 + i, 0x7ff000, stack).view);
+    w.finish(EndRecord{"{}"});
+  }
+  PipelineOptions options;
+  options.unwind.threads = 1;
+  options.filter.tids = {8};  // none kept: progress counts samples read
+  std::vector<uint64_t> shown;
+  options.progress = [&](const ProfileProgress& p) {
+    shown.push_back(p.samples);
+    CHECK(p.bytes <= p.file_bytes);
+  };
+  CollectingSink sink;
+  const PipelineResult pass = run_pipeline(path, options, sink);
+  CHECK(shown == std::vector<uint64_t>{4096, 8192});
+  CHECK(sink.samples.empty());
+  CHECK(pass.samples_read == 8200);
+}
+
+TEST_CASE("pipeline: a cut recording ends the pass at the cut, with its status", "[pipeline]") {
+  Fixture f;
+  const auto size = std::filesystem::file_size(f.recording);
+  std::filesystem::resize_file(f.recording, size - 3);
+  CollectingSink sink;
+  const PipelineResult pass = run_pipeline(f.recording, f.options, sink);
+  CHECK_FALSE(pass.status.ok());
+  CHECK(pass.samples_read == sink.samples.size());
+}
+
+TEST_CASE("pipeline: a file that is no recording throws", "[pipeline]") {
+  TempDir dir;
+  std::ofstream(dir.file("not.swprof")) << "main;a 1\n";
+  CollectingSink sink;
+  CHECK_THROWS_AS(run_pipeline(dir.file("not.swprof"), PipelineOptions{}, sink), Error);
+}

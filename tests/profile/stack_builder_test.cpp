@@ -1,0 +1,139 @@
+#include "profile/stack_builder.h"
+
+#include <catch2/catch.hpp>
+
+using namespace swprof;
+
+namespace {
+
+SourceFrame source(const std::string& function, const std::string& module, bool inlined = false) {
+  SourceFrame f;
+  f.function = function;
+  f.module = module;
+  f.inlined = inlined;
+  return f;
+}
+
+SymbolizedAddress address(std::vector<SourceFrame> innermost_first) { return SymbolizedAddress{std::move(innermost_first)}; }
+
+// An unwound sample with its symbols, as the pipeline hands it over (leaf first).
+struct FakeSample {
+  UnwoundSample unwound;
+  std::vector<const SymbolizedAddress*> user, kernel;
+  std::string comm = "app";
+
+  void add_user(const SymbolizedAddress& where, uint8_t flags = 0) {
+    Frame f;
+    f.pc = 0x1000 + user.size();
+    f.flags = flags;
+    unwound.walk.frames.push_back(f);
+    user.push_back(&where);
+  }
+  void add_kernel(const SymbolizedAddress& where) {
+    unwound.kernel_ips.push_back(0xffffffff81000000 + kernel.size());
+    kernel.push_back(&where);
+  }
+  PipelineSample view() const { return PipelineSample{unwound, comm, true, user, kernel}; }
+};
+
+// "function/module" of each frame, with the frame's flags when set.
+std::vector<std::string> names(const CallTree& tree, const std::vector<uint32_t>& stack) {
+  std::vector<std::string> out;
+  for (uint32_t id : stack) {
+    const CctFrame& f = tree.frame(id);
+    out.push_back(f.function + "/" + f.module + (f.flags ? "#" + std::to_string(f.flags) : ""));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("stack builder: user frames root first, inlined functions below their caller, kernel frames last",
+          "[stack_builder]") {
+  const SymbolizedAddress leaf = address({source("inlined_helper", "app", true), source("compute", "app")});
+  const SymbolizedAddress main_fn = address({source("main", "app")});
+  const SymbolizedAddress k_leaf = address({source("k_leaf", "[kernel]")});
+  const SymbolizedAddress k_caller = address({source("k_caller", "[kernel]")});
+  FakeSample s;
+  s.add_user(leaf);
+  s.add_user(main_fn);
+  s.add_kernel(k_leaf);
+  s.add_kernel(k_caller);
+  CallTree tree;
+  StackBuilder builder(tree, ThreadRoots::kNone, false);
+  CHECK(names(tree, builder.frames(s.view())) ==
+        std::vector<std::string>{"main/app", "compute/app", "inlined_helper/app#1", "k_caller/[kernel]#4",
+                                 "k_leaf/[kernel]#4"});
+}
+
+TEST_CASE("stack builder: a guessed frame is kept apart from an exact one at the same address", "[stack_builder]") {
+  const SymbolizedAddress f = address({source("f", "app")});
+  FakeSample exact, guessed;
+  exact.add_user(f);
+  guessed.add_user(f, kFrameGuess);
+  CallTree tree;
+  StackBuilder builder(tree, ThreadRoots::kNone, false);
+  const std::vector<uint32_t> a = builder.frames(exact.view());
+  const std::vector<uint32_t> b = builder.frames(guessed.view());
+  CHECK(names(tree, a) == std::vector<std::string>{"f/app"});
+  CHECK(names(tree, b) == std::vector<std::string>{"f/app#2"});
+  CHECK(a != b);
+  CHECK(builder.frames(exact.view()) == a);  // the second time from the cache, the same ids
+}
+
+TEST_CASE("stack builder: a sample without frames is one unknown frame", "[stack_builder]") {
+  FakeSample s;
+  CallTree tree;
+  StackBuilder builder(tree, ThreadRoots::kNone, false);
+  CHECK(names(tree, builder.frames(s.view())) == std::vector<std::string>{"[unknown]/[unknown]"});
+}
+
+TEST_CASE("stack builder: unknown functions are named by module and offset", "[stack_builder]") {
+  SourceFrame unknown = source("", "lib.so");
+  unknown.module_offset = 0x1234;
+  const SymbolizedAddress where = address({unknown});
+  FakeSample s;
+  s.add_user(where);
+  CallTree tree;
+  StackBuilder builder(tree, ThreadRoots::kNone, false);
+  CHECK(names(tree, builder.frames(s.view())) == std::vector<std::string>{"[unknown] lib.so+0x1234/lib.so"});
+}
+
+TEST_CASE("stack builder: reversed, then under the thread root", "[stack_builder]") {
+  const SymbolizedAddress leaf = address({source("leaf", "app")});
+  const SymbolizedAddress root = address({source("main", "app")});
+  FakeSample s;
+  s.unwound.tid = 42;
+  s.add_user(leaf);
+  s.add_user(root);
+  CallTree tree;
+  SECTION("per thread") {
+    StackBuilder builder(tree, ThreadRoots::kThread, true);
+    std::vector<uint32_t>& stack = builder.frames(s.view());
+    builder.arrange(stack, 42, "app");
+    CHECK(names(tree, stack) == std::vector<std::string>{"app [42]/[thread]#8", "leaf/app", "main/app"});
+  }
+  SECTION("by name; a renamed thread gets the root of its new name") {
+    StackBuilder builder(tree, ThreadRoots::kComm, false);
+    std::vector<uint32_t>& stack = builder.frames(s.view());
+    builder.arrange(stack, 42, "app");
+    CHECK(names(tree, stack) == std::vector<std::string>{"app/[thread]#8", "main/app", "leaf/app"});
+    std::vector<uint32_t>& again = builder.frames(s.view());
+    builder.arrange(again, 42, "renamed");
+    CHECK(names(tree, again) == std::vector<std::string>{"renamed/[thread]#8", "main/app", "leaf/app"});
+  }
+  SECTION("no thread roots, not reversed: unchanged") {
+    StackBuilder builder(tree, ThreadRoots::kNone, false);
+    std::vector<uint32_t>& stack = builder.frames(s.view());
+    const std::vector<uint32_t> before = stack;
+    builder.arrange(stack, 42, "app");
+    CHECK(stack == before);
+  }
+}
+
+TEST_CASE("thread root names: the name, or name [tid] per thread; unknown names", "[stack_builder]") {
+  CHECK(thread_root_name(ThreadRoots::kComm, "worker", 7) == "worker");
+  CHECK(thread_root_name(ThreadRoots::kThread, "worker", 7) == "worker [7]");
+  CHECK(thread_root_name(ThreadRoots::kThread, "", 7) == "[unknown] [7]");
+  CHECK(thread_root_name(ThreadRoots::kComm, "", 7) == "[unknown]");
+}

@@ -1,0 +1,73 @@
+#pragma once
+// A small recording written in a test's folder: process 100 with threads
+// whose names come from COMM records or from their parent, a lost-samples
+// record and a kernel call chain, at known times:
+//
+//   t (s from start)  record
+//   0.0               comm 100 "main"
+//   0.1               fork 101 from 100          (101 inherits "main")
+//   0.2               sample 100, kernel chain [kKernelLeaf, kKernelCaller]
+//   0.3               sample 101
+//   0.35              lost 5
+//   0.4               comm 101 "worker"
+//   1.5               sample 101
+//   1.6               sample 102                 (never named)
+//
+// No mapping: user frames are unknown addresses. kKernelLeaf and
+// kKernelCaller are in `kallsyms_text()`'s functions "k_leaf" and "k_caller".
+
+#include <string>
+
+#include "recording/recording_writer.h"
+#include "support/record_fixtures.h"
+
+namespace swprof::testing {
+
+inline constexpr uint64_t kThreadRecordingStart = 5'000'000'000;
+inline constexpr uint64_t kKernelLeaf = 0xffffffff81000010;
+inline constexpr uint64_t kKernelCaller = 0xffffffff81001020;
+
+inline std::string kallsyms_text() { return "ffffffff81000000 T k_leaf\nffffffff81001000 T k_caller\n"; }
+
+inline uint64_t at_seconds(double s) { return kThreadRecordingStart + static_cast<uint64_t>(s * 1e9); }
+
+inline void write_thread_recording(const std::string& path) {
+  RecordingHeader header;
+  header.mode = "record";
+  header.command = {"./threads"};
+  header.event = "cpu-clock";
+  header.start_monotonic_ns = kThreadRecordingStart;
+  RecordingWriter w(path, header);
+  auto comm = [&](uint32_t tid, double t, const std::string& name) {
+    CommRecord c;
+    c.time = at_seconds(t);
+    c.pid = 100;
+    c.tid = tid;
+    c.comm = name;
+    w.write(c);
+  };
+  const std::vector<uint8_t> stack(64, 0);
+  auto sample = [&](uint32_t tid, double t, std::vector<uint64_t> kernel = {}) {
+    const OwnedSample s = make_sample(tid, at_seconds(t), 0x7ff000, stack, std::move(kernel));
+    w.write(s.view);
+  };
+  comm(100, 0.0, "main");
+  TaskRecord fork;
+  fork.time = at_seconds(0.1);
+  fork.pid = fork.ppid = 100;
+  fork.tid = 101;
+  fork.ptid = 100;
+  w.write(fork);
+  sample(100, 0.2, {kKernelLeaf, kKernelCaller});
+  sample(101, 0.3);
+  LostRecord lost;
+  lost.time = at_seconds(0.35);
+  lost.count = 5;
+  w.write(lost);
+  comm(101, 0.4, "worker");
+  sample(101, 1.5);
+  sample(102, 1.6);
+  w.finish(EndRecord{"{}"});
+}
+
+}  // namespace swprof::testing
