@@ -10,18 +10,20 @@
 #include "sampler/sampling_session.h"
 
 namespace swprof::cli {
+namespace {
 
-std::vector<std::string>& command_after_dashdash() {
-  static std::vector<std::string> command;
-  return command;
+// The command CLI11 left in `remaining`, then what followed "--":
+// "record -- CMD ARGS" or "record CMD ARGS -- MORE" (the command's own "--").
+std::vector<std::string> command_of(std::vector<std::string> remaining, const DashDash& dashdash) {
+  if (!dashdash.given) return remaining;
+  if (!remaining.empty()) remaining.push_back("--");
+  remaining.insert(remaining.end(), dashdash.after.begin(), dashdash.after.end());
+  return remaining;
 }
 
-bool& command_after_dashdash_given() {
-  static bool given = false;
-  return given;
-}
+}  // namespace
 
-std::function<int()> add_record_command(CLI::App& app) {
+std::function<int()> add_record_command(CLI::App& app, DashDash dashdash) {
   auto* sub = app.add_subcommand("record", "run a command and record samples of it, its threads and children");
   auto args = std::make_shared<SamplingArgs>();
   add_sampling_options(sub, *args);
@@ -31,14 +33,9 @@ std::function<int()> add_record_command(CLI::App& app) {
   sub->prefix_command();
   sub->allow_extras();
   sub->footer("COMMAND [ARGS...]: the program to run; put -- before it when it starts with '-'");
-  return [sub, args]() {
+  return [sub, args, dashdash = std::move(dashdash)]() {
     RecordRequest req;
-    req.command = sub->remaining();
-    if (command_after_dashdash_given()) {
-      // "record -- CMD ARGS" or "record CMD ARGS -- MORE" (the command's own "--").
-      if (!req.command.empty()) req.command.push_back("--");
-      for (const auto& a : command_after_dashdash()) req.command.push_back(a);
-    }
+    req.command = command_of(sub->remaining(), dashdash);
     if (req.command.empty()) throw Error("no command given; usage: swprof record [options] -- COMMAND [ARGS...]");
     req.sampling = to_sampling_options(*args, !args->no_inherit);
     req.output = args->output;
