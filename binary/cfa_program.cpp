@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "binary/cfi_table.h"
+#include "binary/eh_frame_hdr.h"
 
 namespace swprof {
 namespace {

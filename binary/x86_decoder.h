@@ -147,6 +147,92 @@ inline bool is_mem_base(const cs_x86_op& op, unsigned base) {
          op.mem.segment == X86_REG_INVALID;
 }
 
+// One classifier per instruction family. Each returns true when it has
+// classified the instruction, false when the instruction is not of the form
+// it models (then it is kOther, checked for clobbers). All inline: decode()
+// is on the analysis stepper's hot path.
+
+inline bool set_op(X86Insn& out, X86Op op, int64_t imm = 0) {
+  out.op = op;
+  out.imm = imm;
+  return true;
+}
+
+inline bool direct(const cs_x86& x) { return x.op_count == 1 && x.operands[0].type == X86_OP_IMM; }
+
+// call: its target when direct, 0 otherwise.
+inline bool classify_call(const cs_x86& x, X86Insn& out) {
+  out.op = X86Op::kCall;
+  if (direct(x)) out.target = static_cast<uint64_t>(x.operands[0].imm);
+  return true;
+}
+
+inline bool classify_jmp(const cs_x86& x, X86Insn& out) {
+  if (!direct(x)) return set_op(out, X86Op::kIndirectJump);
+  out.op = X86Op::kJump;
+  out.target = static_cast<uint64_t>(x.operands[0].imm);
+  return true;
+}
+
+// push reg/mem/imm: rsp -= the operand's size (8 for an immediate).
+inline bool classify_push(const cs_x86& x, X86Insn& out) {
+  if (x.op_count != 1) return false;
+  const cs_x86_op& op = x.operands[0];
+  set_op(out, X86Op::kPush, op.type == X86_OP_IMM || op.size == 0 ? 8 : op.size);
+  if (op.type == X86_OP_REG) out.reg = dwarf_gpr(op.reg);
+  return true;
+}
+
+// pop reg/mem: rsp += the operand's size; not a pop into rsp or through rsp.
+inline bool classify_pop(const cs_x86& x, X86Insn& out) {
+  if (x.op_count != 1) return false;
+  const cs_x86_op& op = x.operands[0];
+  if ((op.type == X86_OP_REG && is_rsp_family(op.reg)) || (op.type == X86_OP_MEM && op.mem.base == X86_REG_RSP))
+    return false;
+  set_op(out, X86Op::kPop, op.size == 0 ? 8 : op.size);
+  if (op.type == X86_OP_REG) out.reg = dwarf_gpr(op.reg);
+  return true;
+}
+
+// add/sub/and rsp, imm.
+inline bool is_rsp_imm(const cs_x86& x) {
+  return x.op_count == 2 && is_reg(x.operands[0], X86_REG_RSP) && x.operands[1].type == X86_OP_IMM;
+}
+
+inline bool classify_add_rsp(unsigned id, const cs_x86& x, X86Insn& out) {
+  if (!is_rsp_imm(x)) return false;
+  const int64_t imm = x.operands[1].imm;
+  return set_op(out, X86Op::kAddRsp, id == X86_INS_ADD ? imm : -imm);
+}
+
+inline bool classify_and_rsp(const cs_x86& x, X86Insn& out) {
+  return is_rsp_imm(x) && set_op(out, X86Op::kAlignRsp, x.operands[1].imm);
+}
+
+inline bool classify_lea(const cs_x86& x, X86Insn& out) {
+  if (x.op_count != 2) return false;
+  const cs_x86_op& dst = x.operands[0];
+  const cs_x86_op& src = x.operands[1];
+  if (is_reg(dst, X86_REG_RSP) && is_mem_base(src, X86_REG_RSP)) return set_op(out, X86Op::kAddRsp, src.mem.disp);
+  if (is_reg(dst, X86_REG_RSP) && is_mem_base(src, X86_REG_RBP))
+    return set_op(out, X86Op::kSetRspFromRbp, src.mem.disp);
+  if (is_reg(dst, X86_REG_RBP) && is_mem_base(src, X86_REG_RSP))
+    return set_op(out, X86Op::kSetRbpFromRsp, src.mem.disp);
+  return false;
+}
+
+inline bool classify_mov(const cs_x86& x, X86Insn& out) {
+  if (x.op_count != 2) return false;
+  const cs_x86_op& dst = x.operands[0];
+  const cs_x86_op& src = x.operands[1];
+  if (is_reg(dst, X86_REG_RBP) && is_reg(src, X86_REG_RSP)) return set_op(out, X86Op::kSetRbpFromRsp);
+  if (is_reg(dst, X86_REG_RSP) && is_reg(src, X86_REG_RBP)) return set_op(out, X86Op::kSetRspFromRbp);
+  if (is_reg(dst, X86_REG_RBP) && is_mem_base(src, X86_REG_RSP) && src.size == 8)
+    return set_op(out, X86Op::kLoadRbp, src.mem.disp);
+  if (is_mem_base(dst, X86_REG_RSP) && is_reg(src, X86_REG_RBP)) return set_op(out, X86Op::kStoreRbp, dst.mem.disp);
+  return false;
+}
+
 }  // namespace x86_detail
 
 // Decodes single x86-64 instructions. Not thread-safe: one per thread.
@@ -173,143 +259,80 @@ class X86Decoder {
   }
 
  private:
-  void classify(const cs_insn& insn, X86Insn& out) const {
-    using namespace x86_detail;
-    const cs_x86& x = insn.detail->x86;
-    const cs_x86_op* ops = x.operands;
-    const bool two_ops = x.op_count == 2;
-    out.op = X86Op::kOther;
-    switch (insn.id) {
-      case X86_INS_ENDBR64: out.op = X86Op::kEndbr; return;
-      case X86_INS_CALL:
-        out.op = X86Op::kCall;
-        if (x.op_count == 1 && ops[0].type == X86_OP_IMM) out.target = static_cast<uint64_t>(ops[0].imm);
-        return;
-      case X86_INS_RET:
-      case X86_INS_RETF:
-      case X86_INS_RETFQ:
-      case X86_INS_IRET:
-      case X86_INS_IRETD:
-      case X86_INS_IRETQ: out.op = X86Op::kReturn; return;
-      case X86_INS_HLT:
-      case X86_INS_UD2:
-      case X86_INS_UD2B:
-      case X86_INS_INT3: out.op = X86Op::kStop; return;
-      case X86_INS_JMP:
-        if (x.op_count == 1 && ops[0].type == X86_OP_IMM) {
-          out.op = X86Op::kJump;
-          out.target = static_cast<uint64_t>(ops[0].imm);
-        } else {
-          out.op = X86Op::kIndirectJump;
-        }
-        return;
-      case X86_INS_PUSHFQ: out.op = X86Op::kPush; out.imm = 8; return;
-      case X86_INS_POPFQ: out.op = X86Op::kPop; out.imm = 8; return;
-      case X86_INS_PUSH:
-        if (x.op_count == 1) {
-          out.op = X86Op::kPush;
-          out.imm = ops[0].type == X86_OP_IMM || ops[0].size == 0 ? 8 : ops[0].size;
-          if (ops[0].type == X86_OP_REG) out.reg = dwarf_gpr(ops[0].reg);
-          return;
-        }
-        break;
-      case X86_INS_POP:
-        if (x.op_count == 1 && !(ops[0].type == X86_OP_REG && is_rsp_family(ops[0].reg)) &&
-            !(ops[0].type == X86_OP_MEM && ops[0].mem.base == X86_REG_RSP)) {
-          out.op = X86Op::kPop;
-          out.imm = ops[0].size == 0 ? 8 : ops[0].size;
-          if (ops[0].type == X86_OP_REG) out.reg = dwarf_gpr(ops[0].reg);
-          return;
-        }
-        break;
-      case X86_INS_ADD:
-      case X86_INS_SUB:
-        if (two_ops && is_reg(ops[0], X86_REG_RSP) && ops[1].type == X86_OP_IMM) {
-          out.op = X86Op::kAddRsp;
-          out.imm = insn.id == X86_INS_ADD ? ops[1].imm : -ops[1].imm;
-          return;
-        }
-        break;
-      case X86_INS_AND:
-        if (two_ops && is_reg(ops[0], X86_REG_RSP) && ops[1].type == X86_OP_IMM) {
-          out.op = X86Op::kAlignRsp;
-          out.imm = ops[1].imm;
-          return;
-        }
-        break;
-      case X86_INS_LEAVE: out.op = X86Op::kLeave; return;
-      case X86_INS_LEA:
-        if (two_ops && classify_lea(ops[0], ops[1], out)) return;
-        break;
-      case X86_INS_MOV:
-        if (two_ops && classify_mov(ops[0], ops[1], out)) return;
-        break;
-      default:
-        if (cs_insn_group(capstone_->handle(), &insn, CS_GRP_JUMP)) {
-          const bool direct = x.op_count == 1 && ops[0].type == X86_OP_IMM;
-          out.op = direct ? X86Op::kCondJump : X86Op::kIndirectJump;
-          if (direct) out.target = static_cast<uint64_t>(ops[0].imm);
-          return;
-        }
-        if (cs_insn_group(capstone_->handle(), &insn, CS_GRP_RET)) {
-          out.op = X86Op::kReturn;
-          return;
-        }
-        break;
-    }
-    note_clobbers(insn, out);
-  }
-
-  static bool classify_lea(const cs_x86_op& dst, const cs_x86_op& src, X86Insn& out) {
-    using namespace x86_detail;
-    if (is_reg(dst, X86_REG_RSP) && is_mem_base(src, X86_REG_RSP)) {
-      out.op = X86Op::kAddRsp;
-    } else if (is_reg(dst, X86_REG_RSP) && is_mem_base(src, X86_REG_RBP)) {
-      out.op = X86Op::kSetRspFromRbp;
-    } else if (is_reg(dst, X86_REG_RBP) && is_mem_base(src, X86_REG_RSP)) {
-      out.op = X86Op::kSetRbpFromRsp;
-    } else {
-      return false;
-    }
-    out.imm = src.mem.disp;
-    return true;
-  }
-
-  static bool classify_mov(const cs_x86_op& dst, const cs_x86_op& src, X86Insn& out) {
-    using namespace x86_detail;
-    if (is_reg(dst, X86_REG_RBP) && is_reg(src, X86_REG_RSP)) {
-      out.op = X86Op::kSetRbpFromRsp;
-    } else if (is_reg(dst, X86_REG_RSP) && is_reg(src, X86_REG_RBP)) {
-      out.op = X86Op::kSetRspFromRbp;
-    } else if (is_reg(dst, X86_REG_RBP) && is_mem_base(src, X86_REG_RSP) && src.size == 8) {
-      out.op = X86Op::kLoadRbp;
-      out.imm = src.mem.disp;
-    } else if (is_mem_base(dst, X86_REG_RSP) && is_reg(src, X86_REG_RBP)) {
-      out.op = X86Op::kStoreRbp;
-      out.imm = dst.mem.disp;
-    } else {
-      return false;
-    }
-    return true;
-  }
-
+  // Fills out.op and its operands (out.addr and out.size are set).
+  void classify(const cs_insn& insn, X86Insn& out) const;
+  // By instruction id; false when the instruction is none of those modelled.
+  bool classify_known(const cs_insn& insn, X86Insn& out) const;
+  // Jumps and returns Capstone knows by group only (jcc, ...).
+  bool classify_by_group(const cs_insn& insn, X86Insn& out) const;
   // Any other write to rsp or rbp, explicit or implicit.
-  void note_clobbers(const cs_insn& insn, X86Insn& out) const {
-    using namespace x86_detail;
-    cs_regs read{}, written{};
-    uint8_t nread = 0, nwritten = 0;
-    if (cs_regs_access(capstone_->handle(), &insn, read, &nread, written, &nwritten) != CS_ERR_OK) {
-      out.clobbers_rsp = out.clobbers_rbp = true;  // cannot tell: assume the worst
-      return;
-    }
-    for (uint8_t i = 0; i < nwritten; ++i) {
-      out.clobbers_rsp |= is_rsp_family(written[i]);
-      out.clobbers_rbp |= is_rbp_family(written[i]);
-    }
-  }
+  void note_clobbers(const cs_insn& insn, X86Insn& out) const;
 
   std::optional<Capstone> capstone_;
   CsInsnPtr insn_;  // declared after capstone_: freed before the handle closes
 };
+
+inline void X86Decoder::classify(const cs_insn& insn, X86Insn& out) const {
+  out.op = X86Op::kOther;
+  if (!classify_known(insn, out)) note_clobbers(insn, out);
+}
+
+inline bool X86Decoder::classify_known(const cs_insn& insn, X86Insn& out) const {
+  using namespace x86_detail;
+  const cs_x86& x = insn.detail->x86;
+  switch (insn.id) {
+    case X86_INS_ENDBR64: return set_op(out, X86Op::kEndbr);
+    case X86_INS_CALL: return classify_call(x, out);
+    case X86_INS_RET:
+    case X86_INS_RETF:
+    case X86_INS_RETFQ:
+    case X86_INS_IRET:
+    case X86_INS_IRETD:
+    case X86_INS_IRETQ: return set_op(out, X86Op::kReturn);
+    case X86_INS_HLT:
+    case X86_INS_UD2:
+    case X86_INS_UD2B:
+    case X86_INS_INT3: return set_op(out, X86Op::kStop);
+    case X86_INS_JMP: return classify_jmp(x, out);
+    case X86_INS_PUSHFQ: return set_op(out, X86Op::kPush, 8);
+    case X86_INS_POPFQ: return set_op(out, X86Op::kPop, 8);
+    case X86_INS_PUSH: return classify_push(x, out);
+    case X86_INS_POP: return classify_pop(x, out);
+    case X86_INS_ADD:
+    case X86_INS_SUB: return classify_add_rsp(insn.id, x, out);
+    case X86_INS_AND: return classify_and_rsp(x, out);
+    case X86_INS_LEAVE: return set_op(out, X86Op::kLeave);
+    case X86_INS_LEA: return classify_lea(x, out);
+    case X86_INS_MOV: return classify_mov(x, out);
+    default: return classify_by_group(insn, out);
+  }
+}
+
+inline bool X86Decoder::classify_by_group(const cs_insn& insn, X86Insn& out) const {
+  using namespace x86_detail;
+  const cs_x86& x = insn.detail->x86;
+  if (cs_insn_group(capstone_->handle(), &insn, CS_GRP_JUMP)) {
+    if (!direct(x)) return set_op(out, X86Op::kIndirectJump);
+    out.op = X86Op::kCondJump;
+    out.target = static_cast<uint64_t>(x.operands[0].imm);
+    return true;
+  }
+  if (cs_insn_group(capstone_->handle(), &insn, CS_GRP_RET)) return set_op(out, X86Op::kReturn);
+  return false;
+}
+
+inline void X86Decoder::note_clobbers(const cs_insn& insn, X86Insn& out) const {
+  using namespace x86_detail;
+  cs_regs read{}, written{};
+  uint8_t nread = 0, nwritten = 0;
+  if (cs_regs_access(capstone_->handle(), &insn, read, &nread, written, &nwritten) != CS_ERR_OK) {
+    out.clobbers_rsp = out.clobbers_rbp = true;  // cannot tell: assume the worst
+    return;
+  }
+  for (uint8_t i = 0; i < nwritten; ++i) {
+    out.clobbers_rsp |= is_rsp_family(written[i]);
+    out.clobbers_rbp |= is_rbp_family(written[i]);
+  }
+}
 
 }  // namespace swprof

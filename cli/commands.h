@@ -9,12 +9,18 @@
 
 namespace swprof::cli {
 
-// What followed a "--" on the command line (the command for `record`).
-std::vector<std::string>& command_after_dashdash();
-bool& command_after_dashdash_given();
+// The first "--" of the command line and what followed it (the command for
+// `record`): split off in main, since CLI11 mishandles "--" in a
+// prefix-command subcommand.
+struct DashDash {
+  bool given = false;
+  std::vector<std::string> after;
+};
+// Removes the first "--" and everything after it from `args`.
+DashDash split_dashdash(std::vector<std::string>& args);
 
 // Registers the subcommand; the returned callback runs it and gives the exit code.
-std::function<int()> add_record_command(CLI::App& app);
+std::function<int()> add_record_command(CLI::App& app, DashDash dashdash);
 std::function<int()> add_attach_command(CLI::App& app);
 std::function<int()> add_info_command(CLI::App& app);
 std::function<int()> add_script_command(CLI::App& app);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "cli/command_line.h"
@@ -9,29 +11,38 @@
 #include "common/error.h"
 #include "common/text_escape.h"
 
+namespace swprof::cli {
+
+DashDash split_dashdash(std::vector<std::string>& args) {
+  DashDash dashdash;
+  auto it = std::find(args.begin(), args.end(), "--");
+  if (it == args.end()) return dashdash;
+  dashdash.given = true;
+  dashdash.after.assign(it + 1, args.end());
+  args.erase(it, args.end());
+  return dashdash;
+}
+
+}  // namespace swprof::cli
+
 int main(int argc, char** argv) {
   CLI::App app{"swprof: a sampling profiler for native Linux programs", "swprof"};
   app.require_subcommand(1);
   app.set_version_flag("--version", SWPROF_VERSION);
-  std::vector<std::pair<CLI::App*, std::function<int()>>> commands;
-  for (auto add : {swprof::cli::add_record_command, swprof::cli::add_attach_command, swprof::cli::add_info_command,
-                   swprof::cli::add_script_command, swprof::cli::add_report_command,
-                   swprof::cli::add_flamegraph_command, swprof::cli::add_diff_command,
-                   swprof::cli::add_merge_command}) {
-    auto run = add(app);
-    commands.emplace_back(app.get_subcommands({}).back(), std::move(run));
-  }
   // CLI11 mishandles "--" in a prefix-command subcommand, so the command
   // after "--" is split off here and handed to `record` directly.
   std::vector<std::string> args(argv + 1, argv + argc);
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--") {
-      swprof::cli::command_after_dashdash().assign(args.begin() + static_cast<long>(i) + 1, args.end());
-      swprof::cli::command_after_dashdash_given() = true;
-      args.resize(i);
-      break;
-    }
-  }
+  swprof::cli::DashDash dashdash = swprof::cli::split_dashdash(args);
+  std::vector<std::pair<CLI::App*, std::function<int()>>> commands;
+  auto add = [&](std::function<int()> run) { commands.emplace_back(app.get_subcommands({}).back(), std::move(run)); };
+  add(swprof::cli::add_record_command(app, std::move(dashdash)));
+  add(swprof::cli::add_attach_command(app));
+  add(swprof::cli::add_info_command(app));
+  add(swprof::cli::add_script_command(app));
+  add(swprof::cli::add_report_command(app));
+  add(swprof::cli::add_flamegraph_command(app));
+  add(swprof::cli::add_diff_command(app));
+  add(swprof::cli::add_merge_command(app));
   if (auto unknown = swprof::cli::find_unknown_name(app, args)) {
     std::fprintf(stderr, "swprof: %s\n", unknown->c_str());
     return swprof::kExitUsage;

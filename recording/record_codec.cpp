@@ -136,6 +136,97 @@ std::optional<Record> RecordDecoder::decode_sample(ByteReader& r, uint16_t flags
   return s;
 }
 
+namespace {
+
+std::optional<Record> decode_mapping(ByteReader& r, uint16_t flags) {
+  MappingRecord m;
+  m.synthesized = flags & kMappingSynthesized;
+  if (!r.read_into(m.time) || !r.read_into(m.pid) || !r.read_into(m.tid) || !r.read_into(m.start) ||
+      !r.read_into(m.length) || !r.read_into(m.file_offset) || !r.read_into(m.prot) || !r.read_into(m.flags) ||
+      !r.read_into(m.dev_major) || !r.read_into(m.dev_minor) || !r.read_into(m.inode) ||
+      !r.read_into(m.build_id_size) || !r.read_into(m.build_id) || m.build_id_size > kBuildIdMax)
+    return std::nullopt;
+  auto path = read_string(r);
+  if (!path) return std::nullopt;
+  m.path = std::string(*path);
+  return m;
+}
+
+std::optional<Record> decode_comm(ByteReader& r, uint16_t flags) {
+  CommRecord c;
+  c.exec = flags & kCommExec;
+  if (!r.read_into(c.time) || !r.read_into(c.pid) || !r.read_into(c.tid)) return std::nullopt;
+  auto name = read_string(r);
+  if (!name) return std::nullopt;
+  c.comm = std::string(*name);
+  return c;
+}
+
+// kFork and kExit share one body.
+std::optional<Record> decode_task(ByteReader& r, RecordType type) {
+  TaskRecord t;
+  t.exit = type == RecordType::kExit;
+  if (!r.read_into(t.time) || !r.read_into(t.pid) || !r.read_into(t.ppid) || !r.read_into(t.tid) ||
+      !r.read_into(t.ptid))
+    return std::nullopt;
+  return t;
+}
+
+std::optional<Record> decode_lost(ByteReader& r) {
+  LostRecord l;
+  if (!r.read_into(l.time) || !r.read_into(l.cpu) || !r.read_into(l.count)) return std::nullopt;
+  return l;
+}
+
+// kThrottle and kUnthrottle share one body.
+std::optional<Record> decode_throttle(ByteReader& r, RecordType type) {
+  ThrottleRecord t;
+  t.throttled = type == RecordType::kThrottle;
+  if (!r.read_into(t.time) || !r.read_into(t.cpu)) return std::nullopt;
+  return t;
+}
+
+std::optional<Record> decode_image(ByteReader& r) {
+  auto name = read_string(r);
+  auto n = r.read<uint32_t>();
+  if (!name || !n) return std::nullopt;
+  auto bytes = r.bytes(*n);
+  if (!bytes) return std::nullopt;
+  ImageRecord img;
+  img.name = std::string(*name);
+  img.bytes = *bytes;
+  return img;
+}
+
+std::optional<Record> decode_end(ByteReader& r) {
+  auto json = read_string(r);
+  if (!json) return std::nullopt;
+  return EndRecord{std::string(*json)};
+}
+
+}  // namespace
+
+std::optional<Record> RecordDecoder::decode_body(ByteReader& r, RecordType type, uint16_t flags) {
+  switch (type) {
+    case RecordType::kSample: return decode_sample(r, flags);
+    case RecordType::kMapping: return decode_mapping(r, flags);
+    case RecordType::kComm: return decode_comm(r, flags);
+    case RecordType::kFork:
+    case RecordType::kExit: return decode_task(r, type);
+    case RecordType::kLost: return decode_lost(r);
+    case RecordType::kThrottle:
+    case RecordType::kUnthrottle: return decode_throttle(r, type);
+    case RecordType::kImage: return decode_image(r);
+    case RecordType::kEnd: return decode_end(r);
+  }
+  return std::nullopt;
+}
+
+bool RecordDecoder::known_type(RecordType type) {
+  return static_cast<uint16_t>(type) >= static_cast<uint16_t>(RecordType::kSample) &&
+         static_cast<uint16_t>(type) <= static_cast<uint16_t>(RecordType::kEnd);
+}
+
 DecodeResult RecordDecoder::decode(ByteReader& outer) {
   DecodeResult result;
   auto size = outer.read<uint32_t>();
@@ -145,77 +236,11 @@ DecodeResult RecordDecoder::decode(ByteReader& outer) {
   ByteReader r(*body);
   const auto type = static_cast<RecordType>(r.read<uint16_t>().value());
   const uint16_t flags = r.read<uint16_t>().value();
-  std::optional<Record> rec;
-  switch (type) {
-    case RecordType::kSample: rec = decode_sample(r, flags); break;
-    case RecordType::kMapping: {
-      MappingRecord m;
-      m.synthesized = flags & kMappingSynthesized;
-      if (r.read_into(m.time) && r.read_into(m.pid) && r.read_into(m.tid) && r.read_into(m.start) &&
-          r.read_into(m.length) && r.read_into(m.file_offset) && r.read_into(m.prot) &&
-          r.read_into(m.flags) && r.read_into(m.dev_major) && r.read_into(m.dev_minor) &&
-          r.read_into(m.inode) && r.read_into(m.build_id_size) && r.read_into(m.build_id) &&
-          m.build_id_size <= kBuildIdMax) {
-        if (auto path = read_string(r)) {
-          m.path = std::string(*path);
-          rec = std::move(m);
-        }
-      }
-      break;
-    }
-    case RecordType::kComm: {
-      CommRecord c;
-      c.exec = flags & kCommExec;
-      if (r.read_into(c.time) && r.read_into(c.pid) && r.read_into(c.tid)) {
-        if (auto name = read_string(r)) {
-          c.comm = std::string(*name);
-          rec = std::move(c);
-        }
-      }
-      break;
-    }
-    case RecordType::kFork:
-    case RecordType::kExit: {
-      TaskRecord t;
-      t.exit = type == RecordType::kExit;
-      if (r.read_into(t.time) && r.read_into(t.pid) && r.read_into(t.ppid) && r.read_into(t.tid) &&
-          r.read_into(t.ptid))
-        rec = t;
-      break;
-    }
-    case RecordType::kLost: {
-      LostRecord l;
-      if (r.read_into(l.time) && r.read_into(l.cpu) && r.read_into(l.count)) rec = l;
-      break;
-    }
-    case RecordType::kThrottle:
-    case RecordType::kUnthrottle: {
-      ThrottleRecord t;
-      t.throttled = type == RecordType::kThrottle;
-      if (r.read_into(t.time) && r.read_into(t.cpu)) rec = t;
-      break;
-    }
-    case RecordType::kImage: {
-      ImageRecord img;
-      auto name = read_string(r);
-      auto n = r.read<uint32_t>();
-      if (name && n) {
-        if (auto bytes = r.bytes(*n)) {
-          img.name = std::string(*name);
-          img.bytes = *bytes;
-          rec = std::move(img);
-        }
-      }
-      break;
-    }
-    case RecordType::kEnd: {
-      if (auto json = read_string(r)) rec = EndRecord{std::string(*json)};
-      break;
-    }
-    default:
-      result.status = DecodeResult::Status::kUnknownType;
-      return result;
+  if (!known_type(type)) {
+    result.status = DecodeResult::Status::kUnknownType;
+    return result;
   }
+  std::optional<Record> rec = decode_body(r, type, flags);
   if (!rec) return result;
   result.status = DecodeResult::Status::kOk;
   result.record = std::move(*rec);

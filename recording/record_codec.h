@@ -65,7 +65,10 @@ class RecordDecoder {
   void set_max_stack_size(uint32_t bytes) { max_stack_size_ = std::min(bytes, kMaxStackSize); }
 
  private:
+  // One handler per record type; each reads the body after the header.
+  std::optional<Record> decode_body(ByteReader& r, RecordType type, uint16_t flags);
   std::optional<Record> decode_sample(ByteReader& r, uint16_t flags);
+  static bool known_type(RecordType type);
   StackDeltaCoder stacks_;
   uint32_t max_stack_size_ = kMaxStackSize;
 };

@@ -130,3 +130,14 @@ TEST_CASE("record: a second Ctrl-C aborts while the command will not stop", "[in
   CHECK(swprof::process_alive(static_cast<pid_t>(s.target_pid)));  // it ignored us, as it asked
   kill(static_cast<pid_t>(s.target_pid), SIGKILL);
 }
+
+TEST_CASE("record: a \"--\" after the command's name belongs to the command", "[integration]") {
+  TempDir dir;
+  auto r = run({swprof_bin(), "record", "-o", dir.file("echo.swprof"), "/bin/echo", "a", "--", "b"}, dir.path());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out == "a -- b\n");
+  auto leading = run({swprof_bin(), "record", "-o", dir.file("echo2.swprof"), "--", "/bin/echo", "-n", "c"}, dir.path());
+  REQUIRE(leading.exit_code == 0);
+  CHECK(leading.out == "c");
+}

@@ -1,0 +1,38 @@
+#pragma once
+// What `record` and `attach` share: the sampling options, and how a session's
+// progress and summary are shown on stderr.
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "sampler/event_spec.h"
+#include "sampler/session_summary.h"
+
+namespace swprof::cli {
+
+struct SamplingArgs {
+  std::string event = "cpu-clock";
+  std::string frequency;
+  std::string period;
+  std::string stack_size = std::to_string(kDefaultStackSize);
+  std::string buffer_size;
+  bool no_inherit = false;
+  bool kernel = false;
+  bool no_kernel = false;
+  std::string output = "swprof.data";
+};
+
+// A whole number given to `option`; nullopt for an empty text. Throws Error
+// ("invalid -F 'x': expected a whole number").
+std::optional<uint64_t> parse_count(const std::string& text, const char* option);
+
+void add_sampling_options(CLI::App* sub, SamplingArgs& args);
+SamplingOptions to_sampling_options(const SamplingArgs& args, bool inherit);
+
+// The live progress line on stderr when it is a terminal; empty otherwise.
+SessionProgressFn stderr_progress();
+void print_summary(const SessionSummary& summary);
+
+}  // namespace swprof::cli

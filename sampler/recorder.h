@@ -1,0 +1,62 @@
+#pragma once
+// Turns the records drained from the rings into the recording file, keeping
+// the running totals the progress and the summary report.
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_set>
+
+#include "recording/build_id.h"
+#include "recording/recording_writer.h"
+#include "recording/records.h"
+#include "sampler/perf_records.h"
+#include "sampler/session_summary.h"
+
+namespace swprof {
+
+class Recorder {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  // `progress` (may be empty) hears the totals at most every 250 ms, from tick().
+  Recorder(PerfLayout layout, SessionProgressFn progress) : layout_(layout), progress_(std::move(progress)) {}
+
+  // Creates the file and writes the header and swprof's own vDSO image.
+  void open(const std::string& path, const RecordingHeader& header);
+  // One raw kernel record from a ring.
+  void handle(Bytes raw);
+  // A record made from /proc (attach: the threads and mappings that existed before).
+  void write_synthesized(Record rec);
+  // Between polls: flushes a chunk older than a second; reports progress.
+  void tick();
+  // Writes the end record and closes the file; `wait_status` is record's command's.
+  SessionSummary finish(const std::string& end_reason, std::optional<int> wait_status);
+
+  SessionSummary& summary() { return summary_; }
+
+ private:
+  void count(SampleView& s);
+  void count(MappingRecord& m) { fill_build_id(m); }
+  void count(LostRecord& l) { summary_.lost += l.count; }
+  void count(ThrottleRecord& t) { summary_.throttles += t.throttled; }
+  template <typename T>
+  void count(T&) {}
+
+  void fill_build_id(MappingRecord& m);
+  void write_end_record(const std::string& end_reason, std::optional<int> wait_status);
+  SessionProgress progress() const;
+  double elapsed_s() const { return std::chrono::duration<double>(Clock::now() - started_).count(); }
+
+  PerfLayout layout_;
+  SessionProgressFn progress_;
+  std::optional<RecordingWriter> writer_;
+  SessionSummary summary_;
+  std::unordered_set<uint32_t> tids_;
+  std::map<std::string, BuildId> build_ids_;
+  Clock::time_point started_;
+  Clock::time_point last_progress_;
+};
+
+}  // namespace swprof

@@ -1,0 +1,87 @@
+#include "sampler/session_summary.h"
+
+#include <sys/wait.h>
+
+#include <cstdarg>
+#include <cstdio>
+
+#include "common/format.h"
+#include "recording/recording_format.h"
+
+namespace swprof {
+
+int exit_code_from_wait_status(int wait_status) {
+  if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
+  if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
+  return 1;
+}
+
+namespace {
+
+using ull = unsigned long long;
+
+// One line from a printf format, at most 511 bytes (a very long output path is cut).
+[[gnu::format(printf, 1, 2)]] std::string format_line(const char* format, ...) {
+  char line[512];
+  va_list args;
+  va_start(args, format);
+  vsnprintf(line, sizeof line, format, args);
+  va_end(args);
+  return line;
+}
+
+std::string totals_line(const SessionSummary& s) {
+  std::string out = format_line("swprof: %.2f s, %llu samples from %llu threads (%s), written to %s (%s", s.duration_s,
+                                static_cast<ull>(s.samples), static_cast<ull>(s.threads), s.end_reason.c_str(),
+                                s.output.c_str(), human_bytes(s.file_bytes).c_str());
+  if (s.samples)
+    out += format_line(", %.0f bytes/sample", static_cast<double>(s.file_bytes) / static_cast<double>(s.samples));
+  return out + ")\n";
+}
+
+std::string kernel_mode_line(const SessionSummary& s) {
+  if (!s.kernel_samples || !s.kernel_mode_samples) return {};
+  return format_line("swprof: %llu samples (%.1f%%) landed in the kernel (syscalls, faults); kept with their user stacks\n",
+                     static_cast<ull>(s.kernel_mode_samples), percent(s.kernel_mode_samples, s.samples));
+}
+
+std::string lost_line(const SessionSummary& s) {
+  if (!s.lost) return "swprof: 0 samples lost\n";
+  return format_line("swprof: %llu samples lost (%.1f%%): lower -F or raise --buffer-size (now %s per CPU)\n",
+                     static_cast<ull>(s.lost), percent(s.lost, s.samples + s.lost), human_bytes(s.ring_bytes).c_str());
+}
+
+std::string truncated_line(const SessionSummary& s) {
+  if (!s.truncated) return {};
+  if (s.stack_size >= kMaxStackSize)
+    return format_line("swprof: %llu samples (%.1f%%) had their stack copy cut at --stack-size %u, the maximum: these "
+                       "stacks are deeper than the kernel can copy\n",
+                       static_cast<ull>(s.truncated), percent(s.truncated, s.samples), s.stack_size);
+  return format_line("swprof: %llu samples (%.1f%%) had their stack copy cut at --stack-size %u; raise --stack-size (up "
+                     "to %u) for complete stacks\n",
+                     static_cast<ull>(s.truncated), percent(s.truncated, s.samples), s.stack_size, kMaxStackSize);
+}
+
+std::string throttles_line(const SessionSummary& s) {
+  if (!s.throttles) return {};
+  return format_line("swprof: the kernel throttled sampling %llu times (kernel.perf_event_max_sample_rate); lower -F\n",
+                     static_cast<ull>(s.throttles));
+}
+
+std::string malformed_line(const SessionSummary& s) {
+  if (!s.malformed) return {};
+  return format_line("swprof: %llu malformed kernel records skipped\n", static_cast<ull>(s.malformed));
+}
+
+std::string kernel_note_line(const SessionSummary& s) {
+  return s.kernel_note.empty() ? std::string() : "swprof: note: " + s.kernel_note + "\n";
+}
+
+}  // namespace
+
+std::string format_summary(const SessionSummary& s) {
+  return totals_line(s) + kernel_mode_line(s) + lost_line(s) + truncated_line(s) + throttles_line(s) +
+         malformed_line(s) + kernel_note_line(s);
+}
+
+}  // namespace swprof

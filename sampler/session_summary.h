@@ -1,0 +1,50 @@
+#pragma once
+// What a sampling session tells the person who started it: progress while it
+// runs, and a summary when it is over. Values only; cli/ prints them.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace swprof {
+
+struct SessionSummary {
+  std::string output;
+  std::string end_reason;  // "exited", "interrupted", "duration", "target exited"
+  double duration_s = 0;
+  uint64_t samples = 0;
+  uint64_t kernel_mode_samples = 0;
+  uint64_t threads = 0;
+  uint64_t lost = 0;
+  uint64_t truncated = 0;
+  uint64_t throttles = 0;
+  uint64_t malformed = 0;
+  uint64_t file_bytes = 0;
+  uint64_t ring_bytes = 0;  // per CPU
+  uint32_t stack_size = 0;
+  bool kernel_samples = false;
+  std::string kernel_note;
+  int wait_status = 0;      // record: the command's wait status
+  bool has_wait_status = false;
+};
+
+// The summary as the lines shown on stderr after a session.
+std::string format_summary(const SessionSummary& summary);
+
+// The command's exit status as a shell would report it (128+N for signal N).
+int exit_code_from_wait_status(int wait_status);
+
+// Running totals while a session records.
+struct SessionProgress {
+  double seconds = 0;       // since the recording started
+  uint64_t samples = 0;
+  uint64_t lost = 0;
+  uint64_t file_bytes = 0;  // written so far
+  bool done = false;        // the last call: sampling is over, the summary follows
+};
+
+// Called every so often while sampling (on the sampling thread), and once
+// with `done` set when sampling is over.
+using SessionProgressFn = std::function<void(const SessionProgress&)>;
+
+}  // namespace swprof

@@ -1,0 +1,37 @@
+#include "binary/cfi_table_cache.h"
+
+#include <catch2/catch.hpp>
+
+#include <memory>
+#include <set>
+#include <thread>
+#include <vector>
+
+using namespace swprof;
+
+namespace {
+
+std::shared_ptr<const ElfBinary> open_fixture(const char* path) {
+  auto binary = ElfBinary::open(path);
+  REQUIRE(binary);
+  return binary;
+}
+
+}  // namespace
+
+TEST_CASE("CfiTableCache compiles each binary once across threads", "[cfi]") {
+  auto cache = std::make_shared<CfiTableCache>();
+  std::shared_ptr<const ElfBinary> a = open_fixture(SWPROF_CFI_FIXTURE);
+  std::shared_ptr<const ElfBinary> b = open_fixture(SWPROF_CFI_FIXTURE_NOHDR);
+  std::vector<std::thread> threads;
+  std::vector<const CfiTable*> seen(16);
+  for (size_t i = 0; i < seen.size(); ++i)
+    threads.emplace_back([&, i] { seen[i] = cache->get(i % 2 ? b : a).get(); });
+  for (auto& t : threads) t.join();
+  std::set<const CfiTable*> distinct(seen.begin(), seen.end());
+  CHECK(distinct.size() == 2);
+  CHECK(cache->compiled() == 2);
+  CHECK(cache->get(a).get() == seen[0]);
+  CHECK(cache->get(nullptr) != nullptr);
+  CHECK(cache->get(nullptr)->empty());
+}

@@ -1,0 +1,112 @@
+#include "binary/x86_decoder.h"
+
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+using namespace swprof;
+
+namespace {
+
+constexpr uint64_t kBase = 0x401000;
+
+// The one instruction of `bytes`, placed at kBase.
+X86Insn decode_one(X86Decoder& decoder, std::vector<uint8_t> bytes) {
+  return decoder.decode(Bytes(bytes.data(), bytes.size()), kBase, kBase);
+}
+
+}  // namespace
+
+TEST_CASE("X86Decoder tells what an instruction does to rsp and rbp", "[x86]") {
+  X86Decoder d;
+  REQUIRE(d.ok());
+  SECTION("push and pop") {
+    X86Insn push = decode_one(d, {0x55});  // push rbp
+    CHECK(push.op == X86Op::kPush);
+    CHECK(push.reg == kRbp);
+    CHECK(push.imm == 8);
+    CHECK(push.size == 1);
+    X86Insn pop = decode_one(d, {0x5b});  // pop rbx
+    CHECK(pop.op == X86Op::kPop);
+    CHECK(pop.reg == kRbx);
+    CHECK(pop.imm == 8);
+    CHECK(decode_one(d, {0x6a, 0x01}).op == X86Op::kPush);  // push 1
+    CHECK(decode_one(d, {0x6a, 0x01}).reg == -1);
+    CHECK(decode_one(d, {0x9c}).op == X86Op::kPush);         // pushfq
+    CHECK(decode_one(d, {0x9d}).op == X86Op::kPop);          // popfq
+    CHECK(decode_one(d, {0x5c}).op == X86Op::kOther);        // pop rsp: not a plain pop
+    CHECK(decode_one(d, {0x5c}).clobbers_rsp);
+  }
+  SECTION("frame set-up and tear-down") {
+    CHECK(decode_one(d, {0x48, 0x89, 0xe5}).op == X86Op::kSetRbpFromRsp);  // mov rbp, rsp
+    CHECK(decode_one(d, {0x48, 0x89, 0xec}).op == X86Op::kSetRspFromRbp);  // mov rsp, rbp
+    X86Insn sub = decode_one(d, {0x48, 0x83, 0xec, 0x20});                 // sub rsp, 0x20
+    CHECK(sub.op == X86Op::kAddRsp);
+    CHECK(sub.imm == -32);
+    CHECK(decode_one(d, {0x48, 0x83, 0xc4, 0x20}).imm == 32);              // add rsp, 0x20
+    X86Insn lea = decode_one(d, {0x48, 0x8d, 0x65, 0xf8});                 // lea rsp, [rbp - 8]
+    CHECK(lea.op == X86Op::kSetRspFromRbp);
+    CHECK(lea.imm == -8);
+    X86Insn lea_rbp = decode_one(d, {0x48, 0x8d, 0x6c, 0x24, 0x10});       // lea rbp, [rsp + 0x10]
+    CHECK(lea_rbp.op == X86Op::kSetRbpFromRsp);
+    CHECK(lea_rbp.imm == 16);
+    X86Insn lea_rsp = decode_one(d, {0x48, 0x8d, 0x64, 0x24, 0x08});       // lea rsp, [rsp + 8]
+    CHECK(lea_rsp.op == X86Op::kAddRsp);
+    CHECK(lea_rsp.imm == 8);
+    X86Insn load = decode_one(d, {0x48, 0x8b, 0x6c, 0x24, 0x08});          // mov rbp, [rsp + 8]
+    CHECK(load.op == X86Op::kLoadRbp);
+    CHECK(load.imm == 8);
+    X86Insn store = decode_one(d, {0x48, 0x89, 0x6c, 0x24, 0x08});         // mov [rsp + 8], rbp
+    CHECK(store.op == X86Op::kStoreRbp);
+    CHECK(store.imm == 8);
+    X86Insn align = decode_one(d, {0x48, 0x83, 0xe4, 0xf0});               // and rsp, -16
+    CHECK(align.op == X86Op::kAlignRsp);
+    CHECK(align.imm == -16);
+    CHECK(decode_one(d, {0xc9}).op == X86Op::kLeave);
+  }
+  SECTION("other writes to rsp and rbp are clobbers") {
+    X86Insn mov_rsp = decode_one(d, {0x48, 0x89, 0xc4});  // mov rsp, rax
+    CHECK(mov_rsp.op == X86Op::kOther);
+    CHECK(mov_rsp.clobbers_rsp);
+    CHECK_FALSE(mov_rsp.clobbers_rbp);
+    X86Insn xor_rbp = decode_one(d, {0x31, 0xed});        // xor ebp, ebp
+    CHECK(xor_rbp.op == X86Op::kOther);
+    CHECK(xor_rbp.clobbers_rbp);
+    X86Insn mov_rax = decode_one(d, {0x48, 0x89, 0xd8});  // mov rax, rbx
+    CHECK(mov_rax.op == X86Op::kOther);
+    CHECK_FALSE(mov_rax.clobbers_rsp);
+    CHECK_FALSE(mov_rax.clobbers_rbp);
+    CHECK(decode_one(d, {0x48, 0x83, 0xc0, 0x08}).op == X86Op::kOther);  // add rax, 8
+  }
+  SECTION("control flow") {
+    X86Insn call = decode_one(d, {0xe8, 0x10, 0x00, 0x00, 0x00});  // call kBase + 5 + 0x10
+    CHECK(call.op == X86Op::kCall);
+    CHECK(call.target == kBase + 0x15);
+    CHECK(call.falls_through());
+    CHECK(decode_one(d, {0xff, 0xd0}).op == X86Op::kCall);  // call rax
+    CHECK(decode_one(d, {0xff, 0xd0}).target == 0);
+    X86Insn jmp = decode_one(d, {0xeb, 0xfe});  // jmp to itself
+    CHECK(jmp.op == X86Op::kJump);
+    CHECK(jmp.target == kBase);
+    CHECK_FALSE(jmp.falls_through());
+    X86Insn je = decode_one(d, {0x74, 0x02});
+    CHECK(je.op == X86Op::kCondJump);
+    CHECK(je.target == kBase + 4);
+    CHECK(je.falls_through());
+    CHECK(decode_one(d, {0xff, 0xe0}).op == X86Op::kIndirectJump);  // jmp rax
+    CHECK(decode_one(d, {0xc3}).op == X86Op::kReturn);
+    CHECK(decode_one(d, {0xc2, 0x08, 0x00}).op == X86Op::kReturn);  // ret 8
+    CHECK(decode_one(d, {0xf4}).op == X86Op::kStop);                // hlt
+    CHECK(decode_one(d, {0x0f, 0x0b}).op == X86Op::kStop);          // ud2
+    CHECK(decode_one(d, {0xcc}).op == X86Op::kStop);                // int3
+    CHECK(decode_one(d, {0xf3, 0x0f, 0x1e, 0xfa}).op == X86Op::kEndbr);
+  }
+  SECTION("what does not decode") {
+    CHECK(decode_one(d, {0x06}).op == X86Op::kInvalid);  // push es: invalid in 64-bit mode
+    CHECK(decode_one(d, {0x48}).op == X86Op::kInvalid);  // a prefix cut short
+    const std::vector<uint8_t> nop = {0x90};
+    CHECK(d.decode(Bytes(nop.data(), nop.size()), kBase, kBase + 1).op == X86Op::kInvalid);
+    CHECK(d.decode(Bytes(nop.data(), nop.size()), kBase, kBase - 1).op == X86Op::kInvalid);
+    CHECK(d.decode(Bytes(nop.data(), nop.size()), kBase, kBase).end() == kBase + 1);
+  }
+}

@@ -1,0 +1,61 @@
+#include "sampler/session_summary.h"
+
+#include <sys/wait.h>
+
+#include <catch2/catch.hpp>
+
+using namespace swprof;
+
+namespace {
+
+SessionSummary quiet_summary() {
+  SessionSummary s;
+  s.output = "out.swprof";
+  s.end_reason = "exited";
+  s.duration_s = 1.234;
+  s.samples = 1000;
+  s.threads = 2;
+  s.file_bytes = 2 << 20;
+  s.ring_bytes = 1 << 20;
+  s.stack_size = 32768;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("the summary of a clean session is two lines", "[summary]") {
+  CHECK(format_summary(quiet_summary()) ==
+        "swprof: 1.23 s, 1000 samples from 2 threads (exited), written to out.swprof (2.0 MB, 2097 bytes/sample)\n"
+        "swprof: 0 samples lost\n");
+  SessionSummary empty = quiet_summary();
+  empty.samples = 0;
+  CHECK(format_summary(empty).find("bytes/sample") == std::string::npos);
+}
+
+TEST_CASE("the summary names every problem of a session, one line each", "[summary]") {
+  SessionSummary s = quiet_summary();
+  s.kernel_samples = true;
+  s.kernel_mode_samples = 100;
+  s.lost = 1000;
+  s.truncated = 50;
+  s.throttles = 3;
+  s.malformed = 4;
+  s.kernel_note = "kernel samples off";
+  CHECK(format_summary(s) ==
+        "swprof: 1.23 s, 1000 samples from 2 threads (exited), written to out.swprof (2.0 MB, 2097 bytes/sample)\n"
+        "swprof: 100 samples (10.0%) landed in the kernel (syscalls, faults); kept with their user stacks\n"
+        "swprof: 1000 samples lost (50.0%): lower -F or raise --buffer-size (now 1.0 MB per CPU)\n"
+        "swprof: 50 samples (5.0%) had their stack copy cut at --stack-size 32768; raise --stack-size (up to 65528) "
+        "for complete stacks\n"
+        "swprof: the kernel throttled sampling 3 times (kernel.perf_event_max_sample_rate); lower -F\n"
+        "swprof: 4 malformed kernel records skipped\n"
+        "swprof: note: kernel samples off\n");
+  s.kernel_samples = false;  // kernel-mode samples are only mentioned when kernel sampling was on
+  CHECK(format_summary(s).find("landed in the kernel") == std::string::npos);
+}
+
+TEST_CASE("a command's wait status becomes a shell's exit code", "[summary]") {
+  CHECK(exit_code_from_wait_status(0) == 0);
+  CHECK(exit_code_from_wait_status(3 << 8) == 3);
+  CHECK(exit_code_from_wait_status(SIGKILL) == 128 + SIGKILL);
+}
