@@ -8,6 +8,7 @@ import sys
 import tempfile
 
 SCRIPT = pathlib.Path(__file__).resolve().parents[2] / "scripts" / "check_layout.py"
+sys.dont_write_bytecode = True  # nothing written beside the script
 sys.path.insert(0, str(SCRIPT.parent))
 import check_layout  # noqa: E402
 
