@@ -8,7 +8,7 @@
 
 #include "common/error.h"
 #include "common/unique_fd.h"
-#include "output/folded_input.h"
+#include "output/folded_reader.h"
 #include "output/report.h"
 #include "recording/recording_format.h"
 
