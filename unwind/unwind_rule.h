@@ -114,14 +114,13 @@ struct FrameCore {
   if ((from_bp && !frame.bp_known) || !checked_cfa(from_bp ? frame.bp : frame.sp, rule.cfa_offset, cfa) ||
       !words.has_word(cfa - 8)) [[unlikely]]
     return std::nullopt;
-  uint64_t bp = frame.bp;
-  bool bp_known = frame.bp_known;
+  FrameCore caller{words.word(cfa, -8), cfa, frame.bp, frame.bp_known};
   if (kind & kRuleRestoresBp) {
     const uint64_t at = cfa + static_cast<uint64_t>(static_cast<int64_t>(rule.bp_offset));
-    bp_known = words.has_word(at);
-    if (bp_known) bp = words.word(at, 0);
+    caller.bp_known = words.has_word(at);
+    if (caller.bp_known) caller.bp = words.word(at, 0);
   }
-  return FrameCore{words.word(cfa, -8), cfa, bp, bp_known};
+  return caller;
 }
 
 // Any rule applied to every register of a frame: kBottom gives the bottom,

@@ -12,9 +12,9 @@ namespace {
 
 constexpr uint64_t kPrefetchBytes = 1024;
 
-// The copied stack as fast rules read it; empty (no word) when it is not
-// one buffer (then every frame asks the steppers, or applies its rule
-// through checked reads).
+// The copied stack as fast rules read it; without a word when it is not
+// one buffer (then no fast rule applies: every frame asks the steppers, or
+// applies its rule through checked reads).
 WordView stack_words(const Memory& stack) {
   const std::optional<ContiguousView> view = stack.contiguous();
   const std::optional<WordView> words = view ? WordView::of(*view) : std::nullopt;
@@ -129,24 +129,24 @@ void Walker::walk(const Registers& sampled, const Memory& stack, const ProcessMa
 // A cached rule: the bottom, or a fast rule applied to rip, rsp and rbp.
 [[gnu::always_inline]] inline Walker::Flow Walker::step_cached(Walk& w, Cursor& c, const UnwindRule& rule) {
   if (rule.kind == RuleKind::kBottom) return w.stop(WalkEnd::kBottom);
-  if (!rule.fast() || !w.words.data) [[unlikely]]
-    return Flow::kAsk;
-  const std::optional<FrameCore> stepped = apply_fast_rule(rule, c.frame, w.words);
+  // Without words (a stack that is not one buffer) no read succeeds.
+  const std::optional<FrameCore> stepped = rule.fast() ? apply_fast_rule(rule, c.frame, w.words) : std::nullopt;
   if (!stepped) [[unlikely]]
     return Flow::kAsk;
   const FrameCore& caller = *stepped;
   if (ends_stack(caller.pc)) return w.stop(WalkEnd::kBottom);
   if (!sp_went_up(c.frame.sp, caller.sp)) return w.stop(WalkEnd::kNoProgress);
   w.rows[w.count - 1] = rule.row;
-  return enter_caller(w, c, caller, FrameAddress::return_address(caller.pc), w.kinds[rule.stepper], 0);
+  const FrameAddress at = FrameAddress::return_address(caller.pc);
+  // A rule was cached: the cache is on.
+  return enter_caller(w, c, caller, at, cache_.find(w.space, at), w.kinds[rule.stepper], 0);
 }
 
-// Records the caller frame and makes it current, with its rule or (when it
-// has none) its mapping, which must be code.
+// Records the caller frame and makes it current, with its cached rule or
+// (when it has none) its mapping, which must be code.
 [[gnu::always_inline]] inline Walker::Flow Walker::enter_caller(Walk& w, Cursor& c, const FrameCore& caller, FrameAddress at,
-                                                                StepperKind by, uint8_t flags) {
-  const UnwindRule* rule = lookup(w, at);
-  if (!rule) {
+                                                                const UnwindRule* rule, StepperKind by, uint8_t flags) {
+  if (!rule) [[unlikely]] {
     w.mapping = w.mappings.find(at.lookup_pc(), w.mapping);
     // A return address outside code means the step went wrong: drop it.
     if (!is_code(w.mapping)) return w.stop(WalkEnd::kUnmappedPc);
@@ -174,7 +174,8 @@ void Walker::walk(const Registers& sampled, const Memory& stack, const ProcessMa
     return w.stop(WalkEnd::kNoProgress);
   w.full = &caller;
   w.full_at = w.count;
-  return enter_caller(w, c, {caller.pc(), caller.sp(), caller.bp(), caller.has(kRbp)}, FrameAddress::of(caller.pc(), signal),
+  const FrameAddress at = FrameAddress::of(caller.pc(), signal);
+  return enter_caller(w, c, {caller.pc(), caller.sp(), caller.bp(), caller.has(kRbp)}, at, lookup(w, at),
                       w.kinds[asked.by], static_cast<uint8_t>(answer.caller_flags | (signal ? kFrameExactPc : 0)));
 }
 

@@ -83,7 +83,8 @@ class Walker {
   Flow step_cached(Walk& w, Cursor& c, const UnwindRule& rule);
   Flow step_asking(Walk& w, Cursor& c);
   StepperList::Asked ask(Walk& w, const Cursor& c, const StepInput& in, Registers& caller);
-  Flow enter_caller(Walk& w, Cursor& c, const FrameCore& caller, FrameAddress at, StepperKind by, uint8_t flags);
+  Flow enter_caller(Walk& w, Cursor& c, const FrameCore& caller, FrameAddress at, const UnwindRule* rule, StepperKind by,
+                    uint8_t flags);
   const Registers& full_registers(const Walk& w) const;
   Registers& spare_registers(const Walk& w, const Registers& regs) const;
   const UnwindRule* lookup(const Walk& w, FrameAddress at) const;
