@@ -14,17 +14,18 @@ void StepperList::add(std::unique_ptr<FrameStepper> stepper) {
 namespace {
 
 // The rule to cache for a frame whose first answer other than not_mine came
-// from the stepper at `at`.
-UnwindRule rule_of(const StepAnswer& answer, size_t at) {
-  UnwindRule rule = answer.cache == AnswerCache::kRule ? answer.rule : UnwindRule::ask_from(0);
-  rule.stepper = static_cast<uint8_t>(at);
+// from the stepper at `at`, of kind `by`.
+UnwindRule rule_of(const StepAnswer& answer, size_t at, StepperKind by) {
+  if (answer.cache != AnswerCache::kRule) return UnwindRule::ask_from(static_cast<uint8_t>(at));
+  UnwindRule rule = answer.rule;
+  rule.by = by;
   return rule;
 }
 
 }  // namespace
 
 StepperList::Asked StepperList::ask(const StepInput& in, Registers& caller, size_t first) {
-  Asked first_failure{StepAnswer::failed(WalkEnd::kNoUnwindInfo), 0, std::nullopt};
+  Asked first_failure{StepAnswer::failed(WalkEnd::kNoUnwindInfo), StepperKind::kSample, std::nullopt};
   bool have_failure = false;
   bool by_pc = true;  // every stepper so far passed the frame on by its address alone
   std::optional<UnwindRule> rule;
@@ -34,11 +35,11 @@ StepperList::Asked StepperList::ask(const StepInput& in, Registers& caller, size
       by_pc = by_pc && answer.cache == AnswerCache::kNotMineByPc;
       continue;
     }
-    if (by_pc && !rule) rule = rule_of(answer, i);
-    if (answer.kind != StepKind::kFailed) return {answer, static_cast<uint8_t>(i), rule};
+    if (by_pc && !rule) rule = rule_of(answer, i, kinds_[i]);
+    if (answer.kind != StepKind::kFailed) return {answer, kinds_[i], rule};
     // Keep the first failure (the best-informed stepper's reason).
     if (!have_failure) {
-      first_failure = {answer, static_cast<uint8_t>(i), std::nullopt};
+      first_failure = {answer, kinds_[i], std::nullopt};
       have_failure = true;
     }
     by_pc = false;

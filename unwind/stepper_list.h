@@ -18,11 +18,10 @@ class StepperList {
   void add(std::unique_ptr<FrameStepper> stepper);
   size_t size() const { return steppers_.size(); }
   StepperKind kind(size_t at) const { return kinds_[at]; }
-  const StepperKind* kinds() const { return kinds_.data(); }
 
   struct Asked {
-    StepAnswer answer;  // the deciding answer, or the first failure
-    uint8_t by = 0;     // the position of the stepper that gave `answer`
+    StepAnswer answer;                      // the deciding answer, or the first failure
+    StepperKind by = StepperKind::kSample;  // the stepper that gave `answer`
     // What every frame at the same (binary, pc, exactness) may skip: when
     // the steppers before the first that did not answer not_mine decided by
     // the address alone, that stepper's rule, or ask_from() it.

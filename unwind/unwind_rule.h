@@ -48,19 +48,26 @@ struct UnwindRule {
   // fast kinds: rbx, r12..r15 at cfa + k). Owned by the binary's CfiTable,
   // which outlives the stepper that gave it.
   const CfiRule* row = nullptr;
-  int32_t cfa_offset = 0;
+  int32_t cfa_offset = 0;  // kAskFrom: the position of the first stepper to ask
   int16_t bp_offset = 0;
   RuleKind kind = RuleKind::kBottom;
-  // The position, in the walker's stepper list, of the stepper that gave
-  // the rule (kAskFrom: the first to ask). Set by the walker.
-  uint8_t stepper = 0;
+  // The stepper that gave the rule: the frames it steps are marked with it.
+  // Set by the stepper list.
+  StepperKind by = StepperKind::kSample;
 
   static constexpr UnwindRule bottom() { return {}; }
-  static constexpr UnwindRule ask_from(uint8_t first) { return {nullptr, 0, 0, RuleKind::kAskFrom, first}; }
+  static constexpr UnwindRule ask_from(uint8_t first) {
+    return {nullptr, first, 0, RuleKind::kAskFrom, StepperKind::kSample};
+  }
   // The rule of a compiled CFI row whose return address is defined.
   static UnwindRule of_cfi_row(const CfiRule& row);
 
   bool fast() const { return static_cast<uint8_t>(kind) & kRuleFast; }
+  // Where to start asking the steppers when the rule does not decide a
+  // frame: the steppers before a kAskFrom's first decide by the address
+  // alone, so they would pass it on again; any other rule's stepper may be
+  // preceded by such steppers, asked again (rare: a rule that fails).
+  size_t first_to_ask() const { return kind == RuleKind::kAskFrom ? static_cast<size_t>(cfa_offset) : 0; }
   bool operator==(const UnwindRule&) const = default;
 };
 static_assert(sizeof(UnwindRule) == 16);

@@ -54,7 +54,7 @@ struct Walker::Walk {
        RecentMappings& recent)
       : sampled(sampled_regs), stack(copied), maps(process_maps), words(stack_words(copied)), mappings(recent),
         space(process_maps.id()), use_cache(walker.options_.rule_cache), max_depth(walker.options_.max_depth),
-        frames(walker.frames_.data()), rows(walker.rows_.data()), kinds(walker.steppers_.kinds()), full(&sampled_regs) {}
+        frames(walker.frames_.data()), rows(walker.rows_.data()), full(&sampled_regs) {}
 
   const Registers& sampled;
   const Memory& stack;
@@ -70,7 +70,6 @@ struct Walker::Walk {
   const size_t max_depth;
   Frame* const frames;
   const CfiRule** const rows;
-  const StepperKind* const kinds;  // of the steppers, by position
 
   const Mapping* mapping = nullptr;  // the current frame's (found when asking)
   size_t count = 0;  // frames so far
@@ -139,7 +138,7 @@ void Walker::walk(const Registers& sampled, const Memory& stack, const ProcessMa
   w.rows[w.count - 1] = rule.row;
   const FrameAddress at = FrameAddress::return_address(caller.pc);
   // A rule was cached: the cache is on.
-  return enter_caller(w, c, caller, at, cache_.find(w.space, at), w.kinds[rule.stepper], 0);
+  return enter_caller(w, c, caller, at, cache_.find(w.space, at), rule.by, 0);
 }
 
 // Records the caller frame and makes it current, with its cached rule or
@@ -176,7 +175,7 @@ void Walker::walk(const Registers& sampled, const Memory& stack, const ProcessMa
   w.full_at = w.count;
   const FrameAddress at = FrameAddress::of(caller.pc(), signal);
   return enter_caller(w, c, {caller.pc(), caller.sp(), caller.bp(), caller.has(kRbp)}, at, lookup(w, at),
-                      w.kinds[asked.by], static_cast<uint8_t>(answer.caller_flags | (signal ? kFrameExactPc : 0)));
+                      asked.by, static_cast<uint8_t>(answer.caller_flags | (signal ? kFrameExactPc : 0)));
 }
 
 // With a cached rule: the rule applied to every register, else the
@@ -185,9 +184,9 @@ void Walker::walk(const Registers& sampled, const Memory& stack, const ProcessMa
 [[gnu::always_inline]] inline StepperList::Asked Walker::ask(Walk& w, const Cursor& c, const StepInput& in, Registers& caller) {
   if (c.rule) {
     const Applied a = apply_rule(*c.rule, in.regs, in.stack, caller);
-    if (a.kind == StepKind::kCaller || a.kind == StepKind::kBottom) return {StepAnswer::of(a), c.rule->stepper, {}};
+    if (a.kind == StepKind::kCaller || a.kind == StepKind::kBottom) return {StepAnswer::of(a), c.rule->by, {}};
     ++stepper_asks_;
-    return steppers_.ask(in, caller, c.rule->stepper);
+    return steppers_.ask(in, caller, c.rule->first_to_ask());
   }
   ++stepper_asks_;
   StepperList::Asked asked = steppers_.ask(in, caller);

@@ -44,7 +44,7 @@ TEST_CASE("stepper list: list order, fallthrough on not_mine and failure", "[ste
   Registers caller;
   StepperList::Asked out = list.ask(in, caller);
   CHECK(out.answer.kind == StepKind::kCaller);
-  CHECK(list.kind(out.by) == StepperKind::kAnalysis);
+  CHECK(out.by == StepperKind::kAnalysis);
   CHECK(caller.pc() == 0x401100);
   CHECK(rec.asked == std::vector<StepperKind>{StepperKind::kBottom, StepperKind::kCfi, StepperKind::kAnalysis});
 
@@ -82,7 +82,7 @@ TEST_CASE("stepper list: the rule to cache is the first claimer's, when every st
     REQUIRE(out.rule);
     CHECK(out.rule->kind == RuleKind::kCfaSp);
     CHECK(out.rule->cfa_offset == 16);
-    CHECK(out.rule->stepper == 1);
+    CHECK(out.rule->by == StepperKind::kCfi);
   }
   SECTION("an uncacheable answer after not_mine by pc: ask from it") {
     StepperList list;
@@ -101,7 +101,7 @@ TEST_CASE("stepper list: the rule to cache is the first claimer's, when every st
     CHECK(out.answer.kind == StepKind::kCaller);
     REQUIRE(out.rule);
     CHECK(out.rule->kind == RuleKind::kCfaSp);
-    CHECK(out.rule->stepper == 0);
+    CHECK(out.rule->by == StepperKind::kCfi);
   }
   SECTION("nothing after a not_mine that looked at more than the pc") {
     StepperList list;

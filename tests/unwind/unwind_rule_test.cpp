@@ -103,9 +103,9 @@ Seen step_by_rule(StepperList& list, const UnwindRule& rule, const StepInput& in
   Registers caller;
   const Applied a = apply_rule(rule, in.regs, in.stack, caller);
   applied = a.kind == StepKind::kCaller || a.kind == StepKind::kBottom;
-  if (applied) return seen(StepAnswer::of(a), list.kind(rule.stepper), caller);
-  const StepperList::Asked asked = list.ask(in, caller, rule.stepper);
-  return seen(asked.answer, list.kind(asked.by), caller);
+  if (applied) return seen(StepAnswer::of(a), rule.by, caller);
+  const StepperList::Asked asked = list.ask(in, caller, rule.first_to_ask());
+  return seen(asked.answer, asked.by, caller);
 }
 
 // A fast rule on rip, rsp and rbp alone applies exactly when the rule
@@ -140,7 +140,7 @@ struct Differ {
     Registers caller;
     const StepperList::Asked asked = list.ask(in, caller);
     if (rule) *rule = asked.rule;
-    return seen(asked.answer, list.kind(asked.by), caller);
+    return seen(asked.answer, asked.by, caller);
   }
 
   Seen check(const StepInput& in) {
