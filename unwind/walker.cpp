@@ -127,9 +127,10 @@ void Walker::walk(const Registers& sampled, const Memory& stack, const ProcessMa
 
 // A cached rule: the bottom, or a fast rule applied to rip, rsp and rbp.
 [[gnu::always_inline]] inline Walker::Flow Walker::step_cached(Walk& w, Cursor& c, const UnwindRule& rule) {
-  if (rule.kind == RuleKind::kBottom) return w.stop(WalkEnd::kBottom);
+  if (!rule.fast()) [[unlikely]]
+    return rule.kind == RuleKind::kBottom ? w.stop(WalkEnd::kBottom) : Flow::kAsk;
   // Without words (a stack that is not one buffer) no read succeeds.
-  const std::optional<FrameCore> stepped = rule.fast() ? apply_fast_rule(rule, c.frame, w.words) : std::nullopt;
+  const std::optional<FrameCore> stepped = apply_fast_rule(rule, c.frame, w.words);
   if (!stepped) [[unlikely]]
     return Flow::kAsk;
   const FrameCore& caller = *stepped;
