@@ -180,7 +180,7 @@ void Walker::walk(const Registers& sampled, const Memory& stack, const ProcessMa
 }
 
 // With a cached rule: the rule applied to every register, else the
-// steppers from the one it names. Without: every stepper, and the answer's
+// steppers from first_to_ask(). Without: every stepper, and the answer's
 // rule cached for the frame's address.
 [[gnu::always_inline]] inline StepperList::Asked Walker::ask(Walk& w, const Cursor& c, const StepInput& in, Registers& caller) {
   if (c.rule) {
