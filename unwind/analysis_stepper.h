@@ -24,13 +24,15 @@ class AnalysisStepper final : public FrameStepper {
   explicit AnalysisStepper(size_t max_cached_pcs = 8192) : analysis_(max_cached_pcs) {}
 
   StepperKind kind() const override { return StepperKind::kAnalysis; }
-  StepOutcome step(const StepInput& in) override;
+  // Uncacheable: the CFA and return address are checked on every frame.
+  StepAnswer step(const StepInput& in, Registers& caller) override;
 
-  // Applies a stack height to the current frame. Unknown heights fail with
-  // kNoUnwindInfo, as do a CFA not above sp and a return address outside
-  // every executable mapping; reads outside the copied stack fail with
-  // kStackExhausted.
-  static StepOutcome apply(const StackHeight& height, const StepInput& in);
+  // Applies a stack height to the current frame into `caller`. Unknown
+  // heights fail with kNoUnwindInfo, as do a CFA without room for a return
+  // address above sp and a return address outside every executable mapping
+  // (the walker's guards, walk_guards.h); reads outside the copied stack
+  // fail with kStackExhausted. The next stepper then gets its chance.
+  static Applied apply(const StackHeight& height, const StepInput& in, Registers& caller);
 
  private:
   StackHeightAnalysis analysis_;

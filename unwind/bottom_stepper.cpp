@@ -59,15 +59,16 @@ const BottomStepper::Ranges& BottomStepper::entry_ranges(const ElfBinary& binary
   return thread_entries ? it->second.second : it->second.first;
 }
 
-StepResult BottomStepper::step_into(const StepInput& in, Registers&) {
-  if (in.regs.pc() == 0) return StepResult::bottom();
-  if (!in.mapping || !in.mapping->binary) return StepResult::not_me();
+StepAnswer BottomStepper::step(const StepInput& in, Registers&) {
+  if (in.regs.pc() == 0) return StepAnswer::bottom_by_pc();
+  if (!in.mapping || !in.mapping->binary) return StepAnswer::not_mine_by_pc();
   const uint64_t vaddr = in.mapping->to_vaddr(in.lookup_pc());
-  if (contains(entry_ranges(*in.mapping->binary, false), vaddr)) return StepResult::bottom();
+  if (contains(entry_ranges(*in.mapping->binary, false), vaddr)) return StepAnswer::bottom_by_pc();
   // A thread's first frame returns into clone/clone3; the parent calling clone
   // is only ever the sampled frame itself, so exact pcs are not the bottom.
-  if (!in.exact_pc && contains(entry_ranges(*in.mapping->binary, true), vaddr)) return StepResult::bottom();
-  return StepResult::not_me();
+  if (!in.address.is_exact() && contains(entry_ranges(*in.mapping->binary, true), vaddr))
+    return StepAnswer::bottom_by_pc();
+  return StepAnswer::not_mine_by_pc();
 }
 
 }  // namespace swprof

@@ -23,8 +23,8 @@ namespace swprof {
 class BottomStepper : public FrameStepper {
  public:
   StepperKind kind() const override { return StepperKind::kBottom; }
-  bool claims_by_pc_only() const override { return true; }
-  StepResult step_into(const StepInput& in, Registers& caller) override;
+  // bottom or not_mine, by the pc alone.
+  StepAnswer step(const StepInput& in, Registers& caller) override;
 
  private:
   using Ranges = std::vector<std::pair<uint64_t, uint64_t>>;  // ELF vaddr [start, end)

@@ -1,7 +1,7 @@
 #pragma once
 // The common CFI rule shape (kCfiSimple) applied to one frame, inline: the
-// hot path of CfiStepper, and of the StepperGroup when it has remembered
-// that the CFI stepper handles a pc with such a rule.
+// hot path of CfiStepper, and of the walker when it rebuilds the registers
+// of frames it stepped by a cached rule (UnwindRule's fast kinds).
 //
 //   (rip, rsp, reg...) = (*(cfa + k_ra), cfa, *(cfa + k_reg)...)
 //   where cfa = rsp or rbp + n
@@ -12,7 +12,8 @@
 #include <type_traits>
 
 #include "binary/cfi_table.h"
-#include "unwind/frame_stepper.h"
+#include "unwind/registers.h"
+#include "unwind/unwind_rule.h"
 
 namespace swprof {
 
@@ -40,20 +41,17 @@ inline constexpr std::array<uint32_t, 64> kSlotRegBits = [] {
 // byte-typed field, which would force reloads.
 template <typename Stack>
   requires requires(const Stack& s) { s.word(uint64_t{}, int64_t{}); }
-[[gnu::always_inline]] inline StepResult apply_simple_rule(const CfiRule& rule, const Registers& regs, const Stack& stack,
-                                                           Registers& caller) {
+[[gnu::always_inline]] inline Applied apply_simple_rule(const CfiRule& rule, const Registers& regs, const Stack& stack,
+                                                        Registers& caller) {
   const uint32_t known = regs.valid_mask();
   const unsigned cfa_reg = rule.cfa_reg;
   const unsigned slots = rule.recover_mask & ~(1u << kSlotRa);
   const bool below_ra = rule.flags & kCfiSlotsBelowRa;
-  if (!((known >> cfa_reg) & 1u)) return StepResult::fail(WalkEnd::kNoUnwindInfo);
-  const uint64_t base = regs.get(cfa_reg);
-  const int64_t offset = rule.cfa_offset;
-  const uint64_t cfa = base + static_cast<uint64_t>(offset);  // wraps exactly when it overflows:
-  const bool overflow = (offset < 0) == (cfa >= base);        // up past 2^64, or down past 0
-  if (overflow || cfa - (1u << 15) > ~uint64_t{0} - (2u << 15)) return StepResult::fail(WalkEnd::kNoUnwindInfo);
+  if (!((known >> cfa_reg) & 1u)) return Applied::failed(WalkEnd::kNoUnwindInfo);
+  uint64_t cfa;
+  if (!checked_cfa(regs.get(cfa_reg), rule.cfa_offset, cfa)) return Applied::failed(WalkEnd::kNoUnwindInfo);
   auto ra = stack.read_u64(cfa + static_cast<int64_t>(rule.saved_offset[kSlotRa]));
-  if (!ra) return StepResult::fail(WalkEnd::kStackExhausted);
+  if (!ra) return Applied::failed(WalkEnd::kStackExhausted);
   caller.copy_values<kCalleeSavedRegs>(regs);
   uint32_t valid = (known & kCalleeSavedRegs) | (1u << kRip) | (1u << kRsp);
   if (slots) {
@@ -87,7 +85,7 @@ template <typename Stack>
   caller.put(kRip, *ra);
   caller.put(kRsp, cfa);
   caller.set_valid_mask(valid);
-  return StepResult::success();
+  return Applied::caller();
 }
 
 // Memory that is not one buffer, seen the way apply_simple_rule reads:
@@ -101,8 +99,8 @@ struct CheckedReads {
 
 // The same on any Memory: through a by-value view when it is one buffer
 // (stores into `caller` then cannot force the buffer's fields to be reloaded).
-[[gnu::always_inline]] inline StepResult apply_simple_rule(const CfiRule& rule, const Registers& regs, const Memory& stack,
-                                                           Registers& caller) {
+[[gnu::always_inline]] inline Applied apply_simple_rule(const CfiRule& rule, const Registers& regs, const Memory& stack,
+                                                        Registers& caller) {
   if (auto view = stack.contiguous()) [[likely]] {
     if (auto words = WordView::of(*view)) return apply_simple_rule(rule, regs, *words, caller);
   }

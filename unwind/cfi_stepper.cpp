@@ -1,19 +1,14 @@
 #include "unwind/cfi_stepper.h"
 
 #include "unwind/cfi_rule_apply.h"
+#include "unwind/walk_guards.h"
 
 #include <optional>
 
 namespace swprof {
 namespace {
 
-std::optional<uint64_t> add_offset(uint64_t base, int64_t off) {
-  uint64_t out = 0;
-  const bool overflow = off >= 0 ? __builtin_add_overflow(base, static_cast<uint64_t>(off), &out)
-                                 : __builtin_sub_overflow(base, uint64_t{0} - static_cast<uint64_t>(off), &out);
-  if (overflow) return std::nullopt;
-  return out;
-}
+std::optional<uint64_t> add_offset(uint64_t base, int64_t off) { return offset_address(base, off); }
 
 // A value or why there is none.
 struct Computed {
@@ -108,11 +103,6 @@ void drop_caller_saved(Registers& r) {
   r.clear(kR9), r.clear(kR10), r.clear(kR11), r.clear(kRip), r.clear(kRsp);
 }
 
-size_t cache_index(const ElfBinary* binary, uint64_t vaddr, unsigned bits) {
-  const uint64_t key = vaddr ^ (reinterpret_cast<uintptr_t>(binary) >> 4);
-  return static_cast<size_t>((key * 0x9e3779b97f4a7c15ull) >> (64 - bits));
-}
-
 }  // namespace
 
 CfiStepper::CfiStepper(std::shared_ptr<CfiTableCache> tables) : tables_(std::move(tables)) {}
@@ -120,7 +110,7 @@ CfiStepper::CfiStepper(std::shared_ptr<CfiTableCache> tables) : tables_(std::mov
 namespace {
 
 // The caller's registers once the CFA is known, written into `caller`.
-StepResult apply_with_cfa(const CfiRule& rule, const Registers& regs, const Memory& stack, uint64_t cfa,
+Applied apply_with_cfa(const CfiRule& rule, const Registers& regs, const Memory& stack, uint64_t cfa,
                           Registers& caller) {
   // Start from this frame's registers: every "same value" register is then
   // already carried over.
@@ -136,57 +126,34 @@ StepResult apply_with_cfa(const CfiRule& rule, const Registers& regs, const Memo
     error = recover(rule.saved[slot], kSavedSlotReg[slot], rule.saved_offset[slot], cfa, regs, stack, caller);
   }
   if (!error && !caller.has(kRip)) error = WalkEnd::kNoUnwindInfo;
-  if (error) return StepResult::fail(*error);
+  if (error) return Applied::failed(*error);
   caller.set(kRsp, cfa);
   // A signal trampoline's caller is the interrupted context: its pc is exact.
-  return StepResult::success((rule.flags & kCfiSignalFrame) ? kFrameSignal | kFrameExactPc : 0);
+  return Applied::caller((rule.flags & kCfiSignalFrame) ? kFrameSignal | kFrameExactPc : 0);
 }
 
 }  // namespace
 
-StepResult CfiStepper::apply_into(const CfiRule& rule, const Registers& regs, const Memory& stack, Registers& caller) {
+Applied CfiStepper::apply_into(const CfiRule& rule, const Registers& regs, const Memory& stack, Registers& caller) {
   if (rule.flags & kCfiSimple) [[likely]]
     return apply_simple_rule(rule, regs, stack, caller);
-  if (rule.ra() == SavedRule::kUndefined) return StepResult::bottom();
+  if (rule.ra() == SavedRule::kUndefined) return Applied::bottom();
   const Computed cfa = compute_cfa(rule, regs, stack);
-  if (!cfa.ok) return StepResult::fail(cfa.error);
+  if (!cfa.ok) return Applied::failed(cfa.error);
   return apply_with_cfa(rule, regs, stack, cfa.value, caller);
 }
 
-StepOutcome CfiStepper::apply(const CfiRule& rule, const Registers& regs, const Memory& stack) {
-  Registers caller;
-  const StepResult r = apply_into(rule, regs, stack, caller);
-  return StepOutcome::of(r, caller);
-}
-
-StepResult CfiStepper::step_into(const StepInput& in, Registers& caller) {
-  if (!in.mapping || !in.mapping->binary) return StepResult::not_me();
+StepAnswer CfiStepper::step(const StepInput& in, Registers& caller) {
+  if (!in.mapping || !in.mapping->binary) return StepAnswer::not_mine_by_pc();
   const CfiRule* rule = rule_for(*in.mapping, in.lookup_pc());
-  if (!rule) return StepResult::not_me();
-  return apply_into(*rule, in.regs, in.stack, caller);
-}
-
-const CfiRule* CfiStepper::simple_rule(const StepInput& in) {
-  if (!in.mapping || !in.mapping->binary) return nullptr;
-  const CfiRule* rule = rule_for(*in.mapping, in.lookup_pc());
-  return rule && (rule->flags & kCfiSimple) ? rule : nullptr;
+  if (!rule) return StepAnswer::not_mine_by_pc();
+  if (rule->ra() == SavedRule::kUndefined) return StepAnswer::bottom_by_pc();
+  return StepAnswer::by_rule(apply_into(*rule, in.regs, in.stack, caller), UnwindRule::of_cfi_row(*rule));
 }
 
 const CfiRule* CfiStepper::rule_for(const Mapping& mapping, uint64_t pc) {
-  const ElfBinary* binary = mapping.binary.get();
-  if (!binary) return nullptr;
-  const uint64_t vaddr = mapping.to_vaddr(pc);
-  CachedRule& slot = rule_cache_[cache_index(binary, vaddr, kRuleCacheBits)];
-  if (slot.binary == binary && slot.vaddr == vaddr) [[likely]]
-    return slot.rule;
-  return fill(slot, mapping, vaddr);
-}
-
-// The miss path, out of line so the hit path stays small.
-__attribute__((noinline)) const CfiRule* CfiStepper::fill(CachedRule& slot, const Mapping& mapping, uint64_t vaddr) {
-  const CfiRule* rule = table_for(mapping.binary).lookup(vaddr);
-  slot = {mapping.binary.get(), vaddr, rule};
-  return rule;
+  if (!mapping.binary) return nullptr;
+  return table_for(mapping.binary).lookup(mapping.to_vaddr(pc));
 }
 
 const CfiTable& CfiStepper::table_for(const std::shared_ptr<const ElfBinary>& binary) {

@@ -2,6 +2,8 @@
 
 #include <string_view>
 
+#include "unwind/walk_guards.h"
+
 namespace swprof {
 
 namespace {
@@ -15,11 +17,6 @@ const Mapping* mapping_for(const StepInput& in, uint64_t addr) {
   return in.maps.find(addr);
 }
 
-bool in_executable_mapping(const ProcessMaps& maps, uint64_t addr) {
-  const Mapping* m = maps.find(addr);
-  return m && m->executable;
-}
-
 }  // namespace
 
 const char* frame_pointer_rule_name(FramePointerRule rule) {
@@ -31,11 +28,11 @@ const char* frame_pointer_rule_name(FramePointerRule rule) {
   return "?";
 }
 
-StepOutcome FramePointerStepper::step(const StepInput& in) {
-  if (!in.regs.has(kRbp) || !in.regs.has(kRsp)) return StepOutcome::not_me();
+StepAnswer FramePointerStepper::step(const StepInput& in, Registers& caller) {
+  if (!in.regs.has(kRbp) || !in.regs.has(kRsp)) return StepAnswer::not_mine();
   const std::optional<FramePointerRule> rule = find_rule(in);
-  if (!rule) return StepOutcome::not_me();
-  return apply(*rule, in);
+  if (!rule) return StepAnswer::not_mine();
+  return StepAnswer::of(apply(*rule, in, caller));
 }
 
 std::optional<FramePointerRule> FramePointerStepper::find_rule(const StepInput& in) {
@@ -57,7 +54,7 @@ std::optional<FramePointerRule> FramePointerStepper::rule_from_state(const StepI
     case FrameKind::kNoFrame:
       return std::nullopt;
     case FrameKind::kStandard:
-      if (!in.exact_pc) return FramePointerRule::kSet;  // a return address is mid-body
+      if (!in.address.is_exact()) return FramePointerRule::kSet;  // a return address is mid-body
       switch (layout.setup_at(vaddr)) {
         case FrameSetup::kUnset: return FramePointerRule::kUnset;
         case FrameSetup::kHalfset: return FramePointerRule::kHalfset;
@@ -67,7 +64,7 @@ std::optional<FramePointerRule> FramePointerStepper::rule_from_state(const StepI
     case FrameKind::kSaveFpOnly:
       // rbp is a general register here: only the instants where the saved
       // rbp or the return address is at rsp are known.
-      if (!in.exact_pc) return std::nullopt;
+      if (!in.address.is_exact()) return std::nullopt;
       if (layout.setup_at(vaddr) == FrameSetup::kUnset) return FramePointerRule::kUnset;
       if (vaddr == layout.after_push) return FramePointerRule::kHalfset;
       return std::nullopt;
@@ -83,7 +80,7 @@ std::optional<FramePointerRule> FramePointerStepper::plain_chain(const StepInput
   return FramePointerRule::kSet;
 }
 
-StepOutcome FramePointerStepper::apply(FramePointerRule rule, const StepInput& in) {
+Applied FramePointerStepper::apply(FramePointerRule rule, const StepInput& in, Registers& caller) {
   const uint64_t sp = in.regs.sp();
   const uint64_t rbp = in.regs.bp();
   uint64_t ra_at = sp;
@@ -93,23 +90,25 @@ StepOutcome FramePointerStepper::apply(FramePointerRule rule, const StepInput& i
     caller_sp = sp + 8;
   } else {
     const uint64_t base = rule == FramePointerRule::kSet ? rbp : sp;
-    if (base < sp || base % 8 != 0) return StepOutcome::fail(WalkEnd::kBadFramePointer);
-    if (__builtin_add_overflow(base, 16, &caller_sp)) return StepOutcome::fail(WalkEnd::kBadFramePointer);
+    if (base < sp || base % 8 != 0) return Applied::failed(WalkEnd::kBadFramePointer);
+    const std::optional<uint64_t> above = offset_address(base, 16);
+    if (!above) return Applied::failed(WalkEnd::kBadFramePointer);
+    caller_sp = *above;
     const std::optional<uint64_t> saved_rbp = in.stack.read_u64(base);
-    if (!saved_rbp) return StepOutcome::fail(WalkEnd::kStackExhausted);
+    if (!saved_rbp) return Applied::failed(WalkEnd::kStackExhausted);
     caller_rbp = *saved_rbp;
     ra_at = base + 8;
   }
-  if (caller_sp <= sp) return StepOutcome::fail(WalkEnd::kBadFramePointer);
+  if (!sp_went_up(sp, caller_sp)) return Applied::failed(WalkEnd::kBadFramePointer);
   const std::optional<uint64_t> ra = in.stack.read_u64(ra_at);
-  if (!ra) return StepOutcome::fail(WalkEnd::kStackExhausted);
-  if (!in_executable_mapping(in.maps, *ra)) return StepOutcome::fail(WalkEnd::kBadFramePointer);
+  if (!ra) return Applied::failed(WalkEnd::kStackExhausted);
+  if (!in_executable_mapping(in.maps, *ra)) return Applied::failed(WalkEnd::kBadFramePointer);
 
-  Registers caller;
+  caller = Registers();
   caller.set(kRip, *ra);
   caller.set(kRsp, caller_sp);
   caller.set(kRbp, caller_rbp);
-  return StepOutcome::success(caller);
+  return Applied::caller();
 }
 
 }  // namespace swprof

@@ -51,18 +51,20 @@ class FramePointerStepper final : public FrameStepper {
   explicit FramePointerStepper(size_t max_cached_functions = 4096) : states_(max_cached_functions) {}
 
   StepperKind kind() const override { return StepperKind::kFramePointer; }
-  StepOutcome step(const StepInput& in) override;
+  // Uncacheable: the rbp chain is checked on every frame.
+  StepAnswer step(const StepInput& in, Registers& caller) override;
 
   // The rule for the current frame; nullopt when this stepper does not
   // handle it (no rbp frame, or no trustworthy rbp chain).
   std::optional<FramePointerRule> find_rule(const StepInput& in);
 
-  // Applies `rule` to the current frame, validating the result: the caller's
-  // sp is above ours, the return address is in an executable mapping, the rbp
-  // used is at or above sp (so rbp values stay ordered along the chain).
-  // Bad frame pointers fail with kBadFramePointer, reads outside the copied
-  // stack with kStackExhausted.
-  static StepOutcome apply(FramePointerRule rule, const StepInput& in);
+  // Applies `rule` to the current frame into `caller`, validating the
+  // result with the walker's guards (walk_guards.h): the caller's sp is above
+  // ours, the return address is in an executable mapping; and the rbp used
+  // is at or above sp (so rbp values stay ordered along the chain). Bad
+  // frame pointers fail with kBadFramePointer, reads outside the copied
+  // stack with kStackExhausted: the next stepper then gets its chance.
+  static Applied apply(FramePointerRule rule, const StepInput& in, Registers& caller);
 
  private:
   // Without symbols: the rbp chain, when rbp points into the copied stack above sp.

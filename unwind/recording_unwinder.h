@@ -24,10 +24,10 @@ struct UnwindOptions {
   UnwinderChoice unwinder = UnwinderChoice::kChain;
   unsigned threads = 0;  // unwinding workers; 0: one per core but one (at least one)
   size_t max_depth = 256;
-  // The stepper chain's shortcuts: frames the walker and the stepper group
-  // remember are stepped by them without asking the steppers. Off, every
-  // frame asks the steppers; the walks are the same (tests compare).
-  bool shortcuts = true;
+  // The stepper chain's rule cache: frames whose rule the walker has cached
+  // are stepped without asking the steppers. Off, every frame asks the
+  // steppers; the walks are the same (tests compare).
+  bool rule_cache = true;
   size_t batch = 256;  // small enough that a batch's stacks stay in cache
   // Records from different CPUs' ring buffers reach the file slightly out of
   // time order; they are replayed in time order through a window this long.

@@ -18,19 +18,19 @@ bool SignalStepper::is_trampoline(const ElfBinary& binary, uint64_t vaddr) {
   return code.size() == sizeof kRestoreRt && std::memcmp(code.data(), kRestoreRt, sizeof kRestoreRt) == 0;
 }
 
-StepResult SignalStepper::step_into(const StepInput& in, Registers& caller) {
+StepAnswer SignalStepper::step(const StepInput& in, Registers& caller) {
   // The handler's return address is the trampoline's first byte: no "- 1".
   const uint64_t pc = in.regs.pc();
   const Mapping* m = in.mapping && pc >= in.mapping->start && pc < in.mapping->end ? in.mapping : in.maps.find(pc);
-  if (!m || !m->binary || !is_trampoline(*m->binary, m->to_vaddr(pc))) return StepResult::not_me();
+  if (!m || !m->binary || !is_trampoline(*m->binary, m->to_vaddr(pc))) return StepAnswer::not_mine_by_pc();
   caller = Registers();
   const uint64_t gregs = in.regs.sp() + kGregsOffset;
   for (size_t i = 0; i < sizeof kGregToDwarf / sizeof kGregToDwarf[0]; ++i) {
     auto v = in.stack.read_u64(gregs + 8 * i);
-    if (!v) return StepResult::fail(WalkEnd::kStackExhausted);
+    if (!v) return StepAnswer::failed(WalkEnd::kStackExhausted);
     caller.set(kGregToDwarf[i], *v);
   }
-  return StepResult::success(kFrameSignal);
+  return StepAnswer::caller(kFrameSignal);
 }
 
 }  // namespace swprof

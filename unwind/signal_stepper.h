@@ -19,16 +19,17 @@ namespace swprof {
 class SignalStepper : public FrameStepper {
  public:
   StepperKind kind() const override { return StepperKind::kSignal; }
-  bool claims_by_pc_only() const override { return true; }
-  StepResult step_into(const StepInput& in, Registers& caller) override;
+  // not_mine by the pc alone; the caller (the interrupted context) comes
+  // from the stack's contents, so it is not cacheable.
+  StepAnswer step(const StepInput& in, Registers& caller) override;
 
   // The byte offset of gregs[i] from the ucontext start.
   static constexpr uint64_t kGregsOffset = 40;
 
   // True when the trampoline's bytes start at vaddr in the binary's
   // executable code. Read at the pc itself (a few bytes), not by scanning
-  // the binary: a browser's code is hundreds of megabytes. The group
-  // remembers the answer per pc.
+  // the binary: a browser's code is hundreds of megabytes. The walker
+  // caches the answer per address.
   static bool is_trampoline(const ElfBinary& binary, uint64_t vaddr);
 };
 

@@ -20,28 +20,25 @@ struct SharedUnwindState {
 
 namespace {
 
-// Priorities: lower runs first (DESIGN.md, "The stepper chain").
-enum Priority { kBottomFirst = 0, kSignalNext = 10, kCfiThen = 20, kFramePointerThen = 30, kAnalysisThen = 40, kWandererLast = 50 };
-
 class ChainWalker : public SampleWalker {
  public:
   ChainWalker(const UnwindOptions& options, std::shared_ptr<SharedUnwindState> shared)
-      : shared_(std::move(shared)), walker_(make_group(options), WalkerOptions{options.max_depth, options.shortcuts}) {}
+      : shared_(std::move(shared)), walker_(make_steppers(), WalkerOptions{options.max_depth, options.rule_cache}) {}
   void walk(const Registers& regs, const Memory& stack, const ProcessMaps& maps, WalkResult& out) override {
     walker_.walk(regs, stack, maps, out);
   }
 
  private:
-  StepperGroup make_group(const UnwindOptions& options) {
-    StepperGroup g;
-    g.set_rule_shortcut(options.shortcuts);
-    g.add(std::make_unique<BottomStepper>(), kBottomFirst);
-    g.add(std::make_unique<SignalStepper>(), kSignalNext);
-    g.add(std::make_unique<CfiStepper>(shared_->cfi_tables), kCfiThen);
-    g.add(std::make_unique<FramePointerStepper>(), kFramePointerThen);
-    g.add(std::make_unique<AnalysisStepper>(), kAnalysisThen);
-    g.add(std::make_unique<WandererStepper>(), kWandererLast);
-    return g;
+  // In the order they are asked (DESIGN.md, "The stepper chain").
+  StepperList make_steppers() {
+    StepperList list;
+    list.add(std::make_unique<BottomStepper>());
+    list.add(std::make_unique<SignalStepper>());
+    list.add(std::make_unique<CfiStepper>(shared_->cfi_tables));
+    list.add(std::make_unique<FramePointerStepper>());
+    list.add(std::make_unique<AnalysisStepper>());
+    list.add(std::make_unique<WandererStepper>());
+    return list;
   }
   std::shared_ptr<SharedUnwindState> shared_;
   Walker walker_;

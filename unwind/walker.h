@@ -1,47 +1,43 @@
 #pragma once
 // Drives the stepper chain from the sampled registers to the outermost
-// frame. The walker alone owns the guards: maximum depth, progress (pc or sp
-// must change, sp must not go down except into a signal's interrupted
-// context), caller pcs must be in executable mappings, and it says why every
-// walk ended.
+// frame, after framehop's unwinder: for each frame, look its rule up in the
+// one RuleCache by (address space, frame address); on a hit apply it; on a
+// miss ask the steppers in order, cache the rule of the answer when it has
+// one, and go on from the answer. The walker alone owns the guards
+// (walk_guards.h): maximum depth, progress (pc or sp must change, sp must
+// not go down except into a signal's interrupted context), caller pcs must
+// be in executable mappings; and it says why every walk ended.
 //
-// Remembered frames. Once the group has stepped a frame at some (process
-// maps, pc, exactness) and remembers how such frames go (they are the
-// bottom, or the caller follows from a simple CFI rule: see
-// StepperGroup::remembered), the walker keeps that in a small cache of its
-// own and steps later such frames itself: with the CFA based on rsp or
-// rbp and the return address just below it, only rip, rsp and rbp matter,
-// so only they are tracked. The other callee-saved registers are rebuilt,
-// by applying the same rules again from the last frame whose registers are
-// all known, only when a stepper must be asked about a frame (a frame not
-// remembered, or a rule that does not apply). A remembered frame is stepped
-// exactly as the group would step it: the walks are the same with and
-// without (`WalkerOptions::remembered_frames`; tests compare).
+// Frames stepped by a fast rule (UnwindRule) track only rip, rsp and rbp.
+// The other callee-saved registers are rebuilt, by applying the same rules'
+// CFI rows again from the last frame whose registers are all known, only
+// when a stepper must be asked. The walks are the same with the cache and
+// without it (`WalkerOptions::rule_cache`; tests compare).
 
 #include <algorithm>
 #include <array>
 #include <cstddef>
 #include <vector>
 
-#include "unwind/stepper_group.h"
+#include "unwind/rule_cache.h"
+#include "unwind/stepper_list.h"
 
 namespace swprof {
 
 struct WalkerOptions {
   size_t max_depth = 256;
-  bool remembered_frames = true;  // off: every frame goes through the group
+  bool rule_cache = true;  // off: every frame asks the steppers
 };
 
 class Walker {
  public:
-  Walker(StepperGroup group, WalkerOptions options = {})
-      : group_(std::move(group)),
+  Walker(StepperList steppers, WalkerOptions options = {})
+      : steppers_(std::move(steppers)),
         options_(options),
         frames_(std::max<size_t>(options.max_depth, 1)),
-        rules_(std::max<size_t>(options.max_depth, 1)),
-        known_(size_t{1} << kKnownSetBits) {}
+        rows_(std::max<size_t>(options.max_depth, 1)) {}
 
-  // Not const: the steppers, the group and the walker keep caches.
+  // Not const: the steppers and the walker keep caches.
   WalkResult walk(const Registers& regs, const Memory& stack, const ProcessMaps& maps) {
     WalkResult result;
     walk(regs, stack, maps, result);
@@ -49,6 +45,11 @@ class Walker {
   }
   // The same into `out`, reusing the storage of its frames.
   void walk(const Registers& regs, const Memory& stack, const ProcessMaps& maps, WalkResult& out);
+
+  const RuleCache& rule_cache() const { return cache_; }
+  // Frames for which the steppers were asked (a frame without a cached
+  // rule, or whose rule did not apply), over all walks.
+  uint64_t stepper_asks() const { return stepper_asks_; }
 
  private:
   // The mappings a walk has found most recently: a stack's frames come from
@@ -73,45 +74,31 @@ class Walker {
     unsigned next_ = 0;
   };
 
-  // A remembered frame: frames at `pc` (with this exactness, in the maps
-  // of `tag`) are the bottom, or step to CFA = (rbp if kKnownCfaFromBp,
-  // else rsp) + cfa_offset, return address at CFA - 8, rbp at CFA +
-  // bp_offset if kKnownRestoresBp (else unchanged), by `rule`. Only made
-  // for pcs in executable mappings, so a caller pc that finds its entry
-  // needs no mapping check.
-  struct Known {
-    uint64_t pc = 0;
-    uint64_t tag = 0;               // maps.id() * 2 + exactness; 0: empty
-    const CfiRule* rule = nullptr;  // the group's rule (nullptr for the bottom)
-    int32_t cfa_offset = 0;
-    int16_t bp_offset = 0;
-    uint8_t flags = 0;
-    StepperKind by = StepperKind::kSample;
-  };
-  static_assert(sizeof(Known) == 32);
-  enum : uint8_t { kKnownBottom = 1, kKnownCfaFromBp = 2, kKnownRestoresBp = 4 };
-  // Two ways per set, one cache line: two hot pcs that hash alike (the
-  // sampled pc and its caller's return address, say) do not evict each
-  // other on every walk. The newest entry is way 0.
-  struct alignas(64) KnownSet {
-    std::array<Known, 2> way;
-  };
-  static constexpr unsigned kKnownSetBits = 9;
-  static size_t known_set(uint64_t pc) { return (pc * 0x9e3779b97f4a7c15ull) >> (64 - kKnownSetBits); }
+  struct Walk;    // one walk's state (walker.cpp)
+  struct Cursor;  // its current frame
+  enum class Flow : uint8_t;
 
-  // Copies what the group remembers of the frame at (pc, exact) into the
-  // walker's cache, when it has the shape the walker steps.
-  void remember(const Mapping& mapping, uint64_t pc, bool exact, uint64_t tag);
+  WalkEnd run(Walk& w);
+  Flow start(Walk& w, Cursor& c);
+  Flow step_cached(Walk& w, Cursor& c, const UnwindRule& rule);
+  Flow step_asking(Walk& w, Cursor& c);
+  StepperList::Asked ask(Walk& w, const Cursor& c, const StepInput& in, Registers& caller);
+  Flow enter_caller(Walk& w, Cursor& c, const FrameCore& caller, FrameAddress at, const UnwindRule* rule, StepperKind by,
+                    uint8_t flags);
+  const Registers& full_registers(const Walk& w) const;
+  Registers& spare_registers(const Walk& w, const Registers& regs) const;
+  const UnwindRule* lookup(const Walk& w, FrameAddress at) const;
 
-  StepperGroup group_;
+  StepperList steppers_;
   WalkerOptions options_;
+  RuleCache cache_;
   // The current walk's frames, copied out once at its end; max_depth long,
   // so writing a frame needs no check.
   std::vector<Frame> frames_;
-  // rules_[i]: the rule that stepped frame i (a remembered frame) to i + 1.
-  std::vector<const CfiRule*> rules_;
-  std::vector<KnownSet> known_;  // set by known_set(pc)
-  std::array<Registers, 3> regs_;  // a walk's frames whose every register is needed
+  // rows_[i]: the CFI row of the fast rule that stepped frame i to i + 1.
+  std::vector<const CfiRule*> rows_;
+  mutable std::array<Registers, 3> regs_;  // a walk's frames whose every register is needed
+  uint64_t stepper_asks_ = 0;
 };
 
 }  // namespace swprof

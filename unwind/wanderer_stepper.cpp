@@ -20,22 +20,22 @@ bool WandererStepper::follows_call(const Mapping& m, uint64_t ret) {
   return false;
 }
 
-StepOutcome WandererStepper::step(const StepInput& in) {
+StepAnswer WandererStepper::step(const StepInput& in, Registers& caller) {
   // Start above the current frame's own return slot for return-address frames
   // is not known here; scan from sp.
   const uint64_t sp = in.regs.sp();
   for (size_t i = 0; i < max_words_; ++i) {
     const uint64_t at = sp + 8 * i;
     auto word = in.stack.read_u64(at);
-    if (!word) return StepOutcome::fail(WalkEnd::kStackExhausted);
+    if (!word) return StepAnswer::failed(WalkEnd::kStackExhausted);
     const Mapping* m = in.maps.find(*word - 1);
     if (!m || !follows_call(*m, *word)) continue;
-    Registers caller;
+    caller = Registers();
     caller.set(kRip, *word);
     caller.set(kRsp, at + 8);
-    return StepOutcome::success(caller, kFrameGuess);
+    return StepAnswer::caller(kFrameGuess);
   }
-  return StepOutcome::fail(WalkEnd::kNoUnwindInfo);
+  return StepAnswer::failed(WalkEnd::kNoUnwindInfo);
 }
 
 }  // namespace swprof

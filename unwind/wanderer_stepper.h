@@ -11,7 +11,7 @@ class WandererStepper : public FrameStepper {
  public:
   explicit WandererStepper(size_t max_words = 1024) : max_words_(max_words) {}
   StepperKind kind() const override { return StepperKind::kWanderer; }
-  StepOutcome step(const StepInput& in) override;
+  StepAnswer step(const StepInput& in, Registers& caller) override;
 
   // Whether the bytes before `ret` in `m` end with a call instruction.
   static bool follows_call(const Mapping& m, uint64_t ret);

@@ -67,9 +67,9 @@ bool same_walk(const WalkResult& a, const WalkResult& b) {
 
 struct UnwindCheck {
   uint64_t samples = 0;
-  // Samples whose walk differs, frame for frame, from the walk without
-  // shortcuts (every frame asking the steppers).
-  uint64_t differ_without_shortcuts = 0;
+  // Samples whose walk differs, frame for frame, from the walk without the
+  // rule cache, every frame asking the steppers.
+  uint64_t differ_without_rule_cache = 0;
   uint64_t complete = 0;
   uint64_t in_leaf = 0;
   uint64_t leaf_exact = 0;
@@ -87,11 +87,11 @@ UnwindCheck check_recording(const std::string& recording, const std::string& lea
   options.unwinder = unwinder;
   RecordingUnwinder unwinder_run(options);
   UnwindOptions asking = options;
-  asking.shortcuts = false;
+  asking.rule_cache = false;
   const std::vector<WalkResult> asked = unwind_all(recording, asking);
   UnwindCheck c;
   unwinder_run.run(reader, [&](const UnwoundSample& s) {
-    c.differ_without_shortcuts += c.samples >= asked.size() || !same_walk(s.walk, asked[c.samples]);
+    c.differ_without_rule_cache += c.samples >= asked.size() || !same_walk(s.walk, asked[c.samples]);
     ++c.samples;
     c.complete += s.walk.complete();
     ++c.ends[walk_end_name(s.walk.end)];
@@ -145,7 +145,7 @@ void require_exact(const UnwindCheck& c) {
   REQUIRE(c.in_leaf >= 100);
   CHECK(c.leaf_exact * 100 >= c.in_leaf * 99);
   CHECK(c.wrong == 0);
-  CHECK(c.differ_without_shortcuts == 0);
+  CHECK(c.differ_without_rule_cache == 0);
 }
 
 const std::vector<std::string> kLeafPath = {"leaf", "c", "b", "a", "main"};
@@ -197,7 +197,7 @@ TEST_CASE("unwind: recursion deeper than the default stack copy", "[integration]
   SECTION("with the default the walk ends at the end of the copy, without wrong frames") {
     auto c = record_and_check({known_bin("O2_nofp"), "recurse", "0.5"}, "leaf", path);
     CHECK(c.wrong == 0);
-    CHECK(c.differ_without_shortcuts == 0);
+    CHECK(c.differ_without_rule_cache == 0);
     CHECK(c.ends["stack copy exhausted"] * 100 >= c.samples * 90);
   }
 }
@@ -211,7 +211,7 @@ TEST_CASE("unwind: C++ exceptions in flight", "[integration][unwind]") {
   auto c = check_recording(out, "thrower", {"thrower", "b", "a", "main"});
   INFO("samples " << c.samples << " complete " << c.complete << " first wrong: " << c.first_wrong);
   CHECK(c.wrong == 0);
-  CHECK(c.differ_without_shortcuts == 0);
+  CHECK(c.differ_without_rule_cache == 0);
   CHECK(c.complete * 100 >= c.samples * 99);
 }
 
@@ -251,9 +251,9 @@ TEST_CASE("unwind: the stepper chain agrees with libunwind frame by frame", "[in
     auto chain = unwind_pcs(out, UnwinderChoice::kChain);
     auto reference = unwind_pcs(out, UnwinderChoice::kLibunwind);
     REQUIRE(chain.size() == reference.size());
-    // The chain's shortcuts change nothing: the same walks with every frame asking the steppers.
+    // The chain's rule cache changes nothing: the same walks with every frame asking the steppers.
     UnwindOptions asking;
-    asking.shortcuts = false;
+    asking.rule_cache = false;
     const std::vector<WalkResult> with = unwind_all(out, UnwindOptions{}), without = unwind_all(out, asking);
     REQUIRE(with.size() == without.size());
     for (size_t i = 0; i < with.size(); ++i) differ += !same_walk(with[i], without[i]);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "support/self_snapshot.h"
+#include "support/stepped.h"
 
 using namespace swprof;
 using namespace swprof::testing;
@@ -23,6 +24,14 @@ int an_chain_a(an_callback cb, void* arg);
 }
 
 namespace {
+
+// AnalysisStepper::apply with its caller's registers, as one value.
+Stepped apply_height(const StackHeight& height, const StepInput& in) {
+  Registers caller;
+  const Applied a = AnalysisStepper::apply(height, in, caller);
+  return stepped(a, caller);
+}
+
 
 uint64_t addr_of(void (*fn)()) { return reinterpret_cast<uint64_t>(fn); }
 
@@ -44,9 +53,9 @@ struct Maps {
   std::shared_ptr<ProcessMaps> maps = self_maps(*binaries);
 };
 
-StepOutcome step_at(AnalysisStepper& stepper, const Maps& m, const FakeStack& s, Registers regs, bool exact) {
-  const StepInput in{regs, s.memory, m.maps->find(exact ? regs.pc() : regs.pc() - 1), *m.maps, exact, exact ? 0 : 1};
-  return stepper.step(in);
+Stepped step_at(AnalysisStepper& stepper, const Maps& m, const FakeStack& s, Registers regs, bool exact) {
+  const StepInput in{regs, s.memory, m.maps->find(exact ? regs.pc() : regs.pc() - 1), *m.maps, FrameAddress::of(regs.pc(), exact), exact ? 0 : 1};
+  return step(stepper, in);
 }
 
 Registers regs_of(uint64_t pc, uint64_t sp, std::optional<uint64_t> rbp = std::nullopt) {
@@ -66,15 +75,15 @@ TEST_CASE("analysis: a frameless function's CFA comes from its stack height", "[
   AnalysisStepper stepper;
   // fx_noframe + 5 (after push rbx; sub rsp, 32): CFA = rsp + 48.
   FakeStack s({0, 0, 0, 0, 0xb, kReturnAddress, 0x77});
-  const StepOutcome out = step_at(stepper, m, s, regs_of(addr_of(fx_noframe) + 5, at(0), 0x4242), true);
-  REQUIRE(out.status == StepStatus::kSuccess);
+  const Stepped out = step_at(stepper, m, s, regs_of(addr_of(fx_noframe) + 5, at(0), 0x4242), true);
+  REQUIRE(out.kind == StepKind::kCaller);
   CHECK(out.caller.pc() == kReturnAddress);
   CHECK(out.caller.sp() == at(6));
   CHECK(out.caller.bp() == 0x4242);  // rbp was never touched
   // At the entry the return address is at rsp.
   FakeStack entry({kReturnAddress});
-  const StepOutcome first = step_at(stepper, m, entry, regs_of(addr_of(fx_noframe), at(0), 0x4242), true);
-  REQUIRE(first.status == StepStatus::kSuccess);
+  const Stepped first = step_at(stepper, m, entry, regs_of(addr_of(fx_noframe), at(0), 0x4242), true);
+  REQUIRE(first.kind == StepKind::kCaller);
   CHECK(first.caller.sp() == at(1));
 }
 
@@ -84,14 +93,14 @@ TEST_CASE("analysis: an rbp frame gives the CFA and the saved rbp", "[analysis]"
   // The return address after fx_standard's call: height before the call,
   // CFA = rbp + 16, caller's rbp at CFA - 16.
   FakeStack s({0, 0, at(9), kReturnAddress, 0});
-  const StepOutcome out = step_at(stepper, m, s, regs_of(addr_of(fx_standard) + 17, at(0), at(2)), false);
-  REQUIRE(out.status == StepStatus::kSuccess);
+  const Stepped out = step_at(stepper, m, s, regs_of(addr_of(fx_standard) + 17, at(0), at(2)), false);
+  REQUIRE(out.kind == StepKind::kCaller);
   CHECK(out.caller.pc() == kReturnAddress);
   CHECK(out.caller.sp() == at(4));
   CHECK(out.caller.bp() == at(9));
   // Without rbp known, the rsp height still works (CFA = rsp + 32 here).
-  const StepOutcome by_rsp = step_at(stepper, m, s, regs_of(addr_of(fx_standard) + 17, at(0)), false);
-  REQUIRE(by_rsp.status == StepStatus::kSuccess);
+  const Stepped by_rsp = step_at(stepper, m, s, regs_of(addr_of(fx_standard) + 17, at(0)), false);
+  REQUIRE(by_rsp.kind == StepKind::kCaller);
   CHECK(by_rsp.caller.sp() == at(4));
 }
 
@@ -100,26 +109,24 @@ TEST_CASE("analysis: failures say why", "[analysis]") {
   AnalysisStepper stepper;
   SECTION("a read past the copied stack") {
     FakeStack s({0, 0});
-    const StepOutcome out = step_at(stepper, m, s, regs_of(addr_of(fx_noframe) + 5, at(0)), true);
-    CHECK(out.status == StepStatus::kError);
-    CHECK(out.error == WalkEnd::kStackExhausted);
+    const Stepped out = step_at(stepper, m, s, regs_of(addr_of(fx_noframe) + 5, at(0)), true);
+    CHECK(out.kind == StepKind::kFailed);
+    CHECK(out.failure == WalkEnd::kStackExhausted);
   }
   SECTION("a return address outside executable code") {
     FakeStack s({0, 0, 0, 0, 0, 0x1234});
-    const StepOutcome out = step_at(stepper, m, s, regs_of(addr_of(fx_noframe) + 5, at(0)), true);
-    CHECK(out.status == StepStatus::kError);
-    CHECK(out.error == WalkEnd::kNoUnwindInfo);
+    const Stepped out = step_at(stepper, m, s, regs_of(addr_of(fx_noframe) + 5, at(0)), true);
+    CHECK(out.kind == StepKind::kFailed);
+    CHECK(out.failure == WalkEnd::kNoUnwindInfo);
   }
   SECTION("an unknown height") {
-    const StepOutcome out = AnalysisStepper::apply(StackHeight{}, StepInput{regs_of(addr_of(fx_noframe), at(0)),
-                                                                            FakeStack({kReturnAddress}).memory, nullptr,
-                                                                            *m.maps, true, 0});
-    CHECK(out.status == StepStatus::kError);
-    CHECK(out.error == WalkEnd::kNoUnwindInfo);
+    const Stepped out = apply_height(StackHeight{}, StepInput{regs_of(addr_of(fx_noframe), at(0)), FakeStack({kReturnAddress}).memory, nullptr, *m.maps, FrameAddress::of(addr_of(fx_noframe), true), 0});
+    CHECK(out.kind == StepKind::kFailed);
+    CHECK(out.failure == WalkEnd::kNoUnwindInfo);
   }
   SECTION("a pc without a binary or symbol is not the analysis stepper's") {
     FakeStack s({kReturnAddress});
-    CHECK(step_at(stepper, m, s, regs_of(0x10000, at(0)), true).status == StepStatus::kNotMe);
+    CHECK(step_at(stepper, m, s, regs_of(0x10000, at(0)), true).kind == StepKind::kNotMine);
   }
 }
 
@@ -145,10 +152,10 @@ TEST_CASE("stack-height analysis alone unwinds code without frame pointers or un
   const int steps = 6;
   for (int depth = 0; depth < steps; ++depth) {
     const bool exact = depth == 0;
-    const StepInput in{regs, memory, snap.maps->find(exact ? regs.pc() : regs.pc() - 1), *snap.maps, exact, depth};
-    const StepOutcome out = stepper.step(in);
+    const StepInput in{regs, memory, snap.maps->find(exact ? regs.pc() : regs.pc() - 1), *snap.maps, FrameAddress::of(regs.pc(), exact), depth};
+    const Stepped out = step(stepper, in);
     INFO("step " << depth << " from " << function_name_at(regs.pc(), exact, *snap.maps));
-    REQUIRE(out.status == StepStatus::kSuccess);
+    REQUIRE(out.kind == StepKind::kCaller);
     regs = out.caller;
     frames.push_back({regs.pc(), regs.sp(), StepperKind::kAnalysis, out.caller_flags});
   }

@@ -1,7 +1,8 @@
 // apply_simple_rule (the lean path for kCfiSimple rules, shared by the CFI
-// stepper and the group's shortcut) against the general rule interpreter
-// (the same rule with kCfiSimple cleared), on random rules, registers and
-// stacks: the same answer and the same caller registers.
+// stepper and the walker's rebuild of registers behind cached rules)
+// against the general rule interpreter (the same rule with kCfiSimple
+// cleared), on random rules, registers and stacks: the same answer and the
+// same caller registers.
 
 #include "unwind/cfi_rule_apply.h"
 
@@ -20,27 +21,27 @@ namespace {
 
 constexpr uint64_t kStackBase = 0x7ffd0000;
 
-struct Applied {
-  StepStatus status = StepStatus::kNotMe;
+struct Seen {
+  StepKind kind = StepKind::kNotMine;
   WalkEnd error = WalkEnd::kBottom;
   uint32_t valid = 0;
   std::array<uint64_t, kRegCount> values{};  // known registers only
 
-  bool operator==(const Applied&) const = default;
+  bool operator==(const Seen&) const = default;
   std::string text() const {
     std::ostringstream out;
-    out << "status " << int(status) << " error " << walk_end_name(error) << " valid " << std::hex << valid;
+    out << "status " << int(kind) << " error " << walk_end_name(error) << " valid " << std::hex << valid;
     for (int r = 0; r < kRegCount; ++r)
       if ((valid >> r) & 1) out << " r" << std::dec << r << "=" << std::hex << values[r];
     return out.str();
   }
 };
 
-Applied applied(const StepResult& r, const Registers& caller) {
-  Applied a;
-  a.status = r.status;
-  if (r.status == StepStatus::kError) a.error = r.error;
-  if (r.status != StepStatus::kSuccess) return a;
+Seen applied(const Applied& r, const Registers& caller) {
+  Seen a;
+  a.kind = r.kind;
+  if (r.kind == StepKind::kFailed) a.error = r.failure;
+  if (r.kind != StepKind::kCaller) return a;
   a.valid = caller.valid_mask();
   for (int reg = 0; reg < kRegCount; ++reg)
     if (caller.has(reg)) a.values[reg] = caller.get(reg);
@@ -91,17 +92,17 @@ TEST_CASE("simple CFI rules applied lean and by the general interpreter agree", 
 
     Registers lean_caller, checked_caller, general_caller;
     const auto words = WordView::of(*stack.contiguous());
-    const Applied want = applied(CfiStepper::apply_into(general, regs, stack, general_caller), general_caller);
-    const Applied lean = words ? applied(apply_simple_rule(rule, regs, *words, lean_caller), lean_caller)
+    const Seen want = applied(CfiStepper::apply_into(general, regs, stack, general_caller), general_caller);
+    const Seen lean = words ? applied(apply_simple_rule(rule, regs, *words, lean_caller), lean_caller)
                                : applied(apply_simple_rule(rule, regs, stack, lean_caller), lean_caller);
-    const Applied checked =
+    const Seen checked =
         applied(apply_simple_rule(rule, regs, CheckedReads{stack}, checked_caller), checked_caller);
     INFO(describe(rule) << " stack " << size << " bytes, rsp +" << regs.sp() - kStackBase << "\n  general: "
                         << want.text() << "\n  lean:    " << lean.text() << "\n  checked: " << checked.text());
     REQUIRE(lean == want);
     REQUIRE(checked == want);
     ++compared;
-    if (want.status == StepStatus::kSuccess) {
+    if (want.kind == StepKind::kCaller) {
       ++successes;
       const uint32_t recovered = rule.recover_mask & ~1u;
       for (int slot = 1; slot < kSavedSlotCount; ++slot)
@@ -138,9 +139,9 @@ TEST_CASE("a simple rule whose CFA overflows, or lies at the ends of the address
     regs.set(kRip, 0x401000);
     regs.set(kRsp, c.rsp);
     Registers caller;
-    const StepResult r = apply_simple_rule(rule_with(c.offset), regs, *words, caller);
+    const Applied r = apply_simple_rule(rule_with(c.offset), regs, *words, caller);
     INFO("rsp " << c.rsp << " offset " << c.offset);
-    CHECK(r.status == StepStatus::kError);
-    CHECK(r.error == WalkEnd::kNoUnwindInfo);
+    CHECK(r.kind == StepKind::kFailed);
+    CHECK(r.failure == WalkEnd::kNoUnwindInfo);
   }
 }

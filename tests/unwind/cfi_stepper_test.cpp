@@ -7,11 +7,20 @@
 #include <vector>
 
 #include "support/self_snapshot.h"
+#include "support/stepped.h"
 
 using namespace swprof;
 using namespace swprof::testing;
 
 namespace {
+
+// CfiStepper::apply_into with its caller's registers, as one value.
+Stepped apply_cfi(const CfiRule& rule, const Registers& regs, const Memory& stack) {
+  Registers caller;
+  const Applied a = CfiStepper::apply_into(rule, regs, stack, caller);
+  return stepped(a, caller);
+}
+
 
 constexpr uint64_t kStackBase = 0x7ffd0000;
 
@@ -60,8 +69,8 @@ TEST_CASE("applying a rule: rsp-based CFA, saved rbp, callee-saved carried, call
   regs.set(kRax, 0x4444);
   regs.set(kRdi, 0x5555);
 
-  StepOutcome out = CfiStepper::apply(rule, regs, stack.memory());
-  REQUIRE(out.status == StepStatus::kSuccess);
+  Stepped out = apply_cfi(rule, regs, stack.memory());
+  REQUIRE(out.kind == StepKind::kCaller);
   CHECK(out.caller.pc() == 0x401234);
   CHECK(out.caller.sp() == cfa);
   CHECK(out.caller.bp() == 0xb00b);
@@ -84,16 +93,16 @@ TEST_CASE("applying a rule: rbp-based CFA needs a known rbp", "[cfi]") {
   regs.set(kRip, 0x400100);
   regs.set(kRsp, kStackBase);
   regs.set(kRbp, rbp);
-  StepOutcome out = CfiStepper::apply(rule, regs, stack.memory());
-  REQUIRE(out.status == StepStatus::kSuccess);
+  Stepped out = apply_cfi(rule, regs, stack.memory());
+  REQUIRE(out.kind == StepKind::kCaller);
   CHECK(out.caller.pc() == 0x401000);
   CHECK(out.caller.sp() == rbp + 16);
   CHECK(out.caller.bp() == kStackBase + 0xc0);
 
   regs.clear(kRbp);
-  out = CfiStepper::apply(rule, regs, stack.memory());
-  CHECK(out.status == StepStatus::kError);
-  CHECK(out.error == WalkEnd::kNoUnwindInfo);
+  out = apply_cfi(rule, regs, stack.memory());
+  CHECK(out.kind == StepKind::kFailed);
+  CHECK(out.failure == WalkEnd::kNoUnwindInfo);
 }
 
 TEST_CASE("applying a rule: reads past the copied stack end the walk as stack exhausted", "[cfi]") {
@@ -103,24 +112,24 @@ TEST_CASE("applying a rule: reads past the copied stack end the walk as stack ex
   regs.set(kRip, 0x400100);
   regs.set(kRsp, end - 8);  // the CFA is past the end: the RA at CFA-8 is not copied
   CfiRule rule = rule_with_cfa(CfaRule::kRspOffset, kRsp, 16);
-  StepOutcome out = CfiStepper::apply(rule, regs, stack.memory());
-  CHECK(out.status == StepStatus::kError);
-  CHECK(out.error == WalkEnd::kStackExhausted);
+  Stepped out = apply_cfi(rule, regs, stack.memory());
+  CHECK(out.kind == StepKind::kFailed);
+  CHECK(out.failure == WalkEnd::kStackExhausted);
 
   // The RA is readable but a saved register is not (as in an epilogue after
   // the register was popped): the step succeeds and that register is unknown.
   regs.set(kRsp, end - 16);
   regs.set(kR12, 0x1212);
   save(rule, kSlotR12, SavedRule::kAtCfa, 64);
-  out = CfiStepper::apply(rule, regs, stack.memory());
-  CHECK(out.status == StepStatus::kSuccess);
+  out = apply_cfi(rule, regs, stack.memory());
+  CHECK(out.kind == StepKind::kCaller);
   CHECK(out.caller.has(kRip));
   CHECK_FALSE(out.caller.has(kR12));
 
   // Below the copied stack too.
   regs.set(kRsp, kStackBase - 64);
-  out = CfiStepper::apply(rule_with_cfa(CfaRule::kRspOffset, kRsp, 16), regs, stack.memory());
-  CHECK(out.error == WalkEnd::kStackExhausted);
+  out = apply_cfi(rule_with_cfa(CfaRule::kRspOffset, kRsp, 16), regs, stack.memory());
+  CHECK(out.failure == WalkEnd::kStackExhausted);
 }
 
 TEST_CASE("applying a rule: undefined return address is the bottom of the stack", "[cfi]") {
@@ -130,7 +139,7 @@ TEST_CASE("applying a rule: undefined return address is the bottom of the stack"
   Registers regs;
   regs.set(kRip, 0x400100);
   regs.set(kRsp, kStackBase);
-  CHECK(CfiStepper::apply(rule, regs, stack.memory()).status == StepStatus::kStackBottom);
+  CHECK(apply_cfi(rule, regs, stack.memory()).kind == StepKind::kBottom);
 }
 
 TEST_CASE("applying a rule: DRAP, CFA through another register and *(rbp-8)", "[cfi]") {
@@ -148,19 +157,19 @@ TEST_CASE("applying a rule: DRAP, CFA through another register and *(rbp-8)", "[
 
   CfiRule deref = rule_with_cfa(CfaRule::kDerefReg, kRbp, -8);
   save(deref, kSlotRbp, SavedRule::kAtRbp, 0);
-  StepOutcome out = CfiStepper::apply(deref, regs, stack.memory());
-  REQUIRE(out.status == StepStatus::kSuccess);
+  Stepped out = apply_cfi(deref, regs, stack.memory());
+  REQUIRE(out.kind == StepKind::kCaller);
   CHECK(out.caller.sp() == cfa);
   CHECK(out.caller.pc() == 0x402000);
   CHECK(out.caller.bp() == 0xbbbb);
 
   CfiRule via_r10 = rule_with_cfa(CfaRule::kRegOffset, kR10, 0);
-  out = CfiStepper::apply(via_r10, regs, stack.memory());
-  CHECK(out.status == StepStatus::kError);  // r10 is not known in this frame
-  CHECK(out.error == WalkEnd::kNoUnwindInfo);
+  out = apply_cfi(via_r10, regs, stack.memory());
+  CHECK(out.kind == StepKind::kFailed);  // r10 is not known in this frame
+  CHECK(out.failure == WalkEnd::kNoUnwindInfo);
   regs.set(kR10, cfa);
-  out = CfiStepper::apply(via_r10, regs, stack.memory());
-  REQUIRE(out.status == StepStatus::kSuccess);
+  out = apply_cfi(via_r10, regs, stack.memory());
+  REQUIRE(out.kind == StepKind::kCaller);
   CHECK(out.caller.sp() == cfa);
   CHECK(out.caller.pc() == 0x402000);
 }
@@ -175,13 +184,13 @@ TEST_CASE("applying a rule: the PLT expression depends on the pc within the entr
   Registers regs;
   regs.set(kRsp, rsp);
   regs.set(kRip, 0x26010 + 10);  // (rip & 15) = 10 < 11: CFA = rsp + 8
-  StepOutcome out = CfiStepper::apply(plt, regs, stack.memory());
-  REQUIRE(out.status == StepStatus::kSuccess);
+  Stepped out = apply_cfi(plt, regs, stack.memory());
+  REQUIRE(out.kind == StepKind::kCaller);
   CHECK(out.caller.sp() == rsp + 8);
   CHECK(out.caller.pc() == 0x403000);
   regs.set(kRip, 0x26010 + 11);  // >= 11: CFA = rsp + 16
-  out = CfiStepper::apply(plt, regs, stack.memory());
-  REQUIRE(out.status == StepStatus::kSuccess);
+  out = apply_cfi(plt, regs, stack.memory());
+  REQUIRE(out.kind == StepKind::kCaller);
   CHECK(out.caller.sp() == rsp + 16);
   CHECK(out.caller.pc() == 0x404000);
 }
@@ -199,8 +208,8 @@ TEST_CASE("applying a rule: value rules, undefined registers, signal frames, ove
   save(rule, kSlotR13, SavedRule::kValCfa, -32);
   save(rule, kSlotRbp, SavedRule::kUndefined);
   rule.flags = kCfiSignalFrame;
-  StepOutcome out = CfiStepper::apply(rule, regs, stack.memory());
-  REQUIRE(out.status == StepStatus::kSuccess);
+  Stepped out = apply_cfi(rule, regs, stack.memory());
+  REQUIRE(out.kind == StepKind::kCaller);
   CHECK(out.caller.get(kR13) == rsp + 16 - 32);
   CHECK_FALSE(out.caller.has(kRbp));
   CHECK(out.caller.get(kR14) == 0x88);
@@ -208,11 +217,11 @@ TEST_CASE("applying a rule: value rules, undefined registers, signal frames, ove
 
   // Arithmetic that wraps around is an error, not a wrapped address.
   regs.set(kRsp, ~uint64_t{0} - 4);
-  out = CfiStepper::apply(rule_with_cfa(CfaRule::kRspOffset, kRsp, 16), regs, stack.memory());
-  CHECK(out.status == StepStatus::kError);
+  out = apply_cfi(rule_with_cfa(CfaRule::kRspOffset, kRsp, 16), regs, stack.memory());
+  CHECK(out.kind == StepKind::kFailed);
   regs.set(kRsp, 4);
-  out = CfiStepper::apply(rule_with_cfa(CfaRule::kRspOffset, kRsp, -16), regs, stack.memory());
-  CHECK(out.status == StepStatus::kError);
+  out = apply_cfi(rule_with_cfa(CfaRule::kRspOffset, kRsp, -16), regs, stack.memory());
+  CHECK(out.kind == StepKind::kFailed);
 }
 
 TEST_CASE("the CFI stepper looks rules up by mapping and pc", "[cfi]") {
@@ -243,13 +252,13 @@ TEST_CASE("the CFI stepper looks rules up by mapping and pc", "[cfi]") {
   CHECK(stepper.kind() == StepperKind::kCfi);
   auto step = [&](uint64_t pc, bool exact, const Mapping* in_mapping) {
     regs.set(kRip, pc);
-    return stepper.step(StepInput{regs, memory, in_mapping, maps, exact, exact ? 0 : 1});
+    return testing::step(stepper, StepInput{regs, memory, in_mapping, maps, FrameAddress::of(regs.pc(), exact), exact ? 0 : 1});
   };
 
   SECTION("an exact pc after push %rbx restores rbx from the stack") {
     for (int repeat = 0; repeat < 3; ++repeat) {  // the second and third come from the rule cache
-      StepOutcome out = step(at("cfi_rbp_frame", 5), true, mapping);
-      REQUIRE(out.status == StepStatus::kSuccess);
+      Stepped out = step(at("cfi_rbp_frame", 5), true, mapping);
+      REQUIRE(out.kind == StepKind::kCaller);
       CHECK(out.caller.pc() == 0x401111);
       CHECK(out.caller.sp() == rbp + 16);
       CHECK(out.caller.bp() == 0xb0b0);
@@ -258,20 +267,20 @@ TEST_CASE("the CFI stepper looks rules up by mapping and pc", "[cfi]") {
   }
   SECTION("a return address is looked up at pc-1") {
     // pc = +5 as a return address means the call was at +4, before rbx was saved.
-    StepOutcome out = step(at("cfi_rbp_frame", 5), false, mapping);
-    REQUIRE(out.status == StepStatus::kSuccess);
+    Stepped out = step(at("cfi_rbp_frame", 5), false, mapping);
+    REQUIRE(out.kind == StepKind::kCaller);
     CHECK(out.caller.get(kRbx) == 0x3);
   }
   SECTION("no rule, no binary or no mapping: not me") {
-    CHECK(step(at("cfi_none", 0), true, mapping).status == StepStatus::kNotMe);
-    CHECK(step(at("cfi_unsupported", 1), true, mapping).status == StepStatus::kNotMe);
-    CHECK(step(at("cfi_rbp_frame", 0), true, nullptr).status == StepStatus::kNotMe);
+    CHECK(step(at("cfi_none", 0), true, mapping).kind == StepKind::kNotMine);
+    CHECK(step(at("cfi_unsupported", 1), true, mapping).kind == StepKind::kNotMine);
+    CHECK(step(at("cfi_rbp_frame", 0), true, nullptr).kind == StepKind::kNotMine);
     Mapping anonymous = *mapping;
     anonymous.binary.reset();
-    CHECK(step(at("cfi_rbp_frame", 0), true, &anonymous).status == StepStatus::kNotMe);
+    CHECK(step(at("cfi_rbp_frame", 0), true, &anonymous).kind == StepKind::kNotMine);
   }
   SECTION("the entry point is the bottom") {
-    CHECK(step(at("cfi_entry", 2), true, mapping).status == StepStatus::kStackBottom);
+    CHECK(step(at("cfi_entry", 2), true, mapping).kind == StepKind::kBottom);
   }
 }
 
@@ -304,7 +313,7 @@ namespace {
 
 struct CfiWalk {
   std::vector<Frame> frames;
-  StepStatus last = StepStatus::kNotMe;
+  StepKind last = StepKind::kNotMine;
   WalkEnd error = WalkEnd::kNoUnwindInfo;
 };
 
@@ -317,10 +326,10 @@ CfiWalk walk_with_cfi(CfiStepper& stepper, const SelfSnapshot& s, const Memory& 
   w.frames.push_back({regs.pc(), regs.sp(), StepperKind::kSample, kFrameExactPc});
   for (int depth = 0; depth < 256; ++depth) {
     const Mapping* mapping = s.maps->find(exact ? regs.pc() : regs.pc() - 1);
-    StepOutcome out = stepper.step(StepInput{regs, memory, mapping, *s.maps, exact, depth});
-    w.last = out.status;
-    w.error = out.error;
-    if (out.status != StepStatus::kSuccess) break;
+    Stepped out = step(stepper, StepInput{regs, memory, mapping, *s.maps, FrameAddress::of(regs.pc(), exact), depth});
+    w.last = out.kind;
+    w.error = out.failure;
+    if (out.kind != StepKind::kCaller) break;
     if (out.caller.sp() <= regs.sp()) {
       w.error = WalkEnd::kNoProgress;
       break;
@@ -350,7 +359,7 @@ TEST_CASE("the CFI stepper alone unwinds a snapshot of this process", "[cfi]") {
   CHECK(names[3].find("cfi_chain_a") != std::string::npos);
   // Through Catch2, main and libc's start-up code to _start, whose CFI marks
   // the return address undefined.
-  CHECK(w.last == StepStatus::kStackBottom);
+  CHECK(w.last == StepKind::kBottom);
   CHECK(std::find_if(names.begin(), names.end(), [](const std::string& n) { return n == "main"; }) != names.end());
 
   // Warm tables: the cost of one step alone, and of a whole walk (which adds
@@ -366,8 +375,8 @@ TEST_CASE("the CFI stepper alone unwinds a snapshot of this process", "[cfi]") {
     bool exact = true;
     for (size_t i = 0; i + 1 < w.frames.size(); ++i) {
       inputs.push_back({regs, exact, s.maps->find(exact ? regs.pc() : regs.pc() - 1)});
-      StepOutcome out = stepper.step(StepInput{regs, memory, inputs.back().mapping, *s.maps, exact, 0});
-      REQUIRE(out.status == StepStatus::kSuccess);
+      Stepped out = step(stepper, StepInput{regs, memory, inputs.back().mapping, *s.maps, FrameAddress::of(regs.pc(), exact), 0});
+      REQUIRE(out.kind == StepKind::kCaller);
       regs = out.caller;
       exact = (out.caller_flags & kFrameExactPc) != 0;
     }
@@ -377,7 +386,7 @@ TEST_CASE("the CFI stepper alone unwinds a snapshot of this process", "[cfi]") {
   const auto t0 = std::chrono::steady_clock::now();
   for (int r = 0; r < rounds; ++r)
     for (const Input& in : inputs)
-      checksum += stepper.step(StepInput{in.regs, memory, in.mapping, *s.maps, in.exact, 0}).caller.pc();
+      checksum += step(stepper, StepInput{in.regs, memory, in.mapping, *s.maps, FrameAddress::of(in.regs.pc(), in.exact), 0}).caller.pc();
   const auto t1 = std::chrono::steady_clock::now();
   size_t frames = 0;
   for (int r = 0; r < rounds / 10; ++r) frames += walk_with_cfi(stepper, s, memory).frames.size() - 1;

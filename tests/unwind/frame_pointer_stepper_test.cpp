@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "support/self_snapshot.h"
+#include "support/stepped.h"
 
 using namespace swprof;
 using namespace swprof::testing;
@@ -21,6 +22,14 @@ void fx_noframe();
 }
 
 namespace {
+
+// FramePointerStepper::apply with its caller's registers, as one value.
+Stepped apply_fp(FramePointerRule rule, const StepInput& in) {
+  Registers caller;
+  const Applied a = FramePointerStepper::apply(rule, in, caller);
+  return stepped(a, caller);
+}
+
 
 uint64_t addr_of(void (*fn)()) { return reinterpret_cast<uint64_t>(fn); }
 
@@ -49,20 +58,20 @@ struct FakeFrame {
   }
   static uint64_t at(size_t word) { return kStackBase + 8 * word; }
 
-  StepOutcome step(FramePointerStepper& stepper, uint64_t pc, uint64_t sp, uint64_t rbp, bool exact) {
+  Stepped step(FramePointerStepper& stepper, uint64_t pc, uint64_t sp, uint64_t rbp, bool exact) {
     regs.set(kRip, pc);
     regs.set(kRsp, sp);
     regs.set(kRbp, rbp);
-    const StepInput in{regs, *memory, maps->find(pc), *maps, exact, exact ? 0 : 1};
-    return stepper.step(in);
+    const StepInput in{regs, *memory, maps->find(pc), *maps, FrameAddress::of(regs.pc(), exact), exact ? 0 : 1};
+    return testing::step(stepper, in);
   }
 };
 
 // A return address the maps know as executable code.
 const uint64_t kReturnAddress = addr_of(fx_noframe) + 5;
 
-void check_caller(const StepOutcome& out, uint64_t rip, uint64_t rsp, uint64_t rbp) {
-  REQUIRE(out.status == StepStatus::kSuccess);
+void check_caller(const Stepped& out, uint64_t rip, uint64_t rsp, uint64_t rbp) {
+  REQUIRE(out.kind == StepKind::kCaller);
   CHECK(out.caller.pc() == rip);
   CHECK(out.caller.sp() == rsp);
   CHECK(out.caller.bp() == rbp);
@@ -123,11 +132,11 @@ TEST_CASE("unset: (rip, rsp, rbp) = (*rsp, rsp + 8, rbp)", "[fp]") {
 TEST_CASE("functions without an rbp frame are not the frame-pointer stepper's", "[fp]") {
   FakeFrame f({FakeFrame::at(4), kReturnAddress, FakeFrame::at(4), kReturnAddress, 0, 0});
   FramePointerStepper stepper;
-  CHECK(f.step(stepper, addr_of(fx_noframe) + 5, FakeFrame::at(0), FakeFrame::at(2), true).status == StepStatus::kNotMe);
-  CHECK(f.step(stepper, addr_of(fx_noframe) + 5, FakeFrame::at(0), FakeFrame::at(2), false).status == StepStatus::kNotMe);
+  CHECK(f.step(stepper, addr_of(fx_noframe) + 5, FakeFrame::at(0), FakeFrame::at(2), true).kind == StepKind::kNotMine);
+  CHECK(f.step(stepper, addr_of(fx_noframe) + 5, FakeFrame::at(0), FakeFrame::at(2), false).kind == StepKind::kNotMine);
   // rbp is a general register in the body of a function that only saves it.
-  CHECK(f.step(stepper, addr_of(fx_savefp) + 2, FakeFrame::at(0), FakeFrame::at(2), true).status == StepStatus::kNotMe);
-  CHECK(f.step(stepper, addr_of(fx_savefp) + 5, FakeFrame::at(0), FakeFrame::at(2), false).status == StepStatus::kNotMe);
+  CHECK(f.step(stepper, addr_of(fx_savefp) + 2, FakeFrame::at(0), FakeFrame::at(2), true).kind == StepKind::kNotMine);
+  CHECK(f.step(stepper, addr_of(fx_savefp) + 5, FakeFrame::at(0), FakeFrame::at(2), false).kind == StepKind::kNotMine);
 }
 
 TEST_CASE("without rbp the frame-pointer stepper does not answer", "[fp]") {
@@ -135,8 +144,8 @@ TEST_CASE("without rbp the frame-pointer stepper does not answer", "[fp]") {
   FramePointerStepper stepper;
   f.regs.set(kRip, addr_of(fx_standard) + 12);
   f.regs.set(kRsp, FakeFrame::at(0));
-  const StepInput in{f.regs, *f.memory, f.maps->find(f.regs.pc()), *f.maps, true, 0};
-  CHECK(stepper.step(in).status == StepStatus::kNotMe);
+  const StepInput in{f.regs, *f.memory, f.maps->find(f.regs.pc()), *f.maps, FrameAddress::of(f.regs.pc(), true), 0};
+  CHECK(step(stepper, in).kind == StepKind::kNotMine);
 }
 
 TEST_CASE("reads past the copied stack end the walk as stack exhausted", "[fp]") {
@@ -144,27 +153,27 @@ TEST_CASE("reads past the copied stack end the walk as stack exhausted", "[fp]")
   const uint64_t pc = addr_of(fx_standard) + 12;
   SECTION("set: the return address is past the end") {
     FakeFrame f({0, 0, FakeFrame::at(8)});  // rbp -> [2]; [3] is not copied
-    const StepOutcome out = f.step(stepper, pc, FakeFrame::at(0), FakeFrame::at(2), true);
-    CHECK(out.status == StepStatus::kError);
-    CHECK(out.error == WalkEnd::kStackExhausted);
+    const Stepped out = f.step(stepper, pc, FakeFrame::at(0), FakeFrame::at(2), true);
+    CHECK(out.kind == StepKind::kFailed);
+    CHECK(out.failure == WalkEnd::kStackExhausted);
   }
   SECTION("set: rbp itself is past the end") {
     FakeFrame f({0, 0});
-    const StepOutcome out = f.step(stepper, pc, FakeFrame::at(0), FakeFrame::at(40), true);
-    CHECK(out.status == StepStatus::kError);
-    CHECK(out.error == WalkEnd::kStackExhausted);
+    const Stepped out = f.step(stepper, pc, FakeFrame::at(0), FakeFrame::at(40), true);
+    CHECK(out.kind == StepKind::kFailed);
+    CHECK(out.failure == WalkEnd::kStackExhausted);
   }
   SECTION("halfset") {
     FakeFrame f({FakeFrame::at(8)});
-    const StepOutcome out = f.step(stepper, addr_of(fx_standard) + 5, FakeFrame::at(0), 0, true);
-    CHECK(out.status == StepStatus::kError);
-    CHECK(out.error == WalkEnd::kStackExhausted);
+    const Stepped out = f.step(stepper, addr_of(fx_standard) + 5, FakeFrame::at(0), 0, true);
+    CHECK(out.kind == StepKind::kFailed);
+    CHECK(out.failure == WalkEnd::kStackExhausted);
   }
   SECTION("unset with an empty copy") {
     FakeFrame f({});
-    const StepOutcome out = f.step(stepper, addr_of(fx_standard), FakeFrame::at(0), 0, true);
-    CHECK(out.status == StepStatus::kError);
-    CHECK(out.error == WalkEnd::kStackExhausted);
+    const Stepped out = f.step(stepper, addr_of(fx_standard), FakeFrame::at(0), 0, true);
+    CHECK(out.kind == StepKind::kFailed);
+    CHECK(out.failure == WalkEnd::kStackExhausted);
   }
 }
 
@@ -173,27 +182,27 @@ TEST_CASE("frame pointers that lead nowhere sensible are bad frame pointers", "[
   const uint64_t pc = addr_of(fx_standard) + 12;
   SECTION("rbp below sp") {
     FakeFrame f({0, 0, 0, 0});
-    const StepOutcome out = f.step(stepper, pc, FakeFrame::at(2), FakeFrame::at(0), true);
-    CHECK(out.status == StepStatus::kError);
-    CHECK(out.error == WalkEnd::kBadFramePointer);
+    const Stepped out = f.step(stepper, pc, FakeFrame::at(2), FakeFrame::at(0), true);
+    CHECK(out.kind == StepKind::kFailed);
+    CHECK(out.failure == WalkEnd::kBadFramePointer);
   }
   SECTION("rbp null at the end of a chain") {
     FakeFrame f({0, 0});
-    const StepOutcome out = f.step(stepper, pc, FakeFrame::at(0), 0, true);
-    CHECK(out.status == StepStatus::kError);
-    CHECK(out.error == WalkEnd::kBadFramePointer);
+    const Stepped out = f.step(stepper, pc, FakeFrame::at(0), 0, true);
+    CHECK(out.kind == StepKind::kFailed);
+    CHECK(out.failure == WalkEnd::kBadFramePointer);
   }
   SECTION("misaligned rbp") {
     FakeFrame f({0, 0, 0, 0});
-    const StepOutcome out = f.step(stepper, pc, FakeFrame::at(0), FakeFrame::at(1) + 3, true);
-    CHECK(out.status == StepStatus::kError);
-    CHECK(out.error == WalkEnd::kBadFramePointer);
+    const Stepped out = f.step(stepper, pc, FakeFrame::at(0), FakeFrame::at(1) + 3, true);
+    CHECK(out.kind == StepKind::kFailed);
+    CHECK(out.failure == WalkEnd::kBadFramePointer);
   }
   SECTION("a return address outside executable code") {
     FakeFrame f({0, 0, FakeFrame::at(6), 0x1234, 0, 0, 0, 0});
-    const StepOutcome out = f.step(stepper, pc, FakeFrame::at(0), FakeFrame::at(2), true);
-    CHECK(out.status == StepStatus::kError);
-    CHECK(out.error == WalkEnd::kBadFramePointer);
+    const Stepped out = f.step(stepper, pc, FakeFrame::at(0), FakeFrame::at(2), true);
+    CHECK(out.kind == StepKind::kFailed);
+    CHECK(out.failure == WalkEnd::kBadFramePointer);
   }
 }
 
@@ -204,8 +213,8 @@ TEST_CASE("without symbols the rbp chain is followed only inside the copied stac
   check_caller(f.step(stepper, unknown_pc, FakeFrame::at(0), FakeFrame::at(1), true), kReturnAddress, FakeFrame::at(3),
                FakeFrame::at(6));
   // rbp outside the copy, or below sp: not a chain we can trust.
-  CHECK(f.step(stepper, unknown_pc, FakeFrame::at(0), FakeFrame::at(100), true).status == StepStatus::kNotMe);
-  CHECK(f.step(stepper, unknown_pc, FakeFrame::at(2), FakeFrame::at(1), true).status == StepStatus::kNotMe);
+  CHECK(f.step(stepper, unknown_pc, FakeFrame::at(0), FakeFrame::at(100), true).kind == StepKind::kNotMine);
+  CHECK(f.step(stepper, unknown_pc, FakeFrame::at(2), FakeFrame::at(1), true).kind == StepKind::kNotMine);
 }
 
 TEST_CASE("each rule can be applied directly", "[fp]") {
@@ -213,14 +222,14 @@ TEST_CASE("each rule can be applied directly", "[fp]") {
   f.regs.set(kRip, addr_of(fx_standard));
   f.regs.set(kRsp, FakeFrame::at(0));
   f.regs.set(kRbp, FakeFrame::at(2));
-  const StepInput in{f.regs, *f.memory, f.maps->find(f.regs.pc()), *f.maps, true, 0};
-  check_caller(FramePointerStepper::apply(FramePointerRule::kSet, in), kReturnAddress + 1, FakeFrame::at(4),
+  const StepInput in{f.regs, *f.memory, f.maps->find(f.regs.pc()), *f.maps, FrameAddress::of(f.regs.pc(), true), 0};
+  check_caller(apply_fp(FramePointerRule::kSet, in), kReturnAddress + 1, FakeFrame::at(4),
                FakeFrame::at(6));
-  check_caller(FramePointerStepper::apply(FramePointerRule::kHalfset, in), kReturnAddress, FakeFrame::at(2),
+  check_caller(apply_fp(FramePointerRule::kHalfset, in), kReturnAddress, FakeFrame::at(2),
                FakeFrame::at(4));
-  const StepOutcome unset = FramePointerStepper::apply(FramePointerRule::kUnset, in);
-  CHECK(unset.status == StepStatus::kError);  // *rsp is not code
-  CHECK(unset.error == WalkEnd::kBadFramePointer);
+  const Stepped unset = apply_fp(FramePointerRule::kUnset, in);
+  CHECK(unset.kind == StepKind::kFailed);  // *rsp is not code
+  CHECK(unset.failure == WalkEnd::kBadFramePointer);
 }
 
 // The chain the self-snapshot test walks: noinline, and an empty asm after
@@ -249,10 +258,10 @@ TEST_CASE("frame pointers alone unwind this process's own stack", "[fp]") {
   std::vector<Frame> frames{{snap.regs.pc(), snap.regs.sp(), StepperKind::kSample, kFrameExactPc}};
   Registers regs = snap.regs;
   for (int depth = 0; depth < 4; ++depth) {
-    const StepInput in{regs, memory, snap.maps->find(regs.pc()), *snap.maps, depth == 0, depth};
-    const StepOutcome out = stepper.step(in);
+    const StepInput in{regs, memory, snap.maps->find(regs.pc()), *snap.maps, FrameAddress::of(regs.pc(), depth == 0), depth};
+    const Stepped out = step(stepper, in);
     INFO("step " << depth << " from " << function_name_at(regs.pc(), depth == 0, *snap.maps));
-    REQUIRE(out.status == StepStatus::kSuccess);
+    REQUIRE(out.kind == StepKind::kCaller);
     regs = out.caller;
     frames.push_back({regs.pc(), regs.sp(), StepperKind::kFramePointer, out.caller_flags});
   }

@@ -12,10 +12,10 @@ using namespace swprof::testing;
 
 namespace {
 
-StepperGroup scanning_group() {
-  StepperGroup g;
-  g.add(std::make_unique<WandererStepper>(), 10);
-  return g;
+StepperList scanning_list() {
+  StepperList list;
+  list.add(std::make_unique<WandererStepper>());
+  return list;
 }
 
 const std::vector<uint8_t> kNoStack;
@@ -24,7 +24,7 @@ const std::vector<uint8_t> kSomeStack(64, 0);
 }  // namespace
 
 TEST_CASE("walker: a pc in no mapping with nothing copied at sp is a sample inside execve", "[walker]") {
-  Walker w(scanning_group());
+  Walker w(scanning_list());
   const BufferMemory empty(0x7000, Bytes(kNoStack.data(), 0));
   SECTION("no mapping at all yet") {
     const WalkResult r = w.walk(regs_at(0x7f0000001000, 0x7000), empty, ProcessMaps{});

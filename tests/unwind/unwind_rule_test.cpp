@@ -1,14 +1,15 @@
-// The group's shortcut (a remembered claim with a simple CFI rule, or a
-// remembered bottom, answered without asking the steppers) must step every
-// frame exactly as asking the steppers does. Two groups of the standard
-// steppers, one with the shortcut and one without, step the same inputs and
-// are compared: status, error, answering stepper, caller flags, and every
-// known caller register. Inputs: every byte of the CFI fixture library's
+// A cached rule (what the steppers' answer for a frame says about every
+// frame at its address) must step every frame exactly as asking the
+// steppers does: applied with apply_rule(), and, for the fast kinds, with
+// apply_fast_rule() on rip, rsp and rbp. The standard steppers step the
+// inputs, then the rule of their answer steps them again, and the two are
+// compared: kind, failure, answering stepper, caller flags, and every known
+// caller register. Inputs: every byte of the CFI fixture library's
 // code and pcs across libc, on fake stacks (whole, cut short, registers
 // missing), and self snapshots frame by frame with their stacks cut at each
 // frame.
 
-#include "unwind/stepper_group.h"
+#include "unwind/unwind_rule.h"
 
 #include <catch2/catch.hpp>
 
@@ -25,6 +26,7 @@
 #include "unwind/cfi_stepper.h"
 #include "unwind/frame_pointer_stepper.h"
 #include "unwind/signal_stepper.h"
+#include "unwind/stepper_list.h"
 #include "unwind/walker.h"
 #include "unwind/wanderer_stepper.h"
 
@@ -38,11 +40,9 @@ class CountingStepper : public FrameStepper {
  public:
   CountingStepper(std::unique_ptr<FrameStepper> inner, int& asked) : inner_(std::move(inner)), asked_(asked) {}
   StepperKind kind() const override { return inner_->kind(); }
-  bool claims_by_pc_only() const override { return inner_->claims_by_pc_only(); }
-  const CfiRule* simple_rule(const StepInput& in) override { return inner_->simple_rule(in); }
-  StepResult step_into(const StepInput& in, Registers& caller) override {
+  StepAnswer step(const StepInput& in, Registers& caller) override {
     ++asked_;
-    return inner_->step_into(in, caller);
+    return inner_->step(in, caller);
   }
 
  private:
@@ -50,26 +50,23 @@ class CountingStepper : public FrameStepper {
   int& asked_;
 };
 
-// The steppers and priorities of the standard chain (standard_chain.cpp).
-StepperGroup standard_group(int& asked, bool shortcut) {
-  StepperGroup g;
-  auto add = [&](std::unique_ptr<FrameStepper> s, int priority) {
-    g.add(std::make_unique<CountingStepper>(std::move(s), asked), priority);
-  };
-  add(std::make_unique<BottomStepper>(), 0);
-  add(std::make_unique<SignalStepper>(), 10);
-  add(std::make_unique<CfiStepper>(std::make_shared<CfiTableCache>()), 20);
-  add(std::make_unique<FramePointerStepper>(), 30);
-  add(std::make_unique<AnalysisStepper>(), 40);
-  add(std::make_unique<WandererStepper>(), 50);
-  g.set_rule_shortcut(shortcut);
-  return g;
+// The steppers of the standard chain, in its order (standard_chain.cpp).
+StepperList standard_list(int& asked) {
+  StepperList list;
+  auto add = [&](std::unique_ptr<FrameStepper> s) { list.add(std::make_unique<CountingStepper>(std::move(s), asked)); };
+  add(std::make_unique<BottomStepper>());
+  add(std::make_unique<SignalStepper>());
+  add(std::make_unique<CfiStepper>(std::make_shared<CfiTableCache>()));
+  add(std::make_unique<FramePointerStepper>());
+  add(std::make_unique<AnalysisStepper>());
+  add(std::make_unique<WandererStepper>());
+  return list;
 }
 
 // What a step produced, comparable.
 struct Seen {
-  StepStatus status = StepStatus::kNotMe;
-  WalkEnd error = WalkEnd::kBottom;
+  StepKind kind = StepKind::kNotMine;
+  WalkEnd failure = WalkEnd::kBottom;
   uint8_t flags = 0;
   StepperKind by = StepperKind::kSample;
   uint32_t valid = 0;
@@ -78,7 +75,7 @@ struct Seen {
   bool operator==(const Seen&) const = default;
   std::string text() const {
     std::ostringstream out;
-    out << "status " << int(status) << " error " << walk_end_name(error) << " flags " << int(flags) << " by "
+    out << "kind " << int(kind) << " failure " << walk_end_name(failure) << " flags " << int(flags) << " by "
         << stepper_name(by) << " valid " << std::hex << valid;
     for (int r = 0; r < kRegCount; ++r)
       if ((valid >> r) & 1) out << " r" << std::dec << r << "=" << std::hex << values[r];
@@ -86,49 +83,82 @@ struct Seen {
   }
 };
 
-Seen step_seen(StepperGroup& g, const StepInput& in) {
-  Registers caller;
-  const GroupResult r = g.step_into(in, caller);
+Seen seen(const StepAnswer& answer, StepperKind by, const Registers& caller) {
   Seen s;
-  s.status = r.result.status;
-  s.by = r.by;
-  if (s.status == StepStatus::kError) s.error = r.result.error;
-  if (s.status != StepStatus::kSuccess) return s;
-  s.flags = r.result.caller_flags;
+  s.kind = answer.kind;
+  s.by = by;
+  if (s.kind == StepKind::kFailed) s.failure = answer.failure;
+  if (s.kind != StepKind::kCaller) return s;
+  s.flags = answer.caller_flags;
   s.valid = caller.valid_mask();
   for (int reg = 0; reg < kRegCount; ++reg)
     if (caller.has(reg)) s.values[reg] = caller.get(reg);
   return s;
 }
 
-// Steps inputs through a group with the shortcut (twice: the first fills
-// the claim, the second may answer from it) and one without; counts
-// disagreements and how often the shortcut answered.
+// A frame stepped as the walker steps a frame whose rule it has cached:
+// the rule applied, or (when it does not decide the frame) the steppers
+// asked from the one it names. `applied` says whether the rule decided.
+Seen step_by_rule(StepperList& list, const UnwindRule& rule, const StepInput& in, bool& applied) {
+  Registers caller;
+  const Applied a = apply_rule(rule, in.regs, in.stack, caller);
+  applied = a.kind == StepKind::kCaller || a.kind == StepKind::kBottom;
+  if (applied) return seen(StepAnswer::of(a), rule.by, caller);
+  const StepperList::Asked asked = list.ask(in, caller, rule.first_to_ask());
+  return seen(asked.answer, asked.by, caller);
+}
+
+// A fast rule on rip, rsp and rbp alone applies exactly when the rule
+// applies to every register, and gives the same rip, rsp and rbp.
+bool fast_rule_agrees(const UnwindRule& rule, const StepInput& in) {
+  const std::optional<ContiguousView> view = in.stack.contiguous();
+  const std::optional<WordView> words = view ? WordView::of(*view) : std::nullopt;
+  if (!rule.fast() || !words) return true;
+  Registers full;
+  const Applied a = apply_rule(rule, in.regs, in.stack, full);
+  const FrameCore frame{in.regs.pc(), in.regs.sp(), in.regs.bp(), in.regs.has(kRbp)};
+  const std::optional<FrameCore> caller = apply_fast_rule(rule, frame, *words);
+  if (!caller) return a.kind != StepKind::kCaller;
+  return a.kind == StepKind::kCaller && caller->pc == full.pc() && caller->sp == full.sp() &&
+         caller->bp_known == full.has(kRbp) && (!caller->bp_known || caller->bp == full.bp());
+}
+
+// Steps inputs by asking the steppers, and again by the rule their answer
+// gave (as a walker with that rule cached would); counts disagreements and
+// how often the rule decided without asking.
 struct Differ {
-  int fast_asked = 0;
-  int full_asked = 0;
-  StepperGroup fast = standard_group(fast_asked, true);
-  StepperGroup full = standard_group(full_asked, false);
+  int asked_count = 0;
+  StepperList list = standard_list(asked_count);
   size_t compared = 0;
-  size_t shortcut = 0;
+  size_t decided_by_rule = 0;
+  size_t fast = 0;  // inputs whose rule was a fast one
   size_t successes = 0;
   size_t mismatches = 0;
   std::string first_mismatch;
 
+  Seen ask(const StepInput& in, std::optional<UnwindRule>* rule = nullptr) {
+    Registers caller;
+    const StepperList::Asked asked = list.ask(in, caller);
+    if (rule) *rule = asked.rule;
+    return seen(asked.answer, asked.by, caller);
+  }
+
   Seen check(const StepInput& in) {
-    const Seen want = step_seen(full, in);
-    const Seen first = step_seen(fast, in);
-    const int before = fast_asked;
-    const Seen again = step_seen(fast, in);
-    shortcut += fast_asked == before;
-    successes += want.status == StepStatus::kSuccess;
+    std::optional<UnwindRule> rule;
+    const Seen want = ask(in, &rule);
+    successes += want.kind == StepKind::kCaller;
     ++compared;
-    if (!(first == want) || !(again == want)) {
+    if (!rule) return want;
+    bool applied = false;
+    const Seen again = step_by_rule(list, *rule, in, applied);
+    decided_by_rule += applied;
+    fast += rule->fast();
+    if (!(again == want) || !fast_rule_agrees(*rule, in)) {
       if (mismatches++ == 0) {
         std::ostringstream out;
-        out << "pc " << std::hex << in.regs.pc() << " sp " << in.regs.sp() << " exact " << in.exact_pc
-            << "\n  steppers: " << want.text() << "\n  first:    " << first.text()
-            << "\n  again:    " << again.text();
+        out << "pc " << std::hex << in.regs.pc() << " sp " << in.regs.sp() << " exact " << in.address.is_exact()
+            << " rule kind " << std::dec << int(rule->kind) << "\n  steppers: " << want.text()
+            << "\n  by rule:  " << again.text();
         first_mismatch = out.str();
       }
     }
@@ -181,13 +211,13 @@ void check_pcs(Differ& d, const ProcessMaps& maps, uint64_t lo, uint64_t hi, uin
       for (bool exact : {true, false}) {
         const Mapping* mapping = maps.find(exact ? pc : pc - 1);
         for (const Registers& regs : register_sets(rng, pc, kStackBase + 0x40, kStackBase + 0xc0))
-          d.check(StepInput{regs, stack, mapping, maps, exact, exact ? 0 : 1});
+          d.check(StepInput{regs, stack, mapping, maps, FrameAddress::of(regs.pc(), exact), exact ? 0 : 1});
       }
     }
   }
 }
 
-// Up to the top of the stack (a StepperGroup alone is tens of KiB of claims).
+// Up to the top of the stack.
 constexpr size_t kSnapshotStack = size_t{1} << 20;
 
 __attribute__((noinline, noclone)) SelfSnapshot group_snapshot_deep(int depth) {
@@ -221,7 +251,7 @@ std::vector<SelfSnapshot> snapshots() {
 
 }  // namespace
 
-TEST_CASE("group shortcut: every pc of the CFI fixtures steps as the steppers do", "[group]") {
+TEST_CASE("unwind rule: every pc of the CFI fixtures steps by its cached rule as the steppers do", "[rule]") {
   auto binary = ElfBinary::open(SWPROF_CFI_FIXTURE);
   REQUIRE(binary);
   const uint64_t load = 0x7f0000000000;
@@ -231,13 +261,14 @@ TEST_CASE("group shortcut: every pc of the CFI fixtures steps as the steppers do
   Differ& d = *differ;
   check_pcs(d, maps, m.start + 1, m.end, 1);
   INFO(d.first_mismatch);
-  UNSCOPED_INFO("compared " << d.compared << " successes " << d.successes << " shortcut " << d.shortcut);
+  UNSCOPED_INFO("compared " << d.compared << " successes " << d.successes << " decided by rule " << d.decided_by_rule);
   CHECK(d.mismatches == 0);
+  CHECK(d.fast > 1000);
   CHECK(d.successes > 1000);
-  CHECK(d.shortcut > 1000);
+  CHECK(d.decided_by_rule > 1000);
 }
 
-TEST_CASE("group shortcut: pcs across libc step as the steppers do", "[group]") {
+TEST_CASE("unwind rule: pcs across libc step by their cached rules as the steppers do", "[rule]") {
   BinaryCache binaries;
   auto maps = self_maps(binaries);
   const Mapping* libc = nullptr;
@@ -248,18 +279,18 @@ TEST_CASE("group shortcut: pcs across libc step as the steppers do", "[group]") 
   Differ& d = *differ;
   check_pcs(d, *maps, libc->start + 1, libc->end, 499);
   INFO(d.first_mismatch);
-  UNSCOPED_INFO("compared " << d.compared << " successes " << d.successes << " shortcut " << d.shortcut);
+  UNSCOPED_INFO("compared " << d.compared << " successes " << d.successes << " decided by rule " << d.decided_by_rule);
   CHECK(d.mismatches == 0);
   CHECK(d.successes > 1000);
-  CHECK(d.shortcut > 1000);
+  CHECK(d.decided_by_rule > 1000);
 }
 
-TEST_CASE("group shortcut: self snapshots step as the steppers do frame by frame with the stack cut short",
-          "[group]") {
+TEST_CASE("unwind rule: self snapshots step by cached rules as the steppers do frame by frame with the stack cut short",
+          "[rule]") {
   auto differ = std::make_unique<Differ>();  // large: keep it off the snapshot's stack
   Differ& d = *differ;
   for (const SelfSnapshot& s : snapshots()) {
-    // The frames' stack pointers, from a walk without the shortcut.
+    // The frames' stack pointers, from a walk asking the steppers.
     std::vector<uint64_t> sps;
     {
       const SampleStackMemory memory = s.memory();
@@ -268,11 +299,13 @@ TEST_CASE("group shortcut: self snapshots step as the steppers do frame by frame
       for (int depth = 0; depth < 64; ++depth) {
         sps.push_back(regs.sp());
         Registers caller;
-        const GroupResult r = d.full.step_into(
-            StepInput{regs, memory, s.maps->find(exact ? regs.pc() : regs.pc() - 1), *s.maps, exact, depth}, caller);
-        if (r.result.status != StepStatus::kSuccess || caller.sp() <= regs.sp()) break;
+        const StepperList::Asked r = d.list.ask(
+            StepInput{regs, memory, s.maps->find(exact ? regs.pc() : regs.pc() - 1), *s.maps,
+                      FrameAddress::of(regs.pc(), exact), depth},
+            caller);
+        if (r.answer.kind != StepKind::kCaller || caller.sp() <= regs.sp()) break;
         regs = caller;
-        exact = (r.result.caller_flags & kFrameExactPc) != 0;
+        exact = (r.answer.caller_flags & kFrameExactPc) != 0;
       }
     }
     REQUIRE(sps.size() > 4);
@@ -288,29 +321,29 @@ TEST_CASE("group shortcut: self snapshots step as the steppers do frame by frame
       for (Registers regs : {s.regs, register_sets(rng, s.regs.pc(), s.regs.sp(), s.regs.bp())[1]}) {
         bool exact = true;
         for (int depth = 0; depth < 64; ++depth) {
-          const StepInput in{regs, memory, s.maps->find(exact ? regs.pc() : regs.pc() - 1), *s.maps, exact, depth};
+          const StepInput in{regs, memory, s.maps->find(exact ? regs.pc() : regs.pc() - 1), *s.maps, FrameAddress::of(regs.pc(), exact), depth};
           const Seen want = d.check(in);
-          if (want.status != StepStatus::kSuccess) break;
+          if (want.kind != StepKind::kCaller) break;
           Registers caller;
-          const GroupResult r = d.full.step_into(in, caller);
+          const StepperList::Asked r = d.list.ask(in, caller);
           if (caller.sp() <= regs.sp()) break;
           regs = caller;
-          exact = (r.result.caller_flags & kFrameExactPc) != 0;
+          exact = (r.answer.caller_flags & kFrameExactPc) != 0;
         }
       }
     }
   }
   INFO(d.first_mismatch);
-  UNSCOPED_INFO("compared " << d.compared << " successes " << d.successes << " shortcut " << d.shortcut);
+  UNSCOPED_INFO("compared " << d.compared << " successes " << d.successes << " decided by rule " << d.decided_by_rule);
   CHECK(d.mismatches == 0);
-  CHECK(d.shortcut > 100);
+  CHECK(d.decided_by_rule > 100);
 }
 
-TEST_CASE("group shortcut: walkers with and without it give the same walks", "[group]") {
+TEST_CASE("unwind rule: walkers with and without the rule cache give the same walks", "[rule]") {
   int fast_asked = 0;
   int full_asked = 0;
-  auto fast_walker = std::make_unique<Walker>(standard_group(fast_asked, true));
-  auto full_walker = std::make_unique<Walker>(standard_group(full_asked, false));
+  auto fast_walker = std::make_unique<Walker>(standard_list(fast_asked), WalkerOptions{256, true});
+  auto full_walker = std::make_unique<Walker>(standard_list(full_asked), WalkerOptions{256, false});
   Walker& fast = *fast_walker;
   Walker& full = *full_walker;
   size_t frames = 0;
@@ -318,7 +351,7 @@ TEST_CASE("group shortcut: walkers with and without it give the same walks", "[g
     for (size_t cut : {s.stack.size(), s.stack.size() / 2, size_t{512}, size_t{100}, size_t{0}}) {
       const SampleStackMemory memory(s.regs.sp(), Bytes(s.stack.data(), std::min(cut, s.stack.size())));
       const WalkResult want = full.walk(s.regs, memory, *s.maps);
-      for (int repeat = 0; repeat < 3; ++repeat) {  // later walks answer from the claims
+      for (int repeat = 0; repeat < 3; ++repeat) {  // later walks step by cached rules
         const WalkResult got = fast.walk(s.regs, memory, *s.maps);
         CHECK(got.end == want.end);
         REQUIRE(got.frames.size() == want.frames.size());
@@ -334,5 +367,7 @@ TEST_CASE("group shortcut: walkers with and without it give the same walks", "[g
     }
   }
   CHECK(frames > 30);
-  CHECK(fast_asked < 3 * full_asked);  // the shortcut answered frames of the later walks
+  CHECK(fast_asked < 3 * full_asked);  // cached rules stepped frames of the later walks
+  CHECK(fast.stepper_asks() < full.stepper_asks());
+  CHECK(full.rule_cache().inserts() == 0);
 }

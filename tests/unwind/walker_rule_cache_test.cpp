@@ -1,14 +1,14 @@
-// The walker's remembered frames (walker.h) against the truth and against
-// walks that ask the steppers for every frame. Random call chains are
+// The walker's rule cache (walker.h) against the truth and against walks
+// that ask the steppers for every frame. Random call chains are
 // simulated the way a program makes them, outermost call first: each callee
 // pushes its return address, saves some callee-saved registers below it,
 // may set rbp (or, for frames only a stepper that is asked can step, rbx)
 // to its frame, then clobbers what it saved. Frames of the first kind are
-// stepped by a table of simple CFI rules (remembered after the first walk);
+// stepped by a table of simple CFI rules (cached after the first walk);
 // the second kind by a stepper that needs rbx, which the walker must
-// rebuild from the rules of the remembered frames below it. The walks must
+// rebuild from the rules of the cached frames below it. The walks must
 // give the simulated frames exactly; on cut or scribbled stacks, walks with
-// and without remembered frames must be the same.
+// and without the rule cache must be the same.
 
 #include <catch2/catch.hpp>
 
@@ -33,21 +33,18 @@ constexpr size_t kStackSize = 64 * 1024;
 constexpr std::array<uint8_t, 6> kCalleeSaved = {kRbp, kRbx, kR12, kR13, kR14, kR15};
 constexpr std::array<SavedSlot, 6> kCalleeSavedSlot = {kSlotRbp, kSlotRbx, kSlotR12, kSlotR13, kSlotR14, kSlotR15};
 
-// Steps frames whose pc has a rule in the table (simple rules, remembered by
-// the group), not_me for others.
+// Steps frames whose pc has a rule in the table (simple rules, cached by
+// the walker), not_mine for others.
 class TableStepper : public FrameStepper {
  public:
   TableStepper(const std::map<uint64_t, CfiRule>& rules, int& asked) : rules_(rules), asked_(asked) {}
   StepperKind kind() const override { return StepperKind::kCfi; }
-  bool claims_by_pc_only() const override { return true; }
-  const CfiRule* simple_rule(const StepInput& in) override {
-    auto it = rules_.find(in.regs.pc());
-    return it == rules_.end() ? nullptr : &it->second;
-  }
-  StepResult step_into(const StepInput& in, Registers& caller) override {
+  StepAnswer step(const StepInput& in, Registers& caller) override {
     ++asked_;
-    const CfiRule* rule = simple_rule(in);
-    return rule ? CfiStepper::apply_into(*rule, in.regs, in.stack, caller) : StepResult::not_me();
+    auto it = rules_.find(in.regs.pc());
+    if (it == rules_.end()) return StepAnswer::not_mine_by_pc();
+    return StepAnswer::by_rule(CfiStepper::apply_into(it->second, in.regs, in.stack, caller),
+                               UnwindRule::of_cfi_row(it->second));
   }
 
  private:
@@ -61,19 +58,19 @@ class RbxStepper : public FrameStepper {
  public:
   explicit RbxStepper(const std::vector<uint64_t>& pcs) : pcs_(pcs) {}
   StepperKind kind() const override { return StepperKind::kFramePointer; }
-  StepResult step_into(const StepInput& in, Registers& caller) override {
-    if (std::find(pcs_.begin(), pcs_.end(), in.regs.pc()) == pcs_.end()) return StepResult::not_me();
-    if (!in.regs.has(kRbx)) return StepResult::fail(WalkEnd::kNoUnwindInfo);
+  StepAnswer step(const StepInput& in, Registers& caller) override {
+    if (std::find(pcs_.begin(), pcs_.end(), in.regs.pc()) == pcs_.end()) return StepAnswer::not_mine();
+    if (!in.regs.has(kRbx)) return StepAnswer::failed(WalkEnd::kNoUnwindInfo);
     const uint64_t cfa = in.regs.get(kRbx) + 16;
     const auto ra = in.stack.read_u64(cfa - 8);
     const auto rbx = in.stack.read_u64(cfa - 16);
-    if (!ra || !rbx) return StepResult::fail(WalkEnd::kStackExhausted);
+    if (!ra || !rbx) return StepAnswer::failed(WalkEnd::kStackExhausted);
     caller = in.regs;
     caller.keep_only(1u << kRbp | 1u << kR12 | 1u << kR13 | 1u << kR14 | 1u << kR15);
     caller.set(kRbx, *rbx);
     caller.set(kRip, *ra);
     caller.set(kRsp, cfa);
-    return StepResult::success();
+    return StepAnswer::caller();
   }
 
  private:
@@ -85,9 +82,8 @@ class BottomAt : public FrameStepper {
  public:
   explicit BottomAt(uint64_t pc) : pc_(pc) {}
   StepperKind kind() const override { return StepperKind::kBottom; }
-  bool claims_by_pc_only() const override { return true; }
-  StepResult step_into(const StepInput& in, Registers&) override {
-    return in.regs.pc() == pc_ ? StepResult::bottom() : StepResult::not_me();
+  StepAnswer step(const StepInput& in, Registers&) override {
+    return in.regs.pc() == pc_ ? StepAnswer::bottom_by_pc() : StepAnswer::not_mine_by_pc();
   }
 
  private:
@@ -197,13 +193,12 @@ Program simulate(std::mt19937_64& rng) {
   return p;
 }
 
-StepperGroup group_for(const Program& p, int& table_asked, bool shortcut) {
-  StepperGroup g;
-  g.add(std::make_unique<BottomAt>(p.bottom_pc), 0);
-  g.add(std::make_unique<TableStepper>(p.rules, table_asked), 20);
-  g.add(std::make_unique<RbxStepper>(p.rbx_pcs), 30);
-  g.set_rule_shortcut(shortcut);
-  return g;
+StepperList list_for(const Program& p, int& table_asked) {
+  StepperList list;
+  list.add(std::make_unique<BottomAt>(p.bottom_pc));
+  list.add(std::make_unique<TableStepper>(p.rules, table_asked));
+  list.add(std::make_unique<RbxStepper>(p.rbx_pcs));
+  return list;
 }
 
 void check_same(const WalkResult& got, const WalkResult& want) {
@@ -220,11 +215,11 @@ void check_same(const WalkResult& got, const WalkResult& want) {
 
 }  // namespace
 
-TEST_CASE("walker: remembered frames give the simulated stacks, and the same walks as asking", "[walker]") {
+TEST_CASE("walker: cached rules give the simulated stacks, and the same walks as asking", "[walker]") {
   std::shared_ptr<const ElfBinary> binary = ElfBinary::open("/proc/self/exe");
   REQUIRE(binary);
   std::mt19937_64 rng(42);
-  uint64_t frames = 0, rbx_after_remembered = 0;
+  uint64_t frames = 0, rbx_after_cached = 0;
   int fast_asked = 0, slow_asked = 0;
   for (int program = 0; program < 300; ++program) {
     INFO("program " << program);
@@ -236,8 +231,8 @@ TEST_CASE("walker: remembered frames give the simulated stacks, and the same wal
     m.executable = true;
     m.binary = binary;
     maps.add(m);
-    Walker fast(group_for(p, fast_asked, true));
-    Walker slow(group_for(p, slow_asked, false), WalkerOptions{256, false});
+    Walker fast(list_for(p, fast_asked));
+    Walker slow(list_for(p, slow_asked), WalkerOptions{256, false});
 
     const uint64_t sp = p.sampled.sp();
     const size_t used = static_cast<size_t>(kStackBase + kStackSize - sp);
@@ -249,7 +244,7 @@ TEST_CASE("walker: remembered frames give the simulated stacks, and the same wal
     for (int repeat = 0; repeat < 2; ++repeat) check_same(fast.walk(p.sampled, whole, maps), truth);
     frames += truth.frames.size();
     for (size_t i = 1; i + 1 < p.truth.size(); ++i)
-      rbx_after_remembered += p.truth[i].stepper == StepperKind::kFramePointer && p.truth[i - 1].stepper == StepperKind::kCfi;
+      rbx_after_cached += p.truth[i].stepper == StepperKind::kFramePointer && p.truth[i - 1].stepper == StepperKind::kCfi;
 
     // Cut stacks and scribbled words: whatever the walks give, the same.
     std::vector<uint8_t> scribbled(p.stack.begin() + static_cast<ptrdiff_t>(sp - kStackBase), p.stack.end());
@@ -267,6 +262,6 @@ TEST_CASE("walker: remembered frames give the simulated stacks, and the same wal
     }
   }
   CHECK(frames > 3000);
-  CHECK(rbx_after_remembered > 100);  // rbx rebuilt through remembered frames
-  CHECK(fast_asked * 2 < slow_asked);  // remembered frames were stepped without asking
+  CHECK(rbx_after_cached > 100);       // rbx rebuilt through frames stepped by cached rules
+  CHECK(fast_asked * 2 < slow_asked);  // cached rules stepped frames without asking
 }
