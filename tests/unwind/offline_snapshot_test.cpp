@@ -24,9 +24,9 @@ namespace {
 
 std::string offline_dir() { return (std::filesystem::path(GOLDEN_DIR).parent_path() / "offline").string(); }
 
-std::string walk_case(const OfflineCase& c, bool shortcuts) {
+std::string walk_case(const OfflineCase& c, bool rule_cache) {
   UnwindOptions options;
-  options.shortcuts = shortcuts;
+  options.rule_cache = rule_cache;
   auto walker = make_sample_walker(options, make_shared_unwind_state());
   SampleStackMemory stack(c.stack_start, Bytes(c.stack.data(), c.stack.size()));
   return dump_walk(walker->walk(c.regs, stack, c.maps), c.maps);
@@ -37,7 +37,7 @@ void check_case(const std::string& name) {
   const OfflineCase c = load_offline_case(dir);
   const std::string dump = walk_case(c, true);
   INFO(name << ":\n" << dump);
-  // Without the walker's and the group's shortcuts the walk is the same.
+  // Without the walker's rule cache the walk is the same.
   CHECK(walk_case(c, false) == dump);
   const std::string expected_path = dir + "/expected.txt";
   if (std::getenv("SWPROF_UPDATE_GOLDEN")) std::ofstream(expected_path, std::ios::binary) << dump;
