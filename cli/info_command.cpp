@@ -8,7 +8,7 @@
 #include "cli/unwind_options.h"
 #include "common/error.h"
 #include "common/text_escape.h"
-#include "profile/info.h"
+#include "output/info_text.h"
 
 namespace swprof::cli {
 namespace {

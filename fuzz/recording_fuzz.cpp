@@ -4,7 +4,7 @@
 
 #include "common/error.h"
 #include "fuzz/fuzz_target.h"
-#include "profile/info.h"
+#include "output/info_text.h"
 #include "recording/recording_reader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

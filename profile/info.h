@@ -49,7 +49,6 @@ struct RecordingInfo {
 };
 
 RecordingInfo collect_info(RecordingReader& reader);
-std::string format_info(const RecordingInfo& info);
 
 // How well the recording's samples unwind, and the unwinder's warnings
 // (missing or changed binaries).
@@ -71,9 +70,5 @@ struct InfoResult {
 };
 // `swprof info`: collect_info, then measure_unwinding when asked.
 InfoResult run_info(const std::string& recording, const InfoOptions& options);
-
-// "unwind quality" section: complete stacks, frames per stepper, why walks
-// ended early.
-std::string format_unwind_quality(const UnwindStats& stats, UnwinderChoice unwinder);
 
 }  // namespace swprof

@@ -8,9 +8,9 @@
 #include "compare/diff_markdown.h"
 #include "compare/diff_text.h"
 #include "output/context_stack.h"
+#include "output/info_text.h"
 #include "output/report.h"
 #include "output/script_writer.h"
-#include "profile/info.h"
 #include "support/profile_fixture.h"
 
 using namespace swprof;

@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "recording/recording_format.h"
+
 using namespace swprof;
 
 namespace {
@@ -58,4 +60,28 @@ TEST_CASE("a command's wait status becomes a shell's exit code", "[summary]") {
   CHECK(exit_code_from_wait_status(0) == 0);
   CHECK(exit_code_from_wait_status(3 << 8) == 3);
   CHECK(exit_code_from_wait_status(SIGKILL) == 128 + SIGKILL);
+}
+
+namespace {
+
+SessionSummary summary_with(uint32_t stack_size, uint64_t samples, uint64_t truncated) {
+  SessionSummary s;
+  s.output = "out.swprof";
+  s.end_reason = "exited";
+  s.samples = samples;
+  s.truncated = truncated;
+  s.stack_size = stack_size;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("summary: cut stacks advise a larger --stack-size only below the maximum", "[recording_info]") {
+  const std::string below = format_summary(summary_with(32768, 100, 10));
+  CHECK(below.find("cut at --stack-size 32768; raise --stack-size (up to 65528)") != std::string::npos);
+  const std::string at_max = format_summary(summary_with(kMaxStackSize, 100, 10));
+  CHECK(at_max.find("cut at --stack-size 65528, the maximum: these stacks are deeper than the kernel can copy") !=
+        std::string::npos);
+  CHECK(at_max.find("raise --stack-size") == std::string::npos);
+  CHECK(format_summary(summary_with(32768, 100, 0)).find("stack copy") == std::string::npos);
 }

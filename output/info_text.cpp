@@ -1,0 +1,151 @@
+#include "output/info_text.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <utility>
+#include <vector>
+
+#include "common/format.h"
+#include "common/text_escape.h"
+
+namespace swprof {
+
+namespace {
+
+// Appends printf-formatted lines to one string.
+class TextLines {
+ public:
+  template <typename... Args>
+  void add(const char* fmt, Args... args) {
+    char line[1024];
+    snprintf(line, sizeof line, fmt, args...);
+    out_ += line;
+  }
+  void add_text(const std::string& text) { out_ += text; }
+  std::string take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+};
+
+unsigned long long ull(uint64_t n) { return static_cast<unsigned long long>(n); }
+std::string safe(const std::string& s) { return terminal_safe(s); }
+
+void add_header(TextLines& t, const RecordingInfo& info) {
+  const RecordingHeader& h = info.header;
+  t.add("command:      %s\n", quote_command(h.command).c_str());
+  t.add("mode:         %s (pid %lld)\n", safe(h.mode).c_str(), static_cast<long long>(h.target_pid));
+  if (h.period) t.add("event:        %s, every %llu events\n", safe(h.event).c_str(), ull(h.period));
+  else t.add("event:        %s at %u Hz\n", safe(h.event).c_str(), h.frequency);
+  t.add("stack size:   %u bytes\n", h.stack_size);
+  t.add("kernel:       %s%s%s\n", h.kernel_samples ? "samples and callchains recorded" : "not sampled",
+        h.kernel_note.empty() ? "" : " -- ", safe(h.kernel_note).c_str());
+  t.add("host:         %s (Linux %s)\n", safe(h.host).c_str(), safe(h.kernel_release).c_str());
+  t.add("started:      %s\n", format_time(h.start_unix_ns).c_str());
+  t.add("recorded by:  swprof %s\n", safe(h.swprof_version).c_str());
+  const double span = info.last_time > info.first_time ? static_cast<double>(info.last_time - info.first_time) / 1e9 : 0;
+  t.add("duration:     %.2f s of samples\n", span);
+  t.add("file:         %llu bytes in %llu chunks", ull(info.status.file_bytes), ull(info.status.chunks));
+  if (info.samples)
+    t.add(", %.0f bytes/sample", static_cast<double>(info.status.file_bytes) / static_cast<double>(info.samples));
+  t.add_text("\n");
+}
+
+void add_records(TextLines& t, const RecordingInfo& info) {
+  t.add_text("\nrecords:\n");
+  for (const auto& [name, n] : info.record_counts) t.add("  %-12s %llu\n", name.c_str(), ull(n));
+}
+
+void add_stack_size_suggestion(TextLines& t, const RecordingInfo& info) {
+  const uint32_t size = info.header.stack_size;
+  const uint32_t suggest = info.suggested_stack_size();
+  if (suggest > size) t.add("  suggestion     --stack-size %u (stacks were cut short)\n", suggest);
+  else if (info.stacks_cut_short())
+    t.add("  suggestion     none: --stack-size %u is the maximum; these stacks are deeper than the kernel can copy\n",
+          size);
+  else if (suggest < size) t.add("  suggestion     --stack-size %u would still copy 99%% of stacks whole\n", suggest);
+  else t.add("  suggestion     --stack-size %u is right\n", suggest);
+}
+
+void add_samples(TextLines& t, const RecordingInfo& info) {
+  t.add_text("\nsamples:\n");
+  t.add("  total          %llu\n", ull(info.samples));
+  t.add("  in kernel      %llu\n", ull(info.kernel_mode_samples));
+  t.add("  lost           %llu\n", ull(info.lost));
+  t.add("  throttled      %llu times\n", ull(info.throttles));
+  t.add("  truncated      %llu (%.1f%%) stack copies cut at %u bytes\n", ull(info.truncated),
+        percent(info.truncated, info.samples), info.header.stack_size);
+  t.add("  stack copied   p50 %u bytes, p99 %u bytes, max %u bytes\n", info.stack_percentile(50),
+        info.stack_percentile(99), info.stack_percentile(100));
+  if (info.samples) add_stack_size_suggestion(t, info);
+}
+
+void add_threads_and_binaries(TextLines& t, const RecordingInfo& info) {
+  t.add("\nthreads: %zu\n", info.threads.size());
+  t.add("  %8s %8s %10s  %s\n", "pid", "tid", "samples", "name");
+  for (const auto& [tid, th] : info.threads)
+    t.add("  %8u %8u %10llu  %s\n", th.pid, tid, ull(th.samples), safe(th.comm).c_str());
+  t.add("\nbinaries: %zu\n", info.binaries.size());
+  for (const auto& [path, b] : info.binaries)
+    t.add("  %-40s %s\n", b.build_id.empty() ? "(no build-id)" : safe(b.build_id).c_str(), safe(path).c_str());
+}
+
+std::string status_text(const ReadStatus& status) {
+  switch (status.state) {
+    case ReadStatus::State::kComplete:
+      return status.finalized ? "complete" : "readable, but not finalized (swprof was stopped abruptly)";
+    case ReadStatus::State::kTruncated: return "TRUNCATED: " + safe(status.problem);
+    case ReadStatus::State::kCorrupt: return "CORRUPT: " + safe(status.problem);
+    case ReadStatus::State::kReading: return "incomplete read";
+  }
+  return "";
+}
+
+void add_frames_by_stepper(TextLines& t, const UnwindStats& st) {
+  t.add_text("  frames by stepper");
+  for (size_t k = 1; k < st.frames_by_stepper.size(); ++k) {
+    if (!st.frames_by_stepper[k]) continue;
+    t.add("  %s %llu (%.1f%%)", stepper_name(static_cast<StepperKind>(k)), ull(st.frames_by_stepper[k]),
+          percent(st.frames_by_stepper[k], st.frames));
+  }
+  t.add_text("\n");
+}
+
+// The five most common reasons walks ended before the outermost frame.
+void add_early_ends(TextLines& t, const UnwindStats& st) {
+  std::vector<std::pair<uint64_t, WalkEnd>> early;
+  for (const auto& [end, n] : st.ends)
+    if (end != WalkEnd::kBottom) early.emplace_back(n, end);
+  std::sort(early.rbegin(), early.rend());
+  if (early.empty()) t.add_text("  walks ended early: none\n");
+  for (size_t i = 0; i < early.size() && i < 5; ++i)
+    t.add("  ended early: %-22s %llu (%.1f%%)%s\n", walk_end_name(early[i].second), ull(early[i].first),
+          percent(early[i].first, st.samples),
+          early[i].second == WalkEnd::kStackExhausted ? "  -- see the --stack-size suggestion above" : "");
+}
+
+}  // namespace
+
+std::string format_info(const RecordingInfo& info) {
+  TextLines t;
+  add_header(t, info);
+  add_records(t, info);
+  add_samples(t, info);
+  add_threads_and_binaries(t, info);
+  t.add_text("\nstatus:       " + status_text(info.status) + "\n");
+  return t.take();
+}
+
+std::string format_unwind_quality(const UnwindStats& st, UnwinderChoice unwinder) {
+  TextLines t;
+  t.add("\nunwind quality (%s):\n", unwinder == UnwinderChoice::kChain ? "stepper chain" : "libunwind reference");
+  t.add("  complete stacks  %.1f%% (%llu of %llu samples)\n", percent(st.complete, st.samples), ull(st.complete),
+        ull(st.samples));
+  t.add("  frames           %llu (%.1f per sample), %llu guessed\n", ull(st.frames),
+        st.samples ? static_cast<double>(st.frames) / static_cast<double>(st.samples) : 0.0, ull(st.guessed_frames));
+  add_frames_by_stepper(t, st);
+  add_early_ends(t, st);
+  return t.take();
+}
+
+}  // namespace swprof

@@ -1,0 +1,19 @@
+#pragma once
+// `swprof info` as text: what a recording holds, and how well it unwinds.
+// Every text that comes from the recording is shown terminal_safe.
+
+#include <string>
+
+#include "profile/info.h"
+
+namespace swprof {
+
+// The header, record counts, samples (with the --stack-size suggestion),
+// threads, binaries and the read status.
+std::string format_info(const RecordingInfo& info);
+
+// "unwind quality" section: complete stacks, frames per stepper, why walks
+// ended early.
+std::string format_unwind_quality(const UnwindStats& stats, UnwinderChoice unwinder);
+
+}  // namespace swprof
