@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <optional>
+#include <tuple>
 #include <utility>
 
 #include "common/hex.h"
@@ -338,22 +339,56 @@ const DebugInfo::CuIndex& DebugInfo::cu_index(Dwarf_Die* cu) {
   return cu_indexes_.emplace(key, std::move(index)).first->second;
 }
 
+namespace {
+
+// The source line of `addr` from the line table ("" and 0 when unknown).
+std::pair<std::string, uint32_t> line_table_entry(Dwfl_Module* module, Dwarf_Addr addr) {
+  Dwfl_Line* src = dwfl_module_getsrc(module, addr);
+  if (!src) return {};
+  Dwarf_Addr line_addr = 0;
+  int lineno = 0, column = 0;
+  Dwarf_Word mtime = 0, length = 0;
+  const char* name = dwfl_lineinfo(src, &line_addr, &lineno, &column, &mtime, &length);
+  if (!name) return {};
+  return {name, lineno > 0 ? static_cast<uint32_t>(lineno) : 0};
+}
+
+// The function of a unit's index holding pc, or nullptr. Ranges do not
+// overlap, unless a (GNU C) nested function sits inside its parent's: look
+// back a few.
+const DwarfFunctionRange* function_holding(const std::vector<DwarfFunctionRange>& index, Dwarf_Addr pc) {
+  auto it = std::upper_bound(index.begin(), index.end(), pc,
+                             [](Dwarf_Addr a, const DwarfFunctionRange& r) { return a < r.low; });
+  for (int tries = 0; it != index.begin() && tries < 8; ++tries) {
+    --it;
+    if (pc < it->high) return &*it;
+  }
+  return nullptr;
+}
+
+// Where the function enclosing an inlined instance called it:
+// DW_AT_call_file/DW_AT_call_line ("" and 0 when unknown).
+std::pair<std::string, uint32_t> call_site(Dwarf_Die* inlined, Dwarf_Files* files, size_t nfiles) {
+  std::string file;
+  if (auto index_of_file = udata_attr(inlined, DW_AT_call_file); index_of_file && files && *index_of_file < nfiles) {
+    if (const char* name = dwarf_filesrc(files, *index_of_file, nullptr, nullptr)) file = name;
+  }
+  return {file, static_cast<uint32_t>(udata_attr(inlined, DW_AT_call_line).value_or(0))};
+}
+
+uint32_t declaration_line(Dwarf_Die* die) {
+  int decl = 0;
+  return dwarf_decl_line(die, &decl) == 0 && decl > 0 ? static_cast<uint32_t>(decl) : 0;
+}
+
+}  // namespace
+
 // The leaf line comes from the line table. The scopes holding the address,
 // innermost first, are the inlined instances and then the real function; an
 // inlined instance's DW_AT_call_file/DW_AT_call_line is where the next outer
 // function was when it called it (DWARF 5 §3.3.8.2).
 void DebugInfo::add_dwarf_frames(Dwarf_Addr addr, SourceFrame& outer, std::vector<SourceFrame>& frames) {
-  std::string file;
-  uint32_t line = 0;
-  if (Dwfl_Line* src = dwfl_module_getsrc(module_, addr)) {
-    Dwarf_Addr line_addr = 0;
-    int lineno = 0, column = 0;
-    Dwarf_Word mtime = 0, length = 0;
-    if (const char* name = dwfl_lineinfo(src, &line_addr, &lineno, &column, &mtime, &length)) {
-      file = name;
-      line = lineno > 0 ? static_cast<uint32_t>(lineno) : 0;
-    }
-  }
+  auto [file, line] = line_table_entry(module_, addr);
   outer.file = file;
   outer.line = line;
 
@@ -361,16 +396,7 @@ void DebugInfo::add_dwarf_frames(Dwarf_Addr addr, SourceFrame& outer, std::vecto
   Dwarf_Die* cu = dwfl_module_addrdie(module_, addr, &cu_bias);
   if (!cu) return;  // code without DWARF (startup files, assembly)
   const Dwarf_Addr pc = addr - cu_bias;
-  const CuIndex& index = cu_index(cu);
-  auto it = std::upper_bound(index.begin(), index.end(), pc,
-                             [](Dwarf_Addr a, const DwarfFunctionRange& r) { return a < r.low; });
-  // Ranges do not overlap, unless a (GNU C) nested function sits inside its
-  // parent's: look back a few.
-  const DwarfFunctionRange* function = nullptr;
-  for (int tries = 0; it != index.begin() && tries < 8 && !function; ++tries) {
-    --it;
-    if (pc < it->high) function = &*it;
-  }
+  const DwarfFunctionRange* function = function_holding(cu_index(cu), pc);
   if (!function) return;
   // chain: the function, then each nested scope holding pc, outermost first.
   std::vector<Dwarf_Die> chain{function->die};
@@ -383,12 +409,10 @@ void DebugInfo::add_dwarf_frames(Dwarf_Addr addr, SourceFrame& outer, std::vecto
     Dwarf_Die* die = &*scope;
     const int tag = dwarf_tag(die);
     if (!is_function_scope(tag)) continue;
-    int decl = 0;
-    const uint32_t decl_line = dwarf_decl_line(die, &decl) == 0 && decl > 0 ? static_cast<uint32_t>(decl) : 0;
     if (tag != DW_TAG_inlined_subroutine) {
       outer.file = file;
       outer.line = line;
-      outer.decl_line = decl_line;
+      outer.decl_line = declaration_line(die);
       if (outer.function.empty()) outer.function = die_name(die);
       return;
     }
@@ -399,15 +423,10 @@ void DebugInfo::add_dwarf_frames(Dwarf_Addr addr, SourceFrame& outer, std::vecto
     f.function = die_name(die);
     f.file = file;
     f.line = line;
-    f.decl_line = decl_line;
+    f.decl_line = declaration_line(die);
     f.inlined = true;
     frames.push_back(std::move(f));
-    // Where the enclosing function called this inlined one.
-    file.clear();
-    if (auto index_of_file = udata_attr(die, DW_AT_call_file); index_of_file && files && *index_of_file < nfiles) {
-      if (const char* name = dwarf_filesrc(files, *index_of_file, nullptr, nullptr)) file = name;
-    }
-    line = static_cast<uint32_t>(udata_attr(die, DW_AT_call_line).value_or(0));
+    std::tie(file, line) = call_site(die, files, nfiles);
   }
 }
 
