@@ -93,7 +93,7 @@ void Walker::walk(const Registers& sampled, const Memory& stack, const ProcessMa
   // Frames are plain data: one copy (resize only initializes what is new
   // to `out`'s reused storage).
   out.frames.resize(w.count);
-  std::memcpy(out.frames.data(), frames_.data(), w.count * sizeof(Frame));
+  if (w.count) std::memcpy(out.frames.data(), frames_.data(), w.count * sizeof(Frame));  // data() may be null
 }
 
 [[gnu::always_inline]] inline WalkEnd Walker::run(Walk& w) {
