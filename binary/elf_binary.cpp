@@ -84,6 +84,11 @@ void ElfBinary::load_sections() {
     out.addr = sh.sh_addr;
     out.offset = sh.sh_offset;
     out.scn = scn;
+    out.index = elf_ndxscn(scn);
+    out.type = sh.sh_type;
+    out.link = sh.sh_link;
+    out.entsize = sh.sh_entsize;
+    out.addralign = sh.sh_addralign;
     if (sh.sh_type != SHT_NOBITS && sh.sh_offset <= file_.size() && sh.sh_size <= file_.size() - sh.sh_offset)
       out.data = file_.subspan(sh.sh_offset, sh.sh_size);
     sections_.emplace_back(name, out);
@@ -94,6 +99,17 @@ std::optional<ElfSection> ElfBinary::section(const std::string& name) const {
   for (const auto& [n, sec] : sections_)
     if (n == name) return sec;
   return std::nullopt;
+}
+
+std::optional<ElfSection> ElfBinary::section_at_index(size_t index) const {
+  for (const auto& entry : sections_)
+    if (entry.second.index == index) return entry.second;
+  return std::nullopt;
+}
+
+const PltEntries& ElfBinary::plt_entries() const {
+  std::call_once(plt_once_, [this] { plt_entries_ = std::make_unique<const PltEntries>(read_plt_entries(*this)); });
+  return *plt_entries_;
 }
 
 std::optional<uint64_t> ElfBinary::load_bias(uint64_t map_start, uint64_t map_offset) const {

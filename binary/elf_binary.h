@@ -9,10 +9,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "binary/plt_entries.h"
 #include "common/byte_reader.h"
 #include "common/elf_handle.h"
 #include "common/regular_file.h"
@@ -25,6 +27,11 @@ struct ElfSection {
   uint64_t offset = 0;
   Bytes data;         // the section's bytes in the file (empty for NOBITS)
   Elf_Scn* scn = nullptr;
+  size_t index = 0;   // its section header index
+  uint32_t type = 0;  // sh_type
+  uint32_t link = 0;  // sh_link: the index of a related section (a relocation's symbol table, ...)
+  uint64_t entsize = 0;
+  uint64_t addralign = 0;
 };
 
 struct FunctionSymbol {
@@ -55,6 +62,12 @@ class ElfBinary {
   // Sections are indexed once when the file is opened, so lookups never call
   // into libelf (whose lazy loading is not safe from several threads).
   std::optional<ElfSection> section(const std::string& name) const;
+  // The section with header index `index` (what sh_link names).
+  std::optional<ElfSection> section_at_index(size_t index) const;
+
+  // The PLT stubs of this binary, named as perf names them (binary/plt_entries.h),
+  // read on first use from any thread and kept for the binary's lifetime.
+  const PltEntries& plt_entries() const;
 
   // The bias for a mapping of this file at `map_start` with file offset
   // `map_offset`: ELF vaddr = runtime address - bias. nullopt when no PT_LOAD
@@ -93,6 +106,8 @@ class ElfBinary {
   std::vector<Segment> segments_;
   std::vector<std::pair<std::string, ElfSection>> sections_;
   std::vector<FunctionSymbol> functions_;  // sorted by start
+  mutable std::once_flag plt_once_;
+  mutable std::unique_ptr<const PltEntries> plt_entries_;
 };
 
 }  // namespace swprof

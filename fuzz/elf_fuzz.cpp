@@ -1,6 +1,6 @@
 // Fuzz target: the ELF reader (binary/elf_binary.cpp) on an arbitrary image,
 // read from memory as the vDSO is: sections, segments, symbols, build-id, and
-// the queries the unwinder and symbolizer make.
+// the queries the unwinder and symbolizer make, and the PLT stubs' names.
 
 #include "binary/elf_binary.h"
 #include "fuzz/fuzz_target.h"
@@ -16,6 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     SWPROF_FUZZ_CHECK(section->data.empty() ||
                       (section->data.data() >= file.data() && section->data.data() + section->data.size() <= file.data() + file.size()));
   }
+  static_cast<void>(binary->plt_entries().at(binary->entry()));
   static_cast<void>(binary->load_bias(0x7f0000000000, 0));
   static_cast<void>(binary->load_bias(0x7f0000001000, 0x1000));
   const uint64_t entry = binary->entry();

@@ -278,8 +278,18 @@ std::vector<SourceFrame> DebugInfo::frames_at(uint64_t vaddr) {
     outer.function = symbol_name(f->name.c_str());
     outer.function_offset = vaddr - f->start;
   }
+  if (outer.function.empty()) name_plt_stub(vaddr, outer);
   frames.push_back(std::move(outer));
   return frames;
+}
+
+// A PLT stub has no symbol: it is named as perf names it ("write@plt"), the
+// relocation's symbol demangled.
+void DebugInfo::name_plt_stub(uint64_t vaddr, SourceFrame& frame) const {
+  const PltEntry* stub = binary_->plt_entries().at(vaddr);
+  if (!stub) return;
+  frame.function = stub->symbol.empty() ? stub->name : symbol_name(stub->symbol.c_str()) + "@plt";
+  frame.function_offset = vaddr - stub->start;
 }
 
 void DebugInfo::load_symbols() {

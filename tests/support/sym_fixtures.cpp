@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "common/elf_handle.h"
@@ -41,6 +42,18 @@ std::vector<Segment> load_segments(const std::string& path) {
 }  // namespace
 
 std::string program_file(const std::string& name) { return std::string(SYM_PROGRAMS_DIR) + "/" + name; }
+
+std::map<uint64_t, std::string> objdump_stub_labels(const std::string& listing_file) {
+  std::ifstream in(listing_file);
+  REQUIRE(in);
+  static const std::regex label(R"(^([0-9a-f]+) <([^>+\-*]+)>:$)");
+  std::map<uint64_t, std::string> out;
+  std::string line;
+  std::smatch m;
+  while (std::getline(in, line))
+    if (std::regex_match(line, m, label)) out[std::stoull(m[1], nullptr, 16)] = m[2];
+  return out;
+}
 
 uint32_t marker_line(const std::string& source, const std::string& marker) {
   std::ifstream in(std::string(SYM_SOURCE_DIR) + "/" + source);

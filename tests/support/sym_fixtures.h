@@ -30,6 +30,11 @@ std::string command_output(const std::string& command);
 // Defined symbols by name from `nm` (`nm -D` when dynamic).
 std::multimap<std::string, uint64_t> nm_symbols(const std::string& path, bool dynamic);
 
+// objdump's labels of whole stubs in an `objdump -d` listing
+// ("0000000000001040 <write@plt>:"): address -> label, without the relative
+// ones ("puts@plt-0x10", "*ABS*+0x4187e0@plt").
+std::map<uint64_t, std::string> objdump_stub_labels(const std::string& listing_file);
+
 // The mappings the loader makes for `path` at load address `base` (one per
 // PT_LOAD, page-rounded), resolved through `binaries`.
 ProcessMaps load_like_loader(BinaryCache& binaries, const std::string& path, uint64_t base);

@@ -381,6 +381,25 @@ TEST_CASE("symbolizer: unknown addresses keep their module and offset", "[symbol
   CHECK(symbolizer.warnings().empty());
 }
 
+TEST_CASE("symbolizer: a PLT stub of a stripped binary is named as perf names it", "[symbolize]") {
+  TempDir dir;
+  Symbolizer symbolizer(hermetic_options(dir));
+  BinaryCache binaries;
+  const ProcessMaps maps = load_like_loader(binaries, program_file("plt_names_ibt.stripped"), kBase);
+  uint64_t write_stub = 0;
+  for (const auto& [address, name] : objdump_stub_labels(program_file("plt_names_ibt.plt.expected")))
+    if (name == "write@plt") write_stub = address;
+  REQUIRE(write_stub != 0);
+  Frame f = return_frame(kBase + write_stub + 4);
+  f.flags = kFrameExactPc;
+  const auto& a = symbolizer.symbolize(maps, 1, f);
+  REQUIRE(a.frames.size() == 1);
+  CHECK(a.frames[0].function == "write@plt");
+  CHECK(a.frames[0].function_offset == 4);
+  CHECK(display_name(a.frames[0]) == "write@plt");
+  CHECK(symbolizer.warnings().empty());
+}
+
 TEST_CASE("symbolizer: the vDSO is named from its own symbols", "[symbolize]") {
   TempDir dir;
   const std::vector<uint8_t> image = read_own_vdso();
