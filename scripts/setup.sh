@@ -10,6 +10,7 @@ PACKAGES=(
   linux-perf xz-utils procps bc util-linux time
   chromium            # headless, for the flame graph page tests (tests/output/flamegraph_browser_test.cpp)
   python3-jsonschema  # validates JSON profiles against docs/json-format.schema.json in the tests
+  golang-go           # builds the Go test programs (tests/programs/go): pclntab reading and the Go stepper
   clang libclang-rt-14-dev  # the fuzz targets (scripts/fuzz.sh): clang's libFuzzer, ASan and UBSan runtimes
 )
 
