@@ -112,6 +112,24 @@ const PltEntries& ElfBinary::plt_entries() const {
   return *plt_entries_;
 }
 
+const FunctionStarts& ElfBinary::function_starts() const {
+  std::call_once(starts_once_, [this] { function_starts_ = FunctionStarts::discover(*this); });
+  return *function_starts_;
+}
+
+std::vector<std::pair<uint64_t, uint64_t>> ElfBinary::executable_ranges() const {
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  for (const auto& s : segments_)
+    if (s.exec && s.filesz > 0) out.emplace_back(s.vaddr, s.vaddr + s.filesz);
+  return out;
+}
+
+std::optional<uint64_t> ElfBinary::file_offset_of(uint64_t vaddr) const {
+  for (const auto& s : segments_)
+    if (vaddr >= s.vaddr && vaddr - s.vaddr < s.filesz) return s.offset + (vaddr - s.vaddr);
+  return std::nullopt;
+}
+
 std::optional<uint64_t> ElfBinary::load_bias(uint64_t map_start, uint64_t map_offset) const {
   for (const auto& s : segments_) {
     // The segment whose file image holds the mapping's first byte (segments
@@ -164,6 +182,7 @@ void ElfBinary::load_symbols() {
         functions_.push_back({sym.st_value, sym.st_size, name ? name : ""});
       }
     }
+    symbols_from_symtab_ = std::string(table) == ".symtab";
     if (!functions_.empty()) break;  // .symtab is a superset of .dynsym
   }
   std::sort(functions_.begin(), functions_.end(), [](const auto& a, const auto& b) {
