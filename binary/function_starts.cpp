@@ -341,7 +341,8 @@ void FunctionDiscovery::drain() {
   while (!pending_.empty() && !stats_.budget_hit) {
     const uint64_t f = pending_.back();
     pending_.pop_back();
-    parse(f, 0);
+    // Gap parsing needs every reachable byte marked: it parses them all.
+    if (limits_.parse_fde_functions || limits_.parse_gaps || !(functions_[f].sources & kFromFde)) parse(f, 0);
   }
 }
 

@@ -20,8 +20,10 @@
 //   gaps     optional: the first instruction after padding in each run of
 //            bytes no function reached becomes a start (address-taken code)
 //
-// A function ends where the next start begins, clipped to its executable
-// segment. Bounded by an instruction budget.
+// Functions with an FDE are descended only when code without CFI calls
+// them (DiscoveryLimits::parse_fde_functions). A function ends where the
+// next start begins, clipped to its executable segment. Bounded by an
+// instruction budget.
 
 #include <array>
 #include <cstddef>
@@ -63,6 +65,11 @@ struct DiscoveredFunction {
 struct DiscoveryLimits {
   size_t max_instructions = 8'000'000;
   bool parse_gaps = false;  // off: measured to add more false starts than it finds (bench/RESULTS.md)
+  // Descend from every start, or (false) from an FDE's start only when code
+  // without CFI calls it: CFI already gives those functions' extent and
+  // unwinding, and skipping them makes discovery ~N times cheaper on binaries
+  // with CFI for nearly everything (bench/RESULTS.md).
+  bool parse_fde_functions = false;
 };
 
 struct DiscoveryStats {
