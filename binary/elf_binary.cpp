@@ -62,6 +62,8 @@ bool ElfBinary::init() {
     GElf_Phdr ph;
     if (!gelf_getphdr(elf_.get(), static_cast<int>(i), &ph) || ph.p_type != PT_LOAD) continue;
     segments_.push_back({ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz, (ph.p_flags & PF_X) != 0});
+    if ((ph.p_flags & PF_X) && ph.p_filesz > 0 && ph.p_vaddr + ph.p_filesz > ph.p_vaddr)
+      executable_ranges_.emplace_back(ph.p_vaddr, ph.p_vaddr + ph.p_filesz);
   }
   const void* id = nullptr;
   ssize_t n = dwelf_elf_gnu_build_id(elf_.get(), &id);
@@ -115,13 +117,6 @@ const PltEntries& ElfBinary::plt_entries() const {
 const FunctionStarts& ElfBinary::function_starts() const {
   std::call_once(starts_once_, [this] { function_starts_ = FunctionStarts::discover(*this); });
   return *function_starts_;
-}
-
-std::vector<std::pair<uint64_t, uint64_t>> ElfBinary::executable_ranges() const {
-  std::vector<std::pair<uint64_t, uint64_t>> out;
-  for (const auto& s : segments_)
-    if (s.exec && s.filesz > 0) out.emplace_back(s.vaddr, s.vaddr + s.filesz);
-  return out;
 }
 
 std::optional<uint64_t> ElfBinary::file_offset_of(uint64_t vaddr) const {

@@ -76,7 +76,7 @@ class ElfBinary {
   const FunctionStarts& function_starts() const;
 
   // [vaddr, vaddr + filesz) of each executable PT_LOAD segment, in header order.
-  std::vector<std::pair<uint64_t, uint64_t>> executable_ranges() const;
+  const std::vector<std::pair<uint64_t, uint64_t>>& executable_ranges() const { return executable_ranges_; }
   // The file offset of ELF vaddr; nullopt outside every segment's file image.
   std::optional<uint64_t> file_offset_of(uint64_t vaddr) const;
 
@@ -118,6 +118,7 @@ class ElfBinary {
   uint64_t entry_ = 0;
   std::vector<uint8_t> build_id_;
   std::vector<Segment> segments_;
+  std::vector<std::pair<uint64_t, uint64_t>> executable_ranges_;
   std::vector<std::pair<std::string, ElfSection>> sections_;
   std::vector<FunctionSymbol> functions_;  // sorted by start
   bool symbols_from_symtab_ = false;
