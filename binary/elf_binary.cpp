@@ -62,6 +62,8 @@ bool ElfBinary::init() {
     GElf_Phdr ph;
     if (!gelf_getphdr(elf_.get(), static_cast<int>(i), &ph) || ph.p_type != PT_LOAD) continue;
     segments_.push_back({ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz, (ph.p_flags & PF_X) != 0});
+    if ((ph.p_flags & PF_X) && ph.p_filesz > 0 && ph.p_vaddr + ph.p_filesz > ph.p_vaddr)
+      executable_ranges_.emplace_back(ph.p_vaddr, ph.p_vaddr + ph.p_filesz);
   }
   const void* id = nullptr;
   ssize_t n = dwelf_elf_gnu_build_id(elf_.get(), &id);
@@ -110,6 +112,17 @@ std::optional<ElfSection> ElfBinary::section_at_index(size_t index) const {
 const PltEntries& ElfBinary::plt_entries() const {
   std::call_once(plt_once_, [this] { plt_entries_ = std::make_unique<const PltEntries>(read_plt_entries(*this)); });
   return *plt_entries_;
+}
+
+const FunctionStarts& ElfBinary::function_starts() const {
+  std::call_once(starts_once_, [this] { function_starts_ = FunctionStarts::discover(*this); });
+  return *function_starts_;
+}
+
+std::optional<uint64_t> ElfBinary::file_offset_of(uint64_t vaddr) const {
+  for (const auto& s : segments_)
+    if (vaddr >= s.vaddr && vaddr - s.vaddr < s.filesz) return s.offset + (vaddr - s.vaddr);
+  return std::nullopt;
 }
 
 std::optional<uint64_t> ElfBinary::load_bias(uint64_t map_start, uint64_t map_offset) const {
@@ -164,6 +177,7 @@ void ElfBinary::load_symbols() {
         functions_.push_back({sym.st_value, sym.st_size, name ? name : ""});
       }
     }
+    symbols_from_symtab_ = std::string(table) == ".symtab";
     if (!functions_.empty()) break;  // .symtab is a superset of .dynsym
   }
   std::sort(functions_.begin(), functions_.end(), [](const auto& a, const auto& b) {

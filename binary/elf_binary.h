@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "binary/function_starts.h"
 #include "binary/plt_entries.h"
 #include "common/byte_reader.h"
 #include "common/elf_handle.h"
@@ -69,6 +70,16 @@ class ElfBinary {
   // read on first use from any thread and kept for the binary's lifetime.
   const PltEntries& plt_entries() const;
 
+  // The functions this binary's code holds, found from its symbols, CFI,
+  // entry points and calls (binary/function_starts.h): computed on first use
+  // from any thread and kept for the binary's lifetime.
+  const FunctionStarts& function_starts() const;
+
+  // [vaddr, vaddr + filesz) of each executable PT_LOAD segment, in header order.
+  const std::vector<std::pair<uint64_t, uint64_t>>& executable_ranges() const { return executable_ranges_; }
+  // The file offset of ELF vaddr; nullopt outside every segment's file image.
+  std::optional<uint64_t> file_offset_of(uint64_t vaddr) const;
+
   // The bias for a mapping of this file at `map_start` with file offset
   // `map_offset`: ELF vaddr = runtime address - bias. nullopt when no PT_LOAD
   // segment holds that file offset.
@@ -84,6 +95,9 @@ class ElfBinary {
   // The function symbol containing vaddr (.symtab, else .dynsym).
   const FunctionSymbol* function_at(uint64_t vaddr) const;
   const FunctionSymbol* function_named(const std::string& name) const;
+  // Every function symbol, sorted by start (.symtab, else .dynsym: see symbols_from_symtab()).
+  const std::vector<FunctionSymbol>& functions() const { return functions_; }
+  bool symbols_from_symtab() const { return symbols_from_symtab_; }
 
  private:
   ElfBinary() = default;
@@ -104,10 +118,14 @@ class ElfBinary {
   uint64_t entry_ = 0;
   std::vector<uint8_t> build_id_;
   std::vector<Segment> segments_;
+  std::vector<std::pair<uint64_t, uint64_t>> executable_ranges_;
   std::vector<std::pair<std::string, ElfSection>> sections_;
   std::vector<FunctionSymbol> functions_;  // sorted by start
+  bool symbols_from_symtab_ = false;
   mutable std::once_flag plt_once_;
   mutable std::unique_ptr<const PltEntries> plt_entries_;
+  mutable std::once_flag starts_once_;
+  mutable std::unique_ptr<const FunctionStarts> function_starts_;
 };
 
 }  // namespace swprof

@@ -91,6 +91,12 @@ struct X86Insn {
   bool clobbers_rbp = false;  // kOther: writes rbp in a way not modelled
   int64_t imm = 0;
   uint64_t target = 0;   // kJump, kCondJump, kCall (0 when indirect)
+  // An address or constant put in register `ref_reg` (DWARF number), set only
+  // for `lea reg, [rip + d]` (ref = the address), `mov reg, imm` (ref = imm)
+  // and `mov reg, [rip + d]` (ref = the address read, ref_is_load); -1 else.
+  uint64_t ref = 0;
+  int8_t ref_reg = -1;
+  bool ref_is_load = false;
 
   uint64_t end() const { return addr + size; }
   bool falls_through() const {
@@ -129,6 +135,21 @@ inline int8_t dwarf_gpr(unsigned reg) {
     case X86_REG_R14: return kR14;
     case X86_REG_R15: return kR15;
     default: return -1;
+  }
+}
+
+// DWARF number of a 64-bit GPR or of its 32-bit low half, -1 for anything else.
+inline int8_t dwarf_gpr_wide(unsigned reg) {
+  switch (reg) {
+    case X86_REG_EAX: return kRax;
+    case X86_REG_EDX: return kRdx;
+    case X86_REG_ECX: return kRcx;
+    case X86_REG_EBX: return kRbx;
+    case X86_REG_ESI: return kRsi;
+    case X86_REG_EDI: return kRdi;
+    case X86_REG_R8D: return kR8;
+    case X86_REG_R9D: return kR9;
+    default: return dwarf_gpr(reg);
   }
 }
 
@@ -209,6 +230,22 @@ inline bool classify_and_rsp(const cs_x86& x, X86Insn& out) {
   return is_rsp_imm(x) && set_op(out, X86Op::kAlignRsp, x.operands[1].imm);
 }
 
+// Notes the address or constant a `lea`/`mov` puts in a register (X86Insn::ref).
+// Never classifies: the caller goes on to check for clobbers.
+inline bool note_ref(const cs_x86_op& dst, const cs_x86_op& src, bool load, X86Insn& out) {
+  if (dst.type != X86_OP_REG) return false;
+  if (src.type == X86_OP_IMM) {
+    out.ref = dst.size == 4 ? static_cast<uint32_t>(src.imm) : static_cast<uint64_t>(src.imm);
+  } else if (is_mem_base(src, X86_REG_RIP)) {
+    out.ref = out.end() + static_cast<uint64_t>(src.mem.disp);
+    out.ref_is_load = load;
+  } else {
+    return false;
+  }
+  out.ref_reg = dwarf_gpr_wide(dst.reg);
+  return false;
+}
+
 inline bool classify_lea(const cs_x86& x, X86Insn& out) {
   if (x.op_count != 2) return false;
   const cs_x86_op& dst = x.operands[0];
@@ -218,7 +255,7 @@ inline bool classify_lea(const cs_x86& x, X86Insn& out) {
     return set_op(out, X86Op::kSetRspFromRbp, src.mem.disp);
   if (is_reg(dst, X86_REG_RBP) && is_mem_base(src, X86_REG_RSP))
     return set_op(out, X86Op::kSetRbpFromRsp, src.mem.disp);
-  return false;
+  return src.type == X86_OP_MEM && note_ref(dst, src, false, out);
 }
 
 inline bool classify_mov(const cs_x86& x, X86Insn& out) {
@@ -230,7 +267,7 @@ inline bool classify_mov(const cs_x86& x, X86Insn& out) {
   if (is_reg(dst, X86_REG_RBP) && is_mem_base(src, X86_REG_RSP) && src.size == 8)
     return set_op(out, X86Op::kLoadRbp, src.mem.disp);
   if (is_mem_base(dst, X86_REG_RSP) && is_reg(src, X86_REG_RBP)) return set_op(out, X86Op::kStoreRbp, dst.mem.disp);
-  return false;
+  return note_ref(dst, src, true, out);
 }
 
 }  // namespace x86_detail

@@ -10,7 +10,7 @@ CORPUS=fuzz/corpus
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 
-for t in recording record cfi elf json_profile folded; do
+for t in recording record cfi elf json_profile folded function_starts; do
   rm -rf "${CORPUS:?}/$t"
   mkdir -p "$CORPUS/$t"
 done
@@ -32,6 +32,8 @@ build_seed debug_frame -O1 -g -fno-asynchronous-unwind-tables -fno-unwind-tables
 cp "$WORK/o2" "$CORPUS/elf/seed_program_O2"
 strip -o "$CORPUS/elf/seed_program_O2_stripped" "$WORK/o2"
 cp "$WORK/o0_frame_pointer" "$CORPUS/elf/seed_program_O0"
+# function_starts: the same ELF images.
+cp "$CORPUS"/elf/* "$CORPUS/function_starts/"
 
 # cfi: the three sections of each build, packed as cfi_fuzz.cpp reads them.
 pack_cfi() {  # ELF OUT

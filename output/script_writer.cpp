@@ -25,9 +25,12 @@ std::string source_location(const SourceFrame& f) {
   return " " + terminal_safe(f.file) + (f.line ? ":" + std::to_string(f.line) : "");
 }
 
-// "function+0xOFF (module+0xOFF)" or "[unknown] (module+0xOFF)".
+// "function+0xOFF (module+0xOFF)", "[unknown] module+0xSTART+0xOFF (module+0xOFF)"
+// for an unnamed function whose start is known, or "[unknown] (module+0xOFF)".
 std::string function_and_module(const SourceFrame& f) {
   const std::string module = terminal_safe(f.module);
+  if (f.function.empty() && f.start_offset)
+    return terminal_safe(display_name(f)) + "+" + hex(f.function_offset) + " (" + module + "+" + hex(f.module_offset) + ")";
   if (f.function.empty()) return "[unknown] (" + module + "+" + hex(f.module_offset) + ")";
   return terminal_safe(f.function) + "+" + hex(f.function_offset) + " (" + module + "+" + hex(f.module_offset) + ")";
 }

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "binary/function_bounds.h"
+
 namespace swprof {
 
 FrameLocation locate_frame(const ProcessMaps& maps, const Frame& frame) {
@@ -19,8 +21,9 @@ FrameLocation locate_frame(const ProcessMaps& maps, const Frame& frame) {
   if (loc.module.empty()) loc.module = "[anon]";
   loc.offset = frame.pc - m->start + m->file_offset;
   if (m->binary) {
-    if (const FunctionSymbol* f = m->binary->function_at(m->to_vaddr(lookup))) {
-      loc.function = f->name;
+    // Named or discovered (then the name stays empty).
+    if (const std::optional<FunctionBounds> f = function_bounds(*m->binary, m->to_vaddr(lookup))) {
+      loc.function = std::string(f->name);
       loc.function_offset = m->to_vaddr(frame.pc) - f->start;
     }
   }

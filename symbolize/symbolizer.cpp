@@ -7,6 +7,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "binary/function_bounds.h"
 #include "common/regular_file.h"
 #include "symbolize/debug_info.h"
 #include "symbolize/demangle.h"
@@ -41,6 +42,15 @@ struct AddressKeyHash {
     return static_cast<size_t>(h);
   }
 };
+
+// An unnamed function is named by its start (binary/function_bounds.h: a
+// discovered function in stripped code).
+void name_by_start(const ElfBinary& binary, uint64_t vaddr, SourceFrame& frame) {
+  const std::optional<FunctionBounds> bounds = function_bounds(binary, vaddr);
+  if (!bounds) return;
+  frame.start_offset = binary.file_offset_of(bounds->start);
+  if (frame.start_offset) frame.function_offset = vaddr - bounds->start;
+}
 
 std::string module_name(const Mapping& m) {
   if (m.path.empty() || m.path.starts_with("//anon")) return "[anon]";
@@ -99,7 +109,8 @@ const SymbolizedAddress& Symbolizer::Impl::in_binary(const Mapping& m, uint64_t 
     f.module_offset = offset;
   }
   SourceFrame& real = out.frames.back();
-  if (!real.function.empty()) real.function_offset += pc - lookup;
+  if (real.function.empty()) name_by_start(*m.binary, vaddr, real);
+  if (!real.function.empty() || real.start_offset) real.function_offset += pc - lookup;
   return by_address.emplace(key, std::move(out)).first->second;
 }
 
@@ -212,7 +223,7 @@ size_t Symbolizer::cached_addresses() const { return impl_->by_address.size() + 
 std::string display_name(const SourceFrame& frame) {
   if (!frame.function.empty()) return frame.function;
   char buf[32];
-  snprintf(buf, sizeof buf, "+0x%llx", static_cast<unsigned long long>(frame.module_offset));
+  snprintf(buf, sizeof buf, "+0x%llx", static_cast<unsigned long long>(frame.start_offset.value_or(frame.module_offset)));
   return "[unknown] " + frame.module + buf;
 }
 

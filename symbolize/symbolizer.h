@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,10 @@ struct SourceFrame {
   uint32_t decl_line = 0;      // line where the function is declared, 0 when unknown
   uint64_t module_offset = 0;  // file offset of the address in its module (how unknown frames are named);
                                // the address itself for JIT, anonymous and kernel code
-  uint64_t function_offset = 0;  // address - start of the function's symbol (real frame only, 0 when unknown)
+  uint64_t function_offset = 0;  // address - start of the function (real frame only, 0 when unknown)
+  // An unnamed function whose start is known (discovered in stripped code):
+  // the file offset of that start, which names it; function_offset is from it.
+  std::optional<uint64_t> start_offset;
   bool inlined = false;        // this function was inlined into the next frame's function
 };
 
@@ -80,7 +84,9 @@ class Symbolizer {
   std::unique_ptr<Impl> impl_;
 };
 
-// "name" or, for an unknown function, "[unknown] module+0xOFFSET".
+// "name"; for an unnamed function whose start is known, "[unknown] module+0xSTART"
+// (the file offset of its start, so every address in it has one name);
+// else "[unknown] module+0xOFFSET" (the address's own file offset).
 std::string display_name(const SourceFrame& frame);
 
 }  // namespace swprof

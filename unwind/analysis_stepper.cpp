@@ -25,9 +25,10 @@ StepAnswer AnalysisStepper::step(const StepInput& in, Registers& caller) {
   const Mapping* m = in.mapping && pc >= in.mapping->start && pc < in.mapping->end ? in.mapping : in.maps.find(pc);
   if (!m || !m->binary) return StepAnswer::not_mine();
   const uint64_t vaddr = m->to_vaddr(pc);
-  const FunctionSymbol* fn = m->binary->function_at(vaddr);
+  // Named or discovered: stripped code is analyzed from its discovered start.
+  const std::optional<FunctionBounds> fn = function_bounds(*m->binary, vaddr);
   // A `.cold` part runs inside its parent's frame: its own entry says nothing.
-  if (!fn || std::string_view(fn->name).find(".cold") != std::string_view::npos) return StepAnswer::not_mine();
+  if (!fn || fn->name.find(".cold") != std::string_view::npos) return StepAnswer::not_mine();
   // For a return address, vaddr is inside the call: the height before the
   // call is also the height after it returns.
   return StepAnswer::of(apply(analysis_.at(*m->binary, *fn, vaddr), in, caller));

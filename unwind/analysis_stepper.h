@@ -1,7 +1,8 @@
 #pragma once
 // Binary-analysis stepper for code without unwind info: the stack-height
-// analysis (stack_height_analysis.h) of the function holding the pc gives
-// the CFA; the return address sits just below it:
+// analysis (stack_height_analysis.h) of the function holding the pc (named,
+// or discovered in stripped code: binary/function_bounds.h) gives the CFA;
+// the return address sits just below it:
 //
 //        |  caller's frame      |
 //        +----------------------+  <- CFA = caller's rsp

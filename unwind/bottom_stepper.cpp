@@ -12,19 +12,27 @@ bool contains(const std::vector<std::pair<uint64_t, uint64_t>>& ranges, uint64_t
 // The entry code: from the ELF entry point to the end of its first
 // instruction that does not fall through (ld.so: `jmp *%r12` into the
 // program; _start: `hlt` after calling __libc_start_main), stopping early
-// where another function's symbol begins. Calls fall through.
+// where another function's symbol begins (or, in a binary without symbols,
+// a discovered function: only there is discovery worth its cost here). Calls
+// fall through.
 constexpr size_t kEntryCodeBytes = 256;
 constexpr int kEntryCodeInsns = 64;
+
+bool function_begins(const ElfBinary& binary, uint64_t at) {
+  if (binary.functions().empty()) {
+    const std::optional<DiscoveredFunction> d = binary.function_starts().at(at);
+    return d && d->start == at;
+  }
+  const FunctionSymbol* f = binary.function_at(at);
+  return f && f->start == at;
+}
 
 std::optional<std::pair<uint64_t, uint64_t>> entry_code(const ElfBinary& binary, X86Decoder& decoder) {
   const uint64_t entry = binary.entry();
   const Bytes code = binary.code_at(entry, kEntryCodeBytes);
   uint64_t at = entry;
   for (int i = 0; i < kEntryCodeInsns; ++i) {
-    if (at != entry) {
-      const FunctionSymbol* f = binary.function_at(at);
-      if (f && f->start == at) break;
-    }
+    if (at != entry && function_begins(binary, at)) break;
     const X86Insn insn = decoder.decode(code, entry, at);
     if (insn.op == X86Op::kInvalid) break;
     at = insn.end();

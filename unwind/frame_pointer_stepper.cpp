@@ -10,7 +10,7 @@ namespace {
 
 // GCC's hot/cold splitting puts unlikely blocks in `fn.cold`: they run in
 // fn's frame, so their own "prologue" says nothing.
-bool is_cold_part(const FunctionSymbol& fn) { return std::string_view(fn.name).find(".cold") != std::string_view::npos; }
+bool is_cold_part(const FunctionBounds& fn) { return fn.name.find(".cold") != std::string_view::npos; }
 
 const Mapping* mapping_for(const StepInput& in, uint64_t addr) {
   if (in.mapping && addr >= in.mapping->start && addr < in.mapping->end) return in.mapping;
@@ -40,7 +40,9 @@ std::optional<FramePointerRule> FramePointerStepper::find_rule(const StepInput& 
   const Mapping* m = mapping_for(in, pc);
   if (m && m->binary) {
     const uint64_t vaddr = m->to_vaddr(pc);
-    const FunctionSymbol* fn = m->binary->function_at(vaddr);
+    // Named or discovered: a discovered frameless function is not mine
+    // (analysis takes it) rather than a guess from whatever rbp holds.
+    const std::optional<FunctionBounds> fn = function_bounds(*m->binary, vaddr);
     if (fn && !is_cold_part(*fn)) {
       if (const FunctionFrameLayout* layout = states_.layout(*m->binary, *fn)) return rule_from_state(in, *layout, vaddr);
     }

@@ -67,7 +67,8 @@ class FramePointerStepper final : public FrameStepper {
   static Applied apply(FramePointerRule rule, const StepInput& in, Registers& caller);
 
  private:
-  // Without symbols: the rbp chain, when rbp points into the copied stack above sp.
+  // In no known function (no symbol, no discovered start, no binary): the rbp
+  // chain, when rbp points into the copied stack above sp.
   static std::optional<FramePointerRule> plain_chain(const StepInput& in);
   std::optional<FramePointerRule> rule_from_state(const StepInput& in, const FunctionFrameLayout& layout, uint64_t vaddr);
 

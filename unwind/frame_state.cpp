@@ -109,12 +109,12 @@ FunctionFrameLayout analyze_frame_layout(X86Decoder& decoder, Bytes code, uint64
   return out;
 }
 
-const FunctionFrameLayout* FrameStateHelper::layout(const ElfBinary& binary, const FunctionSymbol& fn) {
+const FunctionFrameLayout* FrameStateHelper::layout(const ElfBinary& binary, const FunctionBounds& fn) {
   const Key key{&binary, fn.start};
   auto it = cache_.find(key);
   if (it == cache_.end()) {
     if (cache_.size() >= max_functions_) cache_.clear();
-    const size_t size = fn.size != 0 ? std::min<uint64_t>(fn.size, kMaxFunctionBytes) : kPrologueBytes;
+    const size_t size = std::min<uint64_t>(fn.end - fn.start, kMaxFunctionBytes);
     const Bytes code = binary.code_at(fn.start, size);
     Entry entry;
     entry.readable = !code.empty();
@@ -124,7 +124,7 @@ const FunctionFrameLayout* FrameStateHelper::layout(const ElfBinary& binary, con
   return it->second.readable ? &it->second.layout : nullptr;
 }
 
-std::optional<FrameState> FrameStateHelper::state_at(const ElfBinary& binary, const FunctionSymbol& fn, uint64_t pc) {
+std::optional<FrameState> FrameStateHelper::state_at(const ElfBinary& binary, const FunctionBounds& fn, uint64_t pc) {
   const FunctionFrameLayout* l = layout(binary, fn);
   if (!l) return std::nullopt;
   return l->state_at(pc);

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "binary/elf_binary.h"
+#include "binary/function_bounds.h"
 #include "binary/x86_decoder.h"
 #include "common/byte_reader.h"
 
@@ -73,12 +74,13 @@ class FrameStateHelper {
 
   explicit FrameStateHelper(size_t max_functions = 4096) : max_functions_(max_functions) {}
 
-  // The layout of `fn` in `binary`; nullptr when its code cannot be read.
-  // Valid until the next call.
-  const FunctionFrameLayout* layout(const ElfBinary& binary, const FunctionSymbol& fn);
+  // The layout of `fn` in `binary` (its bytes: [start, min(end, start +
+  // kMaxFunctionBytes))); nullptr when its code cannot be read. Valid until
+  // the next call.
+  const FunctionFrameLayout* layout(const ElfBinary& binary, const FunctionBounds& fn);
 
   // The state at ELF vaddr `pc` inside `fn`; nullopt when the code cannot be read.
-  std::optional<FrameState> state_at(const ElfBinary& binary, const FunctionSymbol& fn, uint64_t pc);
+  std::optional<FrameState> state_at(const ElfBinary& binary, const FunctionBounds& fn, uint64_t pc);
 
   // The state at `pc` of the function whose bytes are `code`, code[0] at
   // `start` (uncached; for code that is not in an ElfBinary, and for tests).

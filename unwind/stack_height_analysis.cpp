@@ -280,11 +280,11 @@ StackHeight StackHeightAnalysis::analyze(Bytes code, uint64_t start, uint64_t pc
   return analyze_function(code, start).at(pc);
 }
 
-const FunctionStackHeights& StackHeightAnalysis::function(const ElfBinary& binary, const FunctionSymbol& fn) {
+const FunctionStackHeights& StackHeightAnalysis::function(const ElfBinary& binary, const FunctionBounds& fn) {
   const Key key{&binary, fn.start};
   for (const RecentFunction& r : recent_)
     if (r.key == key) return r.heights;
-  const size_t size = fn.size != 0 ? std::min<uint64_t>(fn.size, kMaxFunctionBytes) : kUnsizedFunctionBytes;
+  const size_t size = std::min<uint64_t>(fn.end - fn.start, kMaxFunctionBytes);
   FunctionStackHeights heights = analyze_function(binary.code_at(fn.start, size), fn.start);
   if (recent_.size() < kRecentFunctions) {
     recent_.push_back({key, std::move(heights)});
@@ -296,7 +296,7 @@ const FunctionStackHeights& StackHeightAnalysis::function(const ElfBinary& binar
   return slot.heights;
 }
 
-StackHeight StackHeightAnalysis::at(const ElfBinary& binary, const FunctionSymbol& fn, uint64_t pc) {
+StackHeight StackHeightAnalysis::at(const ElfBinary& binary, const FunctionBounds& fn, uint64_t pc) {
   const Key key{&binary, pc};
   if (auto it = by_pc_.find(key); it != by_pc_.end()) return it->second;
   const StackHeight h = function(binary, fn).at(pc);

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "binary/elf_binary.h"
+#include "binary/function_bounds.h"
 #include "binary/x86_decoder.h"
 #include "common/byte_reader.h"
 
@@ -84,7 +85,6 @@ class StackHeightAnalysis {
  public:
   static constexpr size_t kMaxWork = 20000;             // instructions processed per function
   static constexpr size_t kMaxFunctionBytes = 256 * 1024;
-  static constexpr size_t kUnsizedFunctionBytes = 16 * 1024;  // for symbols of size 0
 
   explicit StackHeightAnalysis(size_t max_cached_pcs = 8192) : max_cached_pcs_(max_cached_pcs) {}
 
@@ -95,8 +95,9 @@ class StackHeightAnalysis {
   // The whole function, uncached.
   FunctionStackHeights analyze_function(Bytes code, uint64_t start);
 
-  // The height at ELF vaddr `pc` inside `fn` of `binary`, cached per (binary, pc).
-  StackHeight at(const ElfBinary& binary, const FunctionSymbol& fn, uint64_t pc);
+  // The height at ELF vaddr `pc` inside `fn` of `binary` (its bytes:
+  // [start, min(end, start + kMaxFunctionBytes))), cached per (binary, pc).
+  StackHeight at(const ElfBinary& binary, const FunctionBounds& fn, uint64_t pc);
 
  private:
   struct Key {
@@ -116,7 +117,7 @@ class StackHeightAnalysis {
   };
   static constexpr size_t kRecentFunctions = 8;
 
-  const FunctionStackHeights& function(const ElfBinary& binary, const FunctionSymbol& fn);
+  const FunctionStackHeights& function(const ElfBinary& binary, const FunctionBounds& fn);
 
   X86Decoder decoder_;
   size_t max_cached_pcs_;

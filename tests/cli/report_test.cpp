@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "binary/elf_binary.h"
 #include "recording/recording_format.h"
 #include "support/cli_harness.h"
 #include "support/temp_dir.h"
@@ -307,4 +308,35 @@ TEST_CASE("report asks debuginfod servers only with --debuginfod") {
     REQUIRE(r.exit_code == 0);
     CHECK(server.was_asked());
   }
+}
+
+TEST_CASE("report folded: a stripped program's unnamed functions are one frame each, named by their start") {
+  // known_stack_O2_nofp_nocfi.stripped: no symbols, no CFI for its own code.
+  // Every sample in leaf, wherever in leaf, folds into one frame
+  // "[unknown] MODULE+0xSTART" with START leaf's start offset (from the twin).
+  const std::string program = known_bin("O2_nofp_nocfi");
+  auto twin = swprof::ElfBinary::open(program);
+  REQUIRE(twin);
+  auto frame = [&](const char* fn) {
+    const swprof::FunctionSymbol* f = twin->function_named(fn);
+    REQUIRE(f);
+    char buf[128];
+    snprintf(buf, sizeof buf, "[unknown] known_stack_O2_nofp_nocfi.stripped+0x%llx",
+             static_cast<unsigned long long>(*twin->file_offset_of(f->start)));
+    return std::string(buf);
+  };
+  const std::string path = ";" + frame("main") + ";" + frame("a") + ";" + frame("b") + ";" + frame("c") + ";" + frame("leaf");
+  TempDir dir;
+  const std::string recording = dir.file("stripped.swprof");
+  REQUIRE(run({swprof_bin(), "record", "-F", "999", "-o", recording, "--", program + ".stripped", "leaf", "0.5"},
+              dir.path()).exit_code == 0);
+  auto r = run({swprof_bin(), "report", recording, "-f", "folded"}, dir.path());
+  REQUIRE(r.exit_code == 0);
+  const auto stacks = parse_folded(r.out);
+  uint64_t known = 0;
+  for (const auto& [s, c] : stacks)
+    if (ends_with(s, path)) known += c;
+  INFO(r.out);
+  CHECK(total(stacks) > 300);
+  CHECK(known >= total(stacks) * 9 / 10);
 }

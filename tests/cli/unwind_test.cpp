@@ -6,9 +6,11 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <set>
 
+#include "binary/elf_binary.h"
 #include "recording/recording_reader.h"
 #include "support/cli_harness.h"
 #include "support/temp_dir.h"
@@ -25,6 +27,22 @@ std::string known_bin(const std::string& variant) { return std::string(KNOWN_STA
 std::string frame_name(const UnwoundSample& s, const Frame& f) {
   std::string name = locate_frame(*s.maps, f).function;
   return name.empty() ? "?" : name;
+}
+
+using FrameNamer = std::function<std::string(const UnwoundSample&, const Frame&)>;
+
+// For a frame in a stripped program (NAME.stripped), the name its unstripped
+// twin NAME has at the same address; other frames as frame_name().
+std::string twin_frame_name(const UnwoundSample& s, const Frame& f) {
+  static std::map<std::string, std::shared_ptr<ElfBinary>> twins;
+  const uint64_t lookup = (f.flags & kFrameExactPc) ? f.pc : f.pc - 1;
+  const Mapping* m = s.maps->find(lookup);
+  const std::string suffix = ".stripped";
+  if (!m || !m->binary || !m->path.ends_with(suffix)) return frame_name(s, f);
+  auto& twin = twins[m->path];
+  if (!twin) twin = ElfBinary::open(m->path.substr(0, m->path.size() - suffix.size()));
+  const FunctionSymbol* fn = twin ? twin->function_at(m->to_vaddr(lookup)) : nullptr;
+  return fn ? fn->name : "?";
 }
 
 // The known callers of the program's own functions ("libc": anything outside
@@ -75,13 +93,15 @@ struct UnwindCheck {
   uint64_t leaf_exact = 0;
   uint64_t wrong = 0;
   std::string first_wrong;
+  std::string first_inexact;  // the names of the first leaf sample that is not exact
   std::map<std::string, uint64_t> ends;
 };
 
 // Unwinds `recording`; a sample is "in the leaf" when frame 0 is `leaf_name`
 // and then must show exactly `path` (frame 0 first) and be complete.
 UnwindCheck check_recording(const std::string& recording, const std::string& leaf_name,
-                            const std::vector<std::string>& path, UnwinderChoice unwinder = UnwinderChoice::kChain) {
+                            const std::vector<std::string>& path, UnwinderChoice unwinder = UnwinderChoice::kChain,
+                            const FrameNamer& namer = frame_name) {
   RecordingReader reader(recording);
   UnwindOptions options;
   options.unwinder = unwinder;
@@ -96,7 +116,7 @@ UnwindCheck check_recording(const std::string& recording, const std::string& lea
     c.complete += s.walk.complete();
     ++c.ends[walk_end_name(s.walk.end)];
     std::vector<std::string> names;
-    for (const Frame& f : s.walk.frames) names.push_back(frame_name(s, f));
+    for (const Frame& f : s.walk.frames) names.push_back(namer(s, f));
     for (size_t i = 0; i + 1 < names.size(); ++i) {
       auto known = kCallers.find(names[i]);
       if (known == kCallers.end()) continue;
@@ -115,13 +135,16 @@ UnwindCheck check_recording(const std::string& recording, const std::string& lea
       // The known path must be unwound, not guessed.
       for (size_t i = 0; exact && i < path.size(); ++i) exact = !(s.walk.frames[i].flags & kFrameGuess);
       c.leaf_exact += exact;
+      if (!exact && c.first_inexact.empty())
+        for (const auto& n : names) c.first_inexact += n + " ";
     }
   });
   return c;
 }
 
 UnwindCheck record_and_check(const std::vector<std::string>& command, const std::string& leaf_name,
-                             const std::vector<std::string>& path, const std::vector<std::string>& extra = {}) {
+                             const std::vector<std::string>& path, const std::vector<std::string>& extra = {},
+                             const FrameNamer& namer = frame_name) {
   TempDir dir;
   const std::string out = dir.file("k.swprof");
   std::vector<std::string> argv = {swprof_bin(), "record", "-F", "999", "-o", out};
@@ -131,14 +154,15 @@ UnwindCheck record_and_check(const std::vector<std::string>& command, const std:
   auto r = run(argv, dir.path());
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  return check_recording(out, leaf_name, path);
+  return check_recording(out, leaf_name, path, UnwinderChoice::kChain, namer);
 }
 
 void require_exact(const UnwindCheck& c) {
   std::string ends;
   for (const auto& [why, n] : c.ends) ends += why + "=" + std::to_string(n) + " ";
   INFO("samples " << c.samples << ", complete " << c.complete << ", in leaf " << c.in_leaf << ", exact "
-                  << c.leaf_exact << ", ends: " << ends << "; first wrong: " << c.first_wrong);
+                  << c.leaf_exact << ", ends: " << ends << "; first wrong: " << c.first_wrong
+                  << "; first inexact: " << c.first_inexact);
   // On a loaded machine cpu-clock delivers fewer samples than CPU time times
   // the rate (136 leaf samples were seen where ~400 are due); 100 still
   // leave room for at most one inexact one.
@@ -311,4 +335,31 @@ TEST_CASE("unwind: script on a truncated recording shows what it can and fails c
   CHECK(line_count(r.err) == 1);
   CHECK(r.err.find("damaged") != std::string::npos);
   CHECK(r.out.find("leaf+") != std::string::npos);
+}
+
+TEST_CASE("unwind: stripped static code without CFI or frame pointers, by discovered functions",
+          "[integration][unwind]") {
+  // The program's own functions have neither symbols nor CFI: discovery finds
+  // them (main as _start's rdi) and analysis unwinds them; static glibc's
+  // own .eh_frame takes the walk to _start. Names come from the unstripped twin.
+  // __libc_start_main has an alias at its address (__libc_start_main_impl):
+  // expect the name function_at gives there.
+  const std::string program = std::string(KNOWN_STACK_DIR) + "/known_static";
+  auto twin = ElfBinary::open(program);
+  REQUIRE(twin);
+  const FunctionSymbol* start_main = twin->function_named("__libc_start_main");
+  REQUIRE(start_main);
+  const std::vector<std::string> path = {"leaf", "c", "b", "a", "main", "__libc_start_call_main",
+                                         twin->function_at(start_main->start)->name, "_start"};
+  require_exact(record_and_check({program + ".stripped", "leaf", "1.0"}, "leaf", path, {}, twin_frame_name));
+}
+
+TEST_CASE("unwind: stripped PIEs without CFI, by discovered functions", "[integration][unwind]") {
+  // main is found through _start's `lea rdi, [rip + main]`.
+  for (const char* variant : {"O2_fp_nocfi", "O2_nofp_nocfi"}) {
+    SECTION(variant) {
+      require_exact(record_and_check({known_bin(variant) + ".stripped", "leaf", "1.0"}, "leaf", kLeafPath, {},
+                                     twin_frame_name));
+    }
+  }
 }

@@ -43,6 +43,19 @@ TEST_CASE("script format: inline frames, lines, unknown and guessed frames", "[s
                                              stepper_name(StepperKind::kWanderer) + ", guess]\n");
 }
 
+TEST_CASE("script format: an unnamed function whose start is known", "[symbolize][script]") {
+  SymbolizedAddress a;
+  SourceFrame u;
+  u.module = "app.stripped";
+  u.module_offset = 0x1234;
+  u.start_offset = 0x1200;
+  u.function_offset = 0x34;
+  a.frames = {u};
+  Frame f{0x55550001234, 0, StepperKind::kAnalysis, 0};
+  CHECK(format_user_frame(f, a) == std::string("\t     55550001234 [unknown] app.stripped+0x1200+0x34 (app.stripped+0x1234) [") +
+                                       stepper_name(StepperKind::kAnalysis) + "]\n");
+}
+
 TEST_CASE("script format: kernel frames", "[symbolize][script]") {
   SymbolizedAddress k;
   SourceFrame f;

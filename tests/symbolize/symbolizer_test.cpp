@@ -8,7 +8,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "binary/elf_binary.h"
 #include "common/hex.h"
+#include "profile/call_tree.h"
 #include "sampler/proc.h"
 #include "support/sym_fixtures.h"
 #include "support/temp_dir.h"
@@ -432,4 +434,37 @@ TEST_CASE("symbolizer: the vDSO is named from its own symbols", "[symbolize]") {
   INFO(a.frames[0].function);
   CHECK(known);
   CHECK(a.frames[0].function_offset == 1);
+}
+
+TEST_CASE("symbolizer: addresses in one unnamed function of a stripped binary share its start's name", "[symbolize]") {
+  TempDir dir;
+  Symbolizer symbolizer(hermetic_options(dir));
+  BinaryCache binaries;
+  const ProcessMaps maps = load_like_loader(binaries, program_file("sym_target.stripped"), kBase);
+  // Where the function is, from the unstripped twin (same addresses).
+  auto named = ElfBinary::open(program_file("sym_target"));
+  REQUIRE(named);
+  const FunctionSymbol* fn = named->function_named("main");
+  REQUIRE(fn);
+  REQUIRE(fn->size > 8);
+  const uint64_t start_offset = *named->file_offset_of(fn->start);
+  std::vector<SourceFrame> frames;
+  for (uint64_t offset : {uint64_t{1}, fn->size - 1}) {
+    Frame f = return_frame(kBase + fn->start + offset);
+    f.flags = kFrameExactPc;
+    const auto& a = symbolizer.symbolize(maps, 1, f);
+    REQUIRE(a.frames.size() == 1);
+    CHECK(a.frames[0].function.empty());
+    CHECK(a.frames[0].start_offset == start_offset);
+    CHECK(a.frames[0].function_offset == offset);
+    frames.push_back(a.frames[0]);
+  }
+  char expected[64];
+  snprintf(expected, sizeof expected, "[unknown] sym_target.stripped+0x%llx", static_cast<unsigned long long>(start_offset));
+  CHECK(display_name(frames[0]) == expected);
+  CHECK(display_name(frames[1]) == display_name(frames[0]));
+  CHECK(frames[0].module_offset != frames[1].module_offset);
+  CHECK(context_hash(frames[0].module, display_name(frames[0])) ==
+        context_hash(frames[1].module, display_name(frames[1])));
+  CHECK(symbolizer.warnings().empty());
 }

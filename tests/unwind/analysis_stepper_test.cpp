@@ -9,7 +9,9 @@
 #include <cstring>
 #include <vector>
 
+#include "binary/elf_binary.h"
 #include "support/self_snapshot.h"
+#include "support/sym_fixtures.h"
 #include "support/stepped.h"
 
 using namespace swprof;
@@ -173,4 +175,34 @@ TEST_CASE("stack-height analysis alone unwinds code without frame pointers or un
   CHECK(names[5] == "an_realign_call");
   CHECK(names[6] == "an_chain_a");
   for (size_t i = 1; i < frames.size(); ++i) CHECK(frames[i].sp > frames[i - 1].sp);
+}
+
+TEST_CASE("analysis: a function of a stripped binary is analyzed from its discovered start", "[analysis]") {
+  // tests/binary/fixtures/discovery.S, stripped: `work` is `sub rsp, 24; call leaf1; ...`,
+  // found only as a call target. Its address comes from the unstripped twin.
+  const std::string fixture = SWPROF_DISCOVERY_FIXTURE;
+  auto named = ElfBinary::open(fixture);
+  REQUIRE(named);
+  const FunctionSymbol* work = named->function_named("work");
+  const FunctionSymbol* main_fn = named->function_named("main");
+  REQUIRE(work);
+  REQUIRE(main_fn);
+  BinaryCache binaries;
+  const ProcessMaps maps = load_like_loader(binaries, fixture + ".stripped", 0);
+  REQUIRE(maps.find(work->start)->binary->functions().empty());
+
+  const uint64_t return_address = main_fn->start + 6;  // after `push rbx; call work`
+  std::vector<uint64_t> words = {0, 0, 0, return_address, 0};
+  std::vector<uint8_t> bytes(words.size() * 8);
+  std::memcpy(bytes.data(), words.data(), bytes.size());
+  BufferMemory memory(kStackBase, Bytes(bytes));
+  Registers regs;
+  regs.set(kRip, work->start + 4);  // after `sub rsp, 24`
+  regs.set(kRsp, at(0));
+  const StepInput in{regs, memory, maps.find(regs.pc()), maps, FrameAddress::of(regs.pc(), true), 0};
+  AnalysisStepper stepper;
+  const Stepped out = testing::step(stepper, in);
+  REQUIRE(out.kind == StepKind::kCaller);
+  CHECK(out.caller.pc() == return_address);
+  CHECK(out.caller.sp() == at(4));
 }

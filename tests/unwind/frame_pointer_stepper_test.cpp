@@ -9,7 +9,9 @@
 #include <cstring>
 #include <vector>
 
+#include "binary/elf_binary.h"
 #include "support/self_snapshot.h"
+#include "support/sym_fixtures.h"
 #include "support/stepped.h"
 
 using namespace swprof;
@@ -273,4 +275,35 @@ TEST_CASE("frame pointers alone unwind this process's own stack", "[fp]") {
   CHECK(names[2].find("fp_chain_b") != std::string::npos);
   CHECK(names[3].find("fp_chain_a") != std::string::npos);
   for (size_t i = 1; i < frames.size(); ++i) CHECK(frames[i].sp > frames[i - 1].sp);
+}
+
+TEST_CASE("a discovered frameless function of a stripped binary is not the frame-pointer stepper's", "[fp]") {
+  // tests/binary/fixtures/discovery.S, stripped: `tail_after_pop` is
+  // `mov eax, 1; ret`, found only as a tail-jump target. Without its start
+  // the plain rbp chain would take any rbp that points into the stack.
+  const std::string fixture = SWPROF_DISCOVERY_FIXTURE;
+  auto named = ElfBinary::open(fixture);
+  REQUIRE(named);
+  const FunctionSymbol* fn = named->function_named("tail_after_pop");
+  const FunctionSymbol* main_fn = named->function_named("main");
+  REQUIRE(fn);
+  REQUIRE(main_fn);
+  BinaryCache binaries;
+  const ProcessMaps maps = load_like_loader(binaries, fixture + ".stripped", 0);
+
+  std::vector<uint64_t> words = {main_fn->start + 6, 0, FakeFrame::at(4), main_fn->start + 6, 0};
+  std::vector<uint8_t> bytes(words.size() * 8);
+  std::memcpy(bytes.data(), words.data(), bytes.size());
+  BufferMemory memory(FakeFrame::kStackBase, Bytes(bytes));
+  Registers regs;
+  regs.set(kRip, fn->start);
+  regs.set(kRsp, FakeFrame::at(0));
+  regs.set(kRbp, FakeFrame::at(2));  // a plausible frame: plain_chain would say kSet
+  for (bool exact : {true, false}) {
+    const uint64_t pc = exact ? fn->start : fn->start + 1;
+    regs.set(kRip, pc);
+    const StepInput in{regs, memory, maps.find(pc), maps, FrameAddress::of(pc, exact), exact ? 0 : 1};
+    FramePointerStepper stepper;
+    CHECK(testing::step(stepper, in).kind == StepKind::kNotMine);
+  }
 }

@@ -1,0 +1,27 @@
+#pragma once
+// The function holding an address of a binary, from the best source there is
+// (one place for the unwinder's steppers and the symbolizer to ask):
+//   1. a symbol with a size that covers it
+//   2. (Go: a pclntab function, once the binary has one)
+//   3. a PLT stub
+//   4. a symbol of size 0, up to the next symbol
+//   5. the discovered function (binary/function_starts.h; discovery runs on
+//      this first need, once per binary)
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace swprof {
+
+class ElfBinary;
+
+struct FunctionBounds {
+  uint64_t start = 0, end = 0;  // [start, end): ELF virtual addresses
+  std::string_view name;        // empty when unnamed (discovered); points into the binary's data
+  uint16_t sources = 0;         // StartSource bits of a discovered function, 0 otherwise
+};
+
+std::optional<FunctionBounds> function_bounds(const ElfBinary& binary, uint64_t vaddr);
+
+}  // namespace swprof

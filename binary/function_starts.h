@@ -1,0 +1,102 @@
+#pragma once
+// Function discovery for code without symbols (stripped binaries): where each
+// function of a binary's executable code starts. Recursive descent after
+// Dyninst's ParseAPI (parseAPI/src/IA_x86.C, SymtabCodeSource.C):
+//
+//   seeds    .symtab/.dynsym functions, FDE starts (.eh_frame, .debug_frame),
+//            e_entry, main as the entry code's rdi argument, DT_INIT/DT_FINI,
+//            .init/.fini, .preinit/.init/.fini_array pointers, PLT stubs
+//   descent  from every start, the blocks it reaches (never crossing another
+//            start); a direct call's target is a start, and so is a jump's
+//            target when the jump is a tail call (target already a start, in
+//            no block of this function and before it, the function's only
+//            instruction, or right after an epilogue: leave, pop of a
+//            callee-saved register, add rsp not right after a call); a
+//            call's fall-through is not followed when the callee never
+//            returns (by name, or parsed with no ret / tail jump / indirect
+//            jump reachable)
+//   checks   a target must be in an executable segment's file image, decode,
+//            and not be inside an instruction already decoded
+//   gaps     optional: the first instruction after padding in each run of
+//            bytes no function reached becomes a start (address-taken code)
+//
+// Functions with an FDE are descended only when code without CFI calls
+// them (DiscoveryLimits::parse_fde_functions). A function ends where the
+// next start begins, clipped to its executable segment. Bounded by an
+// instruction budget.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <utility>
+#include <vector>
+
+namespace swprof {
+
+class ElfBinary;
+
+// Where a start was found (a bit set per start).
+enum StartSource : uint16_t {
+  kFromSymbol = 1,
+  kFromDynsym = 2,
+  kFromFde = 4,
+  kFromEntry = 8,
+  kFromEntryArg = 16,
+  kFromInitArray = 32,
+  kFromPlt = 64,
+  kFromCall = 128,
+  kFromTailJump = 256,
+  kFromGo = 512,
+  kFromGap = 1024,
+};
+inline constexpr size_t kStartSourceCount = 11;
+// "symbol", "dynsym", "fde", ... for bit i.
+const char* start_source_name(size_t bit);
+
+struct DiscoveredFunction {
+  uint64_t start = 0, end = 0;  // [start, end): ELF virtual addresses
+  uint16_t sources = 0;         // StartSource bits
+  bool no_return = false;
+};
+
+struct DiscoveryLimits {
+  size_t max_instructions = 8'000'000;
+  bool parse_gaps = false;  // off: measured to add more false starts than it finds (bench/RESULTS.md)
+  // Descend from every start, or (false) from an FDE's start only when code
+  // without CFI calls it: CFI already gives those functions' extent and
+  // unwinding, and skipping them makes discovery ~N times cheaper on binaries
+  // with CFI for nearly everything (bench/RESULTS.md).
+  bool parse_fde_functions = false;
+};
+
+struct DiscoveryStats {
+  std::array<size_t, kStartSourceCount> by_source{};  // starts with each source bit
+  size_t instructions = 0;      // decoded
+  size_t rejected_targets = 0;  // call/jump targets that failed the checks
+  bool budget_hit = false;
+  double seconds = 0;
+};
+
+class FunctionStarts {
+ public:
+  static std::unique_ptr<const FunctionStarts> discover(const ElfBinary& binary, const DiscoveryLimits& limits = {});
+
+  // The discovered function holding vaddr; nullopt outside executable code or before its first start.
+  std::optional<DiscoveredFunction> at(uint64_t vaddr) const;
+  // Sorted starts.
+  std::span<const uint64_t> starts() const { return starts_; }
+  const DiscoveryStats& stats() const { return stats_; }
+
+ private:
+  friend class FunctionDiscovery;
+  std::vector<uint64_t> starts_;
+  std::vector<uint16_t> sources_;
+  std::vector<uint8_t> no_return_;
+  std::vector<std::pair<uint64_t, uint64_t>> exec_ranges_;
+  DiscoveryStats stats_;
+};
+
+}  // namespace swprof
