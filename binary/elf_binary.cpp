@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include "binary/go_pclntab.h"
+
 namespace swprof {
 namespace {
 
@@ -61,7 +63,8 @@ bool ElfBinary::init() {
   for (size_t i = 0; i < nphdr; ++i) {
     GElf_Phdr ph;
     if (!gelf_getphdr(elf_.get(), static_cast<int>(i), &ph) || ph.p_type != PT_LOAD) continue;
-    segments_.push_back({ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz, (ph.p_flags & PF_X) != 0});
+    segments_.push_back(
+        {ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz, (ph.p_flags & PF_X) != 0, (ph.p_flags & PF_W) != 0});
   }
   const void* id = nullptr;
   ssize_t n = dwelf_elf_gnu_build_id(elf_.get(), &id);
@@ -110,6 +113,11 @@ std::optional<ElfSection> ElfBinary::section_at_index(size_t index) const {
 const PltEntries& ElfBinary::plt_entries() const {
   std::call_once(plt_once_, [this] { plt_entries_ = std::make_unique<const PltEntries>(read_plt_entries(*this)); });
   return *plt_entries_;
+}
+
+const GoPclntab* ElfBinary::go_pclntab() const {
+  std::call_once(go_once_, [this] { go_pclntab_ = GoPclntab::find(*this); });
+  return go_pclntab_.get();
 }
 
 std::optional<uint64_t> ElfBinary::load_bias(uint64_t map_start, uint64_t map_offset) const {
