@@ -115,7 +115,7 @@ bool GoPclntab::read_header() {
 
 // The header's counts and offsets fit the table, the functab ascends, and
 // the first _func is the functab's first entry.
-bool GoPclntab::validate() const {
+bool GoPclntab::validate() {
   if (nfunc_ == 0 || nfunc_ >= kMaxFuncs) return false;
   const uint64_t offsets[] = {funcname_, cutab_, filetab_, pctab_, pclntable_};
   for (size_t i = 0; i < 5; ++i)
@@ -130,8 +130,9 @@ bool GoPclntab::validate() const {
   }
   auto first = func(0);
   if (!first || first->entry != *functab_entry(0)) return false;
-  const_cast<GoPclntab*>(this)->min_pc_ = *functab_entry(0);
-  const_cast<GoPclntab*>(this)->max_pc_ = *last;
+  min_pc_ = *functab_entry(0);
+  max_pc_ = *last;
+  if (layout_ == Layout::kGo116) text_start_ = min_pc_;  // its functab holds absolute pcs
   return true;
 }
 

@@ -87,7 +87,7 @@ class GoPclntab {
   Layout layout() const { return layout_; }
   const std::string& version() const { return version_; }
   uint64_t table_vaddr() const { return table_vaddr_; }
-  uint64_t text_start() const { return text_start_; }
+  uint64_t text_start() const { return text_start_; }  // 1.16: the first function's entry
   size_t size() const { return nfunc_; }
   uint64_t min_pc() const { return min_pc_; }
   uint64_t max_pc() const { return max_pc_; }
@@ -122,7 +122,7 @@ class GoPclntab {
  private:
   GoPclntab() = default;
   bool read_header();
-  bool validate() const;
+  bool validate();
   std::optional<uint64_t> functab_entry(size_t i) const;  // pc of entry i (i == nfunc: the end)
   std::optional<uint32_t> functab_funcoff(size_t i) const;
   std::string_view name_at(int32_t off) const;
