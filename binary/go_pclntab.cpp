@@ -381,15 +381,20 @@ std::optional<uint64_t> object_symbol(const ElfBinary& binary, std::string_view 
 }
 
 // Candidate table addresses: the section, the symbol, then every 8-aligned
-// header magic in the segment images.
+// header magic in the images of the segments that are not code.
 std::vector<uint64_t> table_candidates(const ElfBinary& binary, const GoImage& image) {
   std::vector<uint64_t> out;
   if (auto s = binary.section(".gopclntab"); s && s->addr) out.push_back(s->addr);
   if (!out.empty() || !worth_scanning(binary)) return out;
   if (auto sym = object_symbol(binary, "runtime.pclntab")) out.push_back(*sym);
-  for (const GoImage::Segment& s : image.segments)
-    for (uint64_t off = (8 - s.vaddr % 8) % 8; off + 8 <= s.bytes.size(); off += 8)
-      if (has_header_magic(s.bytes.subspan(off))) out.push_back(s.vaddr + off);
+  // Never in code: the scan reads only the other segments.
+  for (const LoadSegment& seg : binary.segments()) {
+    if (seg.exec) continue;
+    Bytes bytes = image.at(seg.vaddr);
+    bytes = bytes.first(std::min<uint64_t>(seg.filesz, bytes.size()));
+    for (uint64_t off = (8 - seg.vaddr % 8) % 8; off + 8 <= bytes.size(); off += 8)
+      if (has_header_magic(bytes.subspan(off))) out.push_back(seg.vaddr + off);
+  }
   return out;
 }
 
