@@ -32,7 +32,7 @@ var sink uint64
 func leaf(n uint64) uint64 {
 	x := n
 	for i := uint64(0); i < 4096; i++ {
-		x = x*6364136223846793005 + 1442695040888963407
+		x = x*6364136223846793005 + 1442695040888963407 // @go-leaf-loop
 	}
 	return x
 }
