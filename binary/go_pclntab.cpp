@@ -448,33 +448,39 @@ std::string go_version(const ElfBinary& binary, const GoImage& image) {
 
 }  // namespace
 
+namespace {
+
+// 1.18+: the text start and the funcdata base from moduledata, else the
+// header's textStart (relocated in a PIE); 1.16 needs neither.
+void add_module_facts(const ElfBinary& binary, const Relocations& relocs, GoPclntab::Layout layout,
+                      GoPclntabInput& input) {
+  if (layout == GoPclntab::Layout::kGo116) return;
+  auto funcname = read_at<uint64_t>(input.table, 8 + 8 * 3);
+  auto md = funcname ? find_moduledata(binary, relocs, input.table_vaddr, *funcname, layout) : std::nullopt;
+  if (md) {
+    input.text_start = md->text;
+    input.gofunc = md->gofunc;
+  } else if (auto text = pointer_at(binary, relocs, input.table_vaddr + 8 + 8 * 2); text && *text) {
+    input.text_start = text;
+  }
+}
+
+}  // namespace
+
 std::unique_ptr<const GoPclntab> GoPclntab::find(const ElfBinary& binary) {
   GoImage image = image_of(binary);
-  std::optional<Relocations> relocs;
-  std::string version;
-  bool version_read = false;
-  for (uint64_t table : table_candidates(binary, image)) {
+  const std::vector<uint64_t> candidates = table_candidates(binary, image);
+  if (candidates.empty()) return nullptr;
+  const Relocations relocs = Relocations::read(binary);
+  const std::string version = go_version(binary, image);
+  const auto section = binary.section(".gopclntab");
+  for (uint64_t table : candidates) {
     GoPclntabInput input;
-    input.table = image.at(table);
+    input.table = section && section->addr == table ? section->data : image.at(table);
     input.table_vaddr = table;
-    if (auto s = binary.section(".gopclntab"); s && s->addr == table) input.table = s->data;
-    auto magic = read_at<uint32_t>(input.table, 0);
+    const auto magic = read_at<uint32_t>(input.table, 0);
     if (!magic || !layout_of(*magic)) continue;
-    if (*layout_of(*magic) != Layout::kGo116) {
-      if (!relocs) relocs = Relocations::read(binary);
-      auto funcname = read_at<uint64_t>(input.table, 8 + 8 * 3);
-      auto md = funcname ? find_moduledata(binary, *relocs, table, *funcname, *layout_of(*magic)) : std::nullopt;
-      if (md) {
-        input.text_start = md->text;
-        input.gofunc = md->gofunc;
-      } else if (auto text = pointer_at(binary, *relocs, table + 8 + 8 * 2); text && *text) {
-        input.text_start = text;
-      }
-    }
-    if (!version_read) {
-      version = go_version(binary, image);
-      version_read = true;
-    }
+    add_module_facts(binary, relocs, *layout_of(*magic), input);
     input.version = version;
     input.image = image;
     if (auto t = parse(std::move(input))) return t;
