@@ -32,8 +32,7 @@ std::optional<StepAnswer> GoStepper::answer_at(const ElfBinary& binary, const Go
   if (!delta || *delta < 0 || *delta % 8 != 0) return std::nullopt;
   const std::optional<uint64_t> saved = *delta >= 8 ? bp_saved_from(binary, table, f) : std::nullopt;
   const UnwindRule rule = UnwindRule::of_cfi_row(row(*delta + 8, saved && vaddr >= *saved));
-  StepAnswer answer = StepAnswer::by_rule(Applied::caller(), rule);
-  return answer;
+  return StepAnswer::by_rule(Applied::caller(), rule);  // applied by step()
 }
 
 // Go's prologues (cmd/internal/obj/x86/obj6.go): 1.21+ `push rbp; mov

@@ -38,12 +38,11 @@ class GoStepper : public FrameStepper {
   StepperKind kind() const override { return StepperKind::kGo; }
   StepAnswer step(const StepInput& in, Registers& caller) override;
 
+ private:
   // The rule for a frame at `vaddr` in function `f`, or how the walk ends
   // there; nullopt when pcsp gives no usable delta.
   std::optional<StepAnswer> answer_at(const ElfBinary& binary, const GoPclntab& table, const GoPclntab::Func& f,
                                       uint64_t vaddr);
-
- private:
   // The first address at which f's prologue has stored the caller's rbp at
   // CFA-16 (`push rbp`, or Go <= 1.20's `mov [rsp+k], rbp`); nullopt when
   // its first instructions do not.
