@@ -18,16 +18,17 @@ StepAnswer GoStepper::step(const StepInput& in, Registers& caller) {
   const uint64_t vaddr = in.mapping->to_vaddr(in.lookup_pc());
   const std::optional<GoPclntab::Func> f = table->func_at(vaddr);
   if (!f) return StepAnswer::not_mine_by_pc();
-  const std::optional<StepAnswer> answer = answer_at(*in.mapping->binary, *table, *f, vaddr);
+  const std::optional<StepAnswer> answer = answer_at(*in.mapping->binary, *table, *f, in.address, vaddr);
   if (!answer) return StepAnswer::failed(WalkEnd::kNoUnwindInfo);
   if (answer->kind != StepKind::kCaller) return *answer;
   return StepAnswer::by_rule(apply_rule(answer->rule, in.regs, in.stack, caller), answer->rule);
 }
 
 std::optional<StepAnswer> GoStepper::answer_at(const ElfBinary& binary, const GoPclntab& table,
-                                               const GoPclntab::Func& f, uint64_t vaddr) {
+                                               const GoPclntab::Func& f, FrameAddress at, uint64_t vaddr) {
   if (table.is_bottom(f)) return StepAnswer::bottom_by_pc();
-  if (table.switches_stack(f)) return StepAnswer::end_by_pc(WalkEnd::kStackSwitch);
+  if (table.switches_stack(f) && !(at.is_exact() && before_stack_write(binary, f, vaddr)))
+    return StepAnswer::end_by_pc(WalkEnd::kStackSwitch);
   const std::optional<int32_t> delta = table.sp_delta(f, vaddr);
   if (!delta || *delta < 0 || *delta % 8 != 0) return std::nullopt;
   const std::optional<uint64_t> saved = *delta >= 8 ? bp_saved_from(binary, table, f) : std::nullopt;
@@ -56,6 +57,20 @@ std::optional<uint64_t> GoStepper::bp_saved_from(const ElfBinary& binary, const 
   }
   saved_from_.emplace(key, found);
   return found;
+}
+
+bool GoStepper::before_stack_write(const ElfBinary& binary, const GoPclntab::Func& f, uint64_t vaddr) {
+  if (!decoder_) decoder_.emplace();
+  const Bytes code = binary.code_at(f.entry, std::min<uint64_t>(kPrologueBytes, f.end - f.entry), true);
+  uint64_t at = f.entry;
+  for (int i = 0; i < kPrologueInsns && at < vaddr; ++i) {
+    const X86Insn insn = decoder_->decode(code, f.entry, at);
+    if (!insn.falls_through() || insn.clobbers_rsp || insn.op == X86Op::kSetRspFromRbp || insn.op == X86Op::kLeave ||
+        insn.op == X86Op::kAlignRsp)
+      return false;
+    at = insn.end();
+  }
+  return at == vaddr;
 }
 
 const CfiRule& GoStepper::row(int32_t cfa_offset, bool restores_bp) {

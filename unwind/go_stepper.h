@@ -17,7 +17,8 @@
 // the bottom for runtime.goexit / mstart / rt0_go (and TopFrame functions
 // but the signal trampoline); the end of the walk (WalkEnd::kStackSwitch)
 // for functions that switch stacks (SPWrite: systemstack, mcall,
-// asmcgocall, morestack, ...); else a fast CFA-from-rsp rule. Pcs outside
+// asmcgocall, morestack, ...), unless the sampled pc is before their first
+// write to rsp; else a fast CFA-from-rsp rule. Pcs outside
 // the binary's Go functions are not mine (cgo's C code steps by its CFI).
 
 #include <cstdint>
@@ -42,7 +43,11 @@ class GoStepper : public FrameStepper {
   // The rule for a frame at `vaddr` in function `f`, or how the walk ends
   // there; nullopt when pcsp gives no usable delta.
   std::optional<StepAnswer> answer_at(const ElfBinary& binary, const GoPclntab& table, const GoPclntab::Func& f,
-                                      uint64_t vaddr);
+                                      FrameAddress at, uint64_t vaddr);
+  // Whether every instruction of f before `vaddr` moves rsp only as pcsp
+  // says: the innermost frame of a stack-switching function has not
+  // switched yet (Go's traceback trusts pcsp there too).
+  bool before_stack_write(const ElfBinary& binary, const GoPclntab::Func& f, uint64_t vaddr);
   // The first address at which f's prologue has stored the caller's rbp at
   // CFA-16 (`push rbp`, or Go <= 1.20's `mov [rsp+k], rbp`); nullopt when
   // its first instructions do not.

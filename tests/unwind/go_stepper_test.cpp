@@ -159,6 +159,13 @@ TEST_CASE("go_stepper: goexit is the bottom, the signal trampoline is not, a sta
   CHECK(s.answer.kind == StepKind::kEnd);
   CHECK(s.answer.failure == WalkEnd::kStackSwitch);
   CHECK(s.answer.cache == AnswerCache::kRule);
+  // Sampled at its first instruction, it has not switched yet: pcsp steps it.
+  s = step(stepper, fx, fx.systemstack, kStack, true);
+  CHECK(s.answer.kind == StepKind::kCaller);
+  CHECK(s.caller.pc() == fx.framed + 20);
+  // Past an instruction that is not decoded as keeping rsp (int3 here): the end.
+  s = step(stepper, fx, fx.systemstack + 1, kStack, true);
+  CHECK(s.answer.kind == StepKind::kEnd);
 }
 
 TEST_CASE("go_stepper: pcs outside the Go functions, or without a binary, are not mine") {
