@@ -2,7 +2,8 @@
 """Stack completeness from `swprof script` or `perf script` text on stdin.
 
 A sample's stack is counted complete when its outermost user frame is a
-process or thread entry (_start, clone/clone3, start_thread) or in the
+process or thread entry (_start, clone/clone3, start_thread; Go's
+runtime.goexit, runtime.mstart, runtime.rt0_go) or in the
 dynamic loader (whose entry code has no name when ld.so is stripped: the
 stacks of everything before main), or when one of its two outermost frames
 is __libc_start_main / __libc_start_call_main (a stripped executable's
@@ -15,7 +16,8 @@ import os
 import re
 import sys
 
-ENTRY = re.compile(r"(^|\W)(_start|_dl_start_user|__clone3?|clone3?|__GI___clone3?|start_thread)\W")
+ENTRY = re.compile(r"(^|\W)(_start|_dl_start_user|__clone3?|clone3?|__GI___clone3?|start_thread"
+                   r"|runtime\.goexit|runtime\.mstart|runtime\.rt0_go)\W")
 LIBC_START = re.compile(r"__libc_start_(call_)?main")
 LOADER = re.compile(r"\(\S*ld-linux[^)]*\)")
 KERNEL = re.compile(r"\(\[kernel")

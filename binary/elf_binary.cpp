@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include "binary/go_pclntab.h"
+
 namespace swprof {
 namespace {
 
@@ -61,7 +63,8 @@ bool ElfBinary::init() {
   for (size_t i = 0; i < nphdr; ++i) {
     GElf_Phdr ph;
     if (!gelf_getphdr(elf_.get(), static_cast<int>(i), &ph) || ph.p_type != PT_LOAD) continue;
-    segments_.push_back({ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz, (ph.p_flags & PF_X) != 0});
+    segments_.push_back(
+        {ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz, (ph.p_flags & PF_X) != 0, (ph.p_flags & PF_W) != 0});
     if ((ph.p_flags & PF_X) && ph.p_filesz > 0 && ph.p_vaddr + ph.p_filesz > ph.p_vaddr)
       executable_ranges_.emplace_back(ph.p_vaddr, ph.p_vaddr + ph.p_filesz);
   }
@@ -123,6 +126,11 @@ std::optional<uint64_t> ElfBinary::file_offset_of(uint64_t vaddr) const {
   for (const auto& s : segments_)
     if (vaddr >= s.vaddr && vaddr - s.vaddr < s.filesz) return s.offset + (vaddr - s.vaddr);
   return std::nullopt;
+}
+
+const GoPclntab* ElfBinary::go_pclntab() const {
+  std::call_once(go_once_, [this] { go_pclntab_ = GoPclntab::find(*this); });
+  return go_pclntab_.get();
 }
 
 std::optional<uint64_t> ElfBinary::load_bias(uint64_t map_start, uint64_t map_offset) const {

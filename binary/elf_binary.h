@@ -35,6 +35,15 @@ struct ElfSection {
   uint64_t addralign = 0;
 };
 
+// One PT_LOAD program header.
+struct LoadSegment {
+  uint64_t vaddr, memsz, offset, filesz;
+  bool exec;
+  bool write = false;
+};
+
+class GoPclntab;
+
 struct FunctionSymbol {
   uint64_t start = 0;  // ELF virtual address
   uint64_t size = 0;
@@ -80,6 +89,13 @@ class ElfBinary {
   // The file offset of ELF vaddr; nullopt outside every segment's file image.
   std::optional<uint64_t> file_offset_of(uint64_t vaddr) const;
 
+  // Go's function table (binary/go_pclntab.h), found on first use from any
+  // thread; nullptr when this is not a Go binary (or its table is unreadable).
+  const GoPclntab* go_pclntab() const;
+
+  // The PT_LOAD segments, in program header order.
+  const std::vector<LoadSegment>& segments() const { return segments_; }
+
   // The bias for a mapping of this file at `map_start` with file offset
   // `map_offset`: ELF vaddr = runtime address - bias. nullopt when no PT_LOAD
   // segment holds that file offset.
@@ -105,11 +121,6 @@ class ElfBinary {
   void load_sections();
   void load_symbols();
 
-  struct Segment {
-    uint64_t vaddr, memsz, offset, filesz;
-    bool exec;
-  };
-
   std::string path_;
   UniqueFd fd_;
   std::vector<uint8_t> image_;  // owned bytes for in-memory images
@@ -117,7 +128,7 @@ class ElfBinary {
   Bytes file_;
   uint64_t entry_ = 0;
   std::vector<uint8_t> build_id_;
-  std::vector<Segment> segments_;
+  std::vector<LoadSegment> segments_;
   std::vector<std::pair<uint64_t, uint64_t>> executable_ranges_;
   std::vector<std::pair<std::string, ElfSection>> sections_;
   std::vector<FunctionSymbol> functions_;  // sorted by start
@@ -126,6 +137,8 @@ class ElfBinary {
   mutable std::unique_ptr<const PltEntries> plt_entries_;
   mutable std::once_flag starts_once_;
   mutable std::unique_ptr<const FunctionStarts> function_starts_;
+  mutable std::once_flag go_once_;
+  mutable std::shared_ptr<const GoPclntab> go_pclntab_;  // shared_ptr: GoPclntab is incomplete here
 };
 
 }  // namespace swprof

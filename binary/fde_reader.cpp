@@ -18,6 +18,10 @@ std::optional<SectionRef> find_section(Elf* elf, std::string_view name) {
     if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS) continue;
     const char* sname = elf_strptr(elf, shstrndx, sh.sh_name);
     if (!sname || name != sname) continue;
+    // A compressed section (Go compresses its DWARF, .debug_frame too): its
+    // bytes are not CFI, and having libdw decompress it would write the
+    // section header of a read-only image.
+    if (sh.sh_flags & SHF_COMPRESSED) return std::nullopt;
     Elf_Data* data = elf_getdata(scn, nullptr);
     if (!data) return std::nullopt;
     return SectionRef{data, sh.sh_addr};

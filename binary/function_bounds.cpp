@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "binary/elf_binary.h"
+#include "binary/go_pclntab.h"
 
 namespace swprof {
 namespace {
@@ -11,6 +12,14 @@ std::optional<FunctionBounds> sized_symbol(const ElfBinary& binary, uint64_t vad
   const FunctionSymbol* f = binary.function_at(vaddr);
   if (!f || f->size == 0) return std::nullopt;
   return FunctionBounds{f->start, f->start + f->size, f->name, 0};
+}
+
+std::optional<FunctionBounds> go_function(const ElfBinary& binary, uint64_t vaddr) {
+  const GoPclntab* table = binary.go_pclntab();
+  if (!table) return std::nullopt;
+  const std::optional<GoPclntab::Func> f = table->func_at(vaddr);
+  if (!f) return std::nullopt;
+  return FunctionBounds{f->entry, f->end, table->name(*f), 0};
 }
 
 std::optional<FunctionBounds> plt_stub(const ElfBinary& binary, uint64_t vaddr) {
@@ -45,7 +54,7 @@ std::optional<FunctionBounds> discovered(const ElfBinary& binary, uint64_t vaddr
 
 std::optional<FunctionBounds> function_bounds(const ElfBinary& binary, uint64_t vaddr) {
   if (auto b = sized_symbol(binary, vaddr)) return b;
-  // Go: a pclntab function goes here, before the PLT.
+  if (auto b = go_function(binary, vaddr)) return b;
   if (auto b = plt_stub(binary, vaddr)) return b;
   if (auto b = unsized_symbol(binary, vaddr)) return b;
   return discovered(binary, vaddr);

@@ -2,7 +2,7 @@
 // The function holding an address of a binary, from the best source there is
 // (one place for the unwinder's steppers and the symbolizer to ask):
 //   1. a symbol with a size that covers it
-//   2. (Go: a pclntab function, once the binary has one)
+//   2. a Go function of the binary's pclntab (binary/go_pclntab.h)
 //   3. a PLT stub
 //   4. a symbol of size 0, up to the next symbol
 //   5. the discovered function (binary/function_starts.h; discovery runs on

@@ -10,13 +10,16 @@ CORPUS=fuzz/corpus
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 
-for t in recording record cfi elf json_profile folded function_starts; do
+for t in recording record cfi elf json_profile folded function_starts go_pclntab; do
   rm -rf "${CORPUS:?}/$t"
   mkdir -p "$CORPUS/$t"
 done
 
 # recording, record: written by the library's writer and encoder.
 "$BUILD_DIR/fuzz/seed_recordings" "$CORPUS"
+
+# go_pclntab: the tests' table builder, each layout, with and without section headers.
+"$BUILD_DIR/fuzz/go_pclntab_seeds" "$CORPUS/go_pclntab"
 
 # elf, cfi: the seed program, small because it has no libc. Three builds give
 # .eh_frame with and without frame pointers, and .debug_frame alone.

@@ -12,6 +12,7 @@
 #include <tuple>
 #include <utility>
 
+#include "binary/go_pclntab.h"
 #include "common/hex.h"
 #include "common/regular_file.h"
 #include "symbolize/demangle.h"
@@ -260,6 +261,7 @@ void DebugInfo::check_dwarf() {
 
 std::vector<SourceFrame> DebugInfo::frames_at(uint64_t vaddr) {
   std::vector<SourceFrame> frames;
+  if (add_go_frames(vaddr, frames)) return frames;
   SourceFrame outer;
   if (module_) {
     const Dwarf_Addr addr = vaddr + module_bias_;
@@ -281,6 +283,33 @@ std::vector<SourceFrame> DebugInfo::frames_at(uint64_t vaddr) {
   if (outer.function.empty()) name_plt_stub(vaddr, outer);
   frames.push_back(std::move(outer));
   return frames;
+}
+
+// A Go function: names, lines and inlined calls from the pclntab, which
+// every Go binary keeps (also when stripped); names are not demangled. In
+// an unstripped binary it agrees with DWARF (tests/binary/go_pclntab_test.cpp).
+bool DebugInfo::add_go_frames(uint64_t vaddr, std::vector<SourceFrame>& frames) const {
+  const GoPclntab* table = binary_->go_pclntab();
+  const std::optional<GoPclntab::Func> f = table ? table->func_at(vaddr) : std::nullopt;
+  if (!f) return false;
+  std::vector<GoFrame> go;
+  table->frames_at(*f, vaddr, go);
+  for (const GoFrame& g : go) {
+    if (g.inlined && !options_.inline_frames) continue;
+    SourceFrame frame;
+    frame.function = std::string(g.name);
+    frame.inlined = g.inlined;
+    if (options_.lines) {
+      frame.file = std::string(g.file);
+      frame.line = static_cast<uint32_t>(std::max(g.line, 0));
+    }
+    if (!g.inlined) {
+      frame.function_offset = vaddr - f->entry;
+      if (options_.lines) frame.decl_line = static_cast<uint32_t>(std::max(table->start_line(*f), 0));
+    }
+    frames.push_back(std::move(frame));
+  }
+  return true;
 }
 
 // A PLT stub has no symbol: it is named as perf names it ("write@plt"), the

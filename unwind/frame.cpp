@@ -12,6 +12,7 @@ const char* stepper_name(StepperKind kind) {
     case StepperKind::kAnalysis: return "analysis";
     case StepperKind::kWanderer: return "scan";
     case StepperKind::kLibunwind: return "libunwind";
+    case StepperKind::kGo: return "go";
   }
   return "?";
 }
@@ -26,6 +27,7 @@ const char* walk_end_name(WalkEnd end) {
     case WalkEnd::kNoProgress: return "no progress";
     case WalkEnd::kMaxDepth: return "maximum depth";
     case WalkEnd::kNoRegisters: return "no user registers";
+    case WalkEnd::kStackSwitch: return "switched stacks (Go system stack or cgo)";
     case WalkEnd::kNoMappingsYet: return "in execve (no mappings yet)";
   }
   return "?";

@@ -16,6 +16,7 @@ enum class StepperKind : uint8_t {
   kAnalysis,
   kWanderer,
   kLibunwind,    // the reference unwinder
+  kGo,           // Go functions, by the pclntab's stack-pointer deltas
 };
 const char* stepper_name(StepperKind kind);
 
@@ -42,6 +43,9 @@ enum class WalkEnd : uint8_t {
   kNoProgress,        // pc and sp did not change, or sp went down
   kMaxDepth,
   kNoRegisters,       // the sample has no user registers (kernel thread)
+  // A Go function that switches stacks (the system stack, cgo, morestack):
+  // the callers are on a stack that was not copied. Not a failure.
+  kStackSwitch,
   // The sampled pc is in no known mapping and no stack was copied at sp: a
   // sample inside execve, whose registers are the old program's while the
   // address space is the new one, not yet mapped. Keep this one last.

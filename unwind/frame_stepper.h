@@ -53,6 +53,11 @@ struct StepAnswer {
   static constexpr StepAnswer bottom_by_pc() {
     return {StepKind::kBottom, WalkEnd::kNoUnwindInfo, 0, AnswerCache::kRule, UnwindRule::bottom()};
   }
+  // The walk ends here for every frame at this (binary, pc, exactness), not
+  // at its bottom: `why` (WalkEnd::kStackSwitch).
+  static constexpr StepAnswer end_by_pc(WalkEnd why) {
+    return {StepKind::kEnd, why, 0, AnswerCache::kRule, UnwindRule::end(why)};
+  }
   static constexpr StepAnswer failed(WalkEnd why) { return {StepKind::kFailed, why, 0, {}, {}}; }
   static constexpr StepAnswer caller(uint8_t flags = 0) { return {StepKind::kCaller, WalkEnd::kNoUnwindInfo, flags, {}, {}}; }
   // A rule applied: its result, cacheable as `rule`.

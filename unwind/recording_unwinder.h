@@ -56,7 +56,7 @@ struct UnwindStats {
   uint64_t complete = 0;
   uint64_t frames = 0;
   uint64_t guessed_frames = 0;
-  std::array<uint64_t, 8> frames_by_stepper{};  // indexed by StepperKind
+  std::array<uint64_t, 9> frames_by_stepper{};  // indexed by StepperKind
   std::map<WalkEnd, uint64_t> ends;
 
   void add(const WalkResult& walk);

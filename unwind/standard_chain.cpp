@@ -5,6 +5,7 @@
 #include "unwind/bottom_stepper.h"
 #include "unwind/cfi_stepper.h"
 #include "unwind/frame_pointer_stepper.h"
+#include "unwind/go_stepper.h"
 #include "unwind/libunwind_unwinder.h"
 #include "unwind/signal_stepper.h"
 #include "unwind/walker.h"
@@ -34,6 +35,8 @@ class ChainWalker : public SampleWalker {
     StepperList list;
     list.add(std::make_unique<BottomStepper>());
     list.add(std::make_unique<SignalStepper>());
+    // Before CFI: an unstripped Go binary's .debug_frame does not know goexit is the bottom.
+    list.add(std::make_unique<GoStepper>());
     list.add(std::make_unique<CfiStepper>(shared_->cfi_tables));
     list.add(std::make_unique<FramePointerStepper>());
     list.add(std::make_unique<AnalysisStepper>());

@@ -31,6 +31,8 @@ Applied apply_rule(const UnwindRule& rule, const Registers& regs, const Memory& 
       return Applied::bottom();
     case RuleKind::kAskFrom:
       return Applied::not_mine();
+    case RuleKind::kEnd:
+      return Applied::end(static_cast<WalkEnd>(rule.cfa_offset));
     case RuleKind::kCfiRow:
       return CfiStepper::apply_into(*rule.row, regs, stack, caller);
     case RuleKind::kCfaSp:

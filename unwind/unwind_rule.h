@@ -27,6 +27,9 @@ enum class RuleKind : uint8_t {
   // Not a rule: the steppers before `stepper` pass such frames on (they
   // decide by the address alone); ask from it.
   kAskFrom = 1,
+  // The walk ends here, not at its bottom: `cfa_offset` is the WalkEnd
+  // (a Go stack switch).
+  kEnd = 3,
   // Any other compiled CFI row: the caller's registers per `row`'s CFA and
   // saved-register rules (CfiStepper::apply_into); needs every register.
   kCfiRow = 2,
@@ -56,6 +59,9 @@ struct UnwindRule {
   StepperKind by = StepperKind::kSample;
 
   static constexpr UnwindRule bottom() { return {}; }
+  static constexpr UnwindRule end(WalkEnd why) {
+    return {nullptr, static_cast<int32_t>(why), 0, RuleKind::kEnd, StepperKind::kSample};
+  }
   static constexpr UnwindRule ask_from(uint8_t first) {
     return {nullptr, first, 0, RuleKind::kAskFrom, StepperKind::kSample};
   }
@@ -78,6 +84,7 @@ enum class StepKind : uint8_t {
   kBottom,   // this is the outermost frame
   kNotMine,  // this stepper does not handle the frame: ask the next one
   kFailed,   // this stepper handles the frame but could not step it
+  kEnd,      // the walk ends here, not at its bottom (`failure` says why); no other stepper is asked
 };
 
 // What applying a rule (or a stepper's own formula) gave.
@@ -89,6 +96,7 @@ struct Applied {
   static constexpr Applied caller(uint8_t flags = 0) { return {StepKind::kCaller, WalkEnd::kNoUnwindInfo, flags}; }
   static constexpr Applied bottom() { return {StepKind::kBottom, WalkEnd::kNoUnwindInfo, 0}; }
   static constexpr Applied failed(WalkEnd why) { return {StepKind::kFailed, why, 0}; }
+  static constexpr Applied end(WalkEnd why) { return {StepKind::kEnd, why, 0}; }
   static constexpr Applied not_mine() { return {StepKind::kNotMine, WalkEnd::kNoUnwindInfo, 0}; }
 };
 

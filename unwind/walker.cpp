@@ -127,8 +127,10 @@ void Walker::walk(const Registers& sampled, const Memory& stack, const ProcessMa
 
 // A cached rule: the bottom, or a fast rule applied to rip, rsp and rbp.
 [[gnu::always_inline]] inline Walker::Flow Walker::step_cached(Walk& w, Cursor& c, const UnwindRule& rule) {
-  if (!rule.fast()) [[unlikely]]
-    return rule.kind == RuleKind::kBottom ? w.stop(WalkEnd::kBottom) : Flow::kAsk;
+  if (!rule.fast()) [[unlikely]] {
+    if (rule.kind == RuleKind::kBottom) return w.stop(WalkEnd::kBottom);
+    return rule.kind == RuleKind::kEnd ? w.stop(static_cast<WalkEnd>(rule.cfa_offset)) : Flow::kAsk;
+  }
   // Without words (a stack that is not one buffer) no read succeeds.
   const std::optional<FrameCore> stepped = apply_fast_rule(rule, c.frame, w.words);
   if (!stepped) [[unlikely]]

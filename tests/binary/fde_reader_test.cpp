@@ -9,6 +9,9 @@
 #include "binary/dwarf_regs.h"
 #include "binary/elf_binary.h"
 #include "common/elf_handle.h"
+#include "binary/cfi_table.h"
+#include "support/cli_harness.h"
+#include "support/temp_dir.h"
 
 using namespace swprof;
 
@@ -73,4 +76,25 @@ TEST_CASE("FdeReader finds no table without .eh_frame_hdr, and refuses what is n
   ElfPtr not_elf(elf_memory(text, sizeof text));
   CHECK_FALSE(FdeReader(not_elf.get()).ok());
   CHECK_FALSE(FdeReader(nullptr).ok());
+}
+
+TEST_CASE("fde_reader: a compressed .debug_frame is not read (its bytes are not CFI), and compiling it is no crash") {
+  // Go compresses its DWARF; here the same with objcopy on a program whose
+  // only CFI for its own code is .debug_frame.
+  swprof::testing::TempDir dir;
+  const std::string plain = std::string(KNOWN_STACK_DIR) + "/known_stack_O2_nofp_debugframe";
+  const std::string compressed = dir.file("compressed");
+  auto r = swprof::testing::run({"/usr/bin/objcopy", "--compress-debug-sections=zlib", plain, compressed}, dir.path());
+  REQUIRE(r.exit_code == 0);
+  auto original = ElfBinary::open(plain);
+  auto zipped = ElfBinary::open(compressed);
+  REQUIRE((original && zipped));
+  const FunctionSymbol* leaf = original->function_named("leaf");
+  REQUIRE(leaf);
+  ElfPtr elf(elf_memory(const_cast<char*>(reinterpret_cast<const char*>(zipped->file_bytes().data())),
+                        zipped->file_bytes().size()));
+  CHECK_FALSE(find_section(elf.get(), ".debug_frame"));
+  CHECK(find_section(elf.get(), ".eh_frame"));
+  CHECK(CfiTable::compile(*original)->lookup(leaf->start) != nullptr);
+  CHECK(CfiTable::compile(*zipped)->lookup(leaf->start) == nullptr);
 }

@@ -1,6 +1,7 @@
 // Symbolizer on the sym_target test program and its stripped copies: names,
 // demangling, lines, inline chains, separate debuginfo, .dynsym-only and
-// minidebuginfo binaries, damaged debuginfo, unknown addresses, the vDSO.
+// minidebuginfo binaries, damaged debuginfo, unknown addresses, the vDSO; and
+// Go functions of the stripped Go test program, named from its pclntab.
 
 #include <sys/auxv.h>
 
@@ -9,6 +10,7 @@
 #include <fstream>
 
 #include "binary/elf_binary.h"
+#include "binary/go_pclntab.h"
 #include "common/hex.h"
 #include "profile/call_tree.h"
 #include "sampler/proc.h"
@@ -467,4 +469,61 @@ TEST_CASE("symbolizer: addresses in one unnamed function of a stripped binary sh
   CHECK(context_hash(frames[0].module, display_name(frames[0])) ==
         context_hash(frames[1].module, display_name(frames[1])));
   CHECK(symbolizer.warnings().empty());
+}
+
+TEST_CASE("symbolizer: Go functions of a stripped binary are named from the pclntab, with lines and inlined calls",
+          "[symbolize][go]") {
+  const std::string path = std::string(SWPROF_GO_DIR) + "/known_go.stripped";
+  if (std::string(SWPROF_GO_DIR).empty() || !std::filesystem::exists(path)) {
+    WARN("golang-go is not installed; skipped");
+    return;
+  }
+  TempDir dir;
+  Symbolizer symbolizer(hermetic_options(dir));
+  BinaryCache binaries;
+  const ProcessMaps maps = load_like_loader(binaries, path, 0);  // not PIE: loaded at its link addresses
+  auto binary = ElfBinary::open(path);
+  REQUIRE(binary);
+  const GoPclntab* table = binary->go_pclntab();
+  REQUIRE(table);
+  // main.leaf's loop: the name as Go writes it, the source line, the decl line.
+  std::optional<GoPclntab::Func> leaf;
+  for (size_t i = 0; i < table->size() && !leaf; ++i)
+    if (auto f = table->func(i); f && table->name(*f) == "main.leaf") leaf = f;
+  REQUIRE(leaf);
+  const int loop_line = marker_line("go/known_go.go", "@go-leaf-loop");
+  uint64_t loop_pc = 0;
+  for (uint64_t pc = leaf->entry; pc < leaf->end && !loop_pc; ++pc)
+    if (auto l = table->line(*leaf, pc); l && l->line == loop_line) loop_pc = pc;
+  REQUIRE(loop_pc);
+  Frame f = return_frame(loop_pc + 1);
+  const auto& a = symbolizer.symbolize(maps, 1, f);
+  REQUIRE(a.frames.size() == 1);
+  CHECK(a.frames[0].function == "main.leaf");
+  CHECK(basename_of(a.frames[0].file) == "known_go.go");
+  CHECK(a.frames[0].line == static_cast<uint32_t>(loop_line));
+  CHECK(a.frames[0].decl_line == static_cast<uint32_t>(table->start_line(*leaf)));
+  CHECK(a.frames[0].function_offset == loop_pc + 1 - leaf->entry);  // of the return address, as for every frame
+  // A runtime pc with inlined calls: the same frames as the table's, innermost first.
+  size_t checked = 0;
+  for (size_t i = 0; i < table->size() && !checked; ++i) {
+    const auto fn = table->func(i);
+    for (uint64_t pc = fn ? fn->entry : 0; fn && pc < fn->end && !checked; ++pc) {
+      std::vector<GoFrame> expected;
+      table->frames_at(*fn, pc, expected);
+      if (expected.size() < 3) continue;
+      Frame exact = return_frame(pc);
+      exact.flags = kFrameExactPc;
+      const auto& got = symbolizer.symbolize(maps, 1, exact);
+      REQUIRE(got.frames.size() == expected.size());
+      for (size_t k = 0; k < expected.size(); ++k) {
+        CHECK(got.frames[k].function == std::string(expected[k].name));
+        CHECK(got.frames[k].inlined == expected[k].inlined);
+        CHECK(got.frames[k].line == static_cast<uint32_t>(expected[k].line));
+      }
+      CHECK_FALSE(got.frames.back().inlined);
+      ++checked;
+    }
+  }
+  CHECK(checked == 1);
 }
