@@ -115,7 +115,7 @@ void add_frames_by_stepper(TextLines& t, const UnwindStats& st) {
 void add_early_ends(TextLines& t, const UnwindStats& st) {
   std::vector<std::pair<uint64_t, WalkEnd>> early;
   for (const auto& [end, n] : st.ends)
-    if (end != WalkEnd::kBottom) early.emplace_back(n, end);
+    if (end != WalkEnd::kBottom && end != WalkEnd::kNoMappingsYet) early.emplace_back(n, end);
   std::sort(early.rbegin(), early.rend());
   if (early.empty()) t.add_text("  walks ended early: none\n");
   for (size_t i = 0; i < early.size() && i < 5; ++i)
@@ -139,8 +139,12 @@ std::string format_info(const RecordingInfo& info) {
 std::string format_unwind_quality(const UnwindStats& st, UnwinderChoice unwinder) {
   TextLines t;
   t.add("\nunwind quality (%s):\n", unwinder == UnwinderChoice::kChain ? "stepper chain" : "libunwind reference");
-  t.add("  complete stacks  %.1f%% (%llu of %llu samples)\n", percent(st.complete, st.samples), ull(st.complete),
-        ull(st.samples));
+  t.add("  complete stacks  %.1f%% (%llu of %llu samples)\n", percent(st.complete, st.unwindable()), ull(st.complete),
+        ull(st.unwindable()));
+  if (st.inside_execve())
+    t.add("  inside execve    %llu samples (%.1f%%): the old program's registers and no stack, nothing to unwind;\n"
+          "                   shown as execve (or alone) under \"[in execve]\", not counted above\n",
+          ull(st.inside_execve()), percent(st.inside_execve(), st.samples));
   t.add("  frames           %llu (%.1f per sample), %llu guessed\n", ull(st.frames),
         st.samples ? static_cast<double>(st.frames) / static_cast<double>(st.samples) : 0.0, ull(st.guessed_frames));
   add_frames_by_stepper(t, st);

@@ -117,8 +117,15 @@ void Walker::walk(const Registers& sampled, const Memory& stack, const ProcessMa
   c.at = FrameAddress::exact_pc(r.pc());
   c.rule = lookup(w, c.at);
   if (!c.rule) w.mapping = w.mappings.find(r.pc());
-  if (!c.rule && !w.mapping && !w.stack.read_u64(r.sp())) return w.stop(WalkEnd::kNoMappingsYet);
+  if (!w.words.has_word(r.sp()) && in_execve(w, c)) [[unlikely]]
+    return w.stop(WalkEnd::kNoMappingsYet);
   return Flow::kNext;
+}
+
+// Nothing was copied at sp and the pc is where a thread inside execve has it.
+bool Walker::in_execve(Walk& w, const Cursor& c) {
+  const Mapping* m = c.rule ? w.mappings.find(w.sampled.pc()) : w.mapping;
+  return sampled_inside_execve(w.sampled.pc(), w.sampled.sp(), w.stack, m);
 }
 
 [[gnu::always_inline]] inline const UnwindRule* Walker::lookup(const Walk& w, FrameAddress at) const {

@@ -51,3 +51,16 @@ TEST_CASE("info: whole stacks get the p99 with headroom", "[recording_info]") {
         "  suggestion     --stack-size 8192 would still copy 99% of stacks whole");
   CHECK(suggestion_line(info_with(8192, 100, 0, 4000)) == "  suggestion     --stack-size 8192 is right");
 }
+
+TEST_CASE("info: samples inside execve are named as their own state, not as incomplete stacks", "[recording_info]") {
+  UnwindStats st;
+  st.samples = 100;
+  st.complete = 80;
+  st.ends[WalkEnd::kBottom] = 80;
+  st.ends[WalkEnd::kNoMappingsYet] = 20;
+  const std::string text = format_unwind_quality(st, UnwinderChoice::kChain);
+  CHECK(text.find("  complete stacks  100.0% (80 of 80 samples)\n") != std::string::npos);
+  CHECK(text.find("  inside execve    20 samples (20.0%): the old program's registers and no stack") != std::string::npos);
+  CHECK(text.find("  walks ended early: none\n") != std::string::npos);
+  CHECK(text.find("ended early: in execve") == std::string::npos);
+}
