@@ -84,6 +84,8 @@ class ElfBinary {
   // The function symbol containing vaddr (.symtab, else .dynsym).
   const FunctionSymbol* function_at(uint64_t vaddr) const;
   const FunctionSymbol* function_named(const std::string& name) const;
+  // Every function symbol, sorted by start.
+  const std::vector<FunctionSymbol>& functions() const { return functions_; }
 
  private:
   ElfBinary() = default;

@@ -86,8 +86,34 @@ void add_threads_and_binaries(TextLines& t, const RecordingInfo& info) {
   for (const auto& [tid, th] : info.threads)
     t.add("  %8u %8u %10llu  %s\n", th.pid, tid, ull(th.samples), safe(th.comm).c_str());
   t.add("\nbinaries: %zu\n", info.binaries.size());
-  for (const auto& [path, b] : info.binaries)
+  for (const auto& [path, b] : info.binaries) {
     t.add("  %-40s %s\n", b.build_id.empty() ? "(no build-id)" : safe(b.build_id).c_str(), safe(path).c_str());
+    if (b.report) t.add_text(format_binary_report(*b.report, b.package, b.advice));
+  }
+}
+
+// "1234 FDEs", "no" for a section that is absent or empty.
+std::string fde_count(size_t n) { return n ? std::to_string(n) + " FDEs" : "none"; }
+
+std::string unwind_line(const BinaryReport& r) {
+  char line[512];
+  snprintf(line, sizeof line,
+           "      unwind:  .eh_frame %s%s, .debug_frame %s; CFI covers %.1f%% of %llu code bytes; "
+           "frame pointers in %zu of %zu functions looked at\n",
+           fde_count(r.eh_frame_fdes).c_str(), r.eh_frame_hdr ? " with .eh_frame_hdr" : " without .eh_frame_hdr",
+           fde_count(r.debug_frame_fdes).c_str(), 100.0 * r.cfi_share(), ull(r.code_bytes),
+           r.frame_pointer_prologues, r.prologues_checked);
+  return line;
+}
+
+std::string names_line(const BinaryReport& r) {
+  std::string out = "      names:   ";
+  out += r.symtab_functions ? ".symtab " + std::to_string(r.symtab_functions) + " functions" : "no .symtab";
+  out += ", .dynsym " + std::to_string(r.dynsym_functions) + " functions";
+  out += r.minidebuginfo ? ", minidebuginfo" : "";
+  out += r.dwarf_file.empty() ? ", no DWARF" : ", DWARF in " + safe(r.dwarf_file);
+  out += ", " + std::to_string(r.plt_entries) + " PLT stubs\n";
+  return out;
 }
 
 std::string status_text(const ReadStatus& status) {
@@ -125,6 +151,19 @@ void add_early_ends(TextLines& t, const UnwindStats& st) {
 }
 
 }  // namespace
+
+std::string format_binary_report(const BinaryReport& r, const std::string& package,
+                                 const std::vector<std::string>& advice) {
+  std::string out;
+  if (r.status == BinaryStatus::kMissing) out += "      missing: " + safe(r.problem) + "\n";
+  else if (r.status == BinaryStatus::kChanged) out += "      changed: another build-id on disk than recorded\n";
+  else {
+    out += "      " + r.kind + (package.empty() ? ", no Debian package" : ", from Debian package " + safe(package)) + "\n";
+    out += unwind_line(r) + names_line(r);
+  }
+  for (const std::string& a : advice) out += "      to improve: " + safe(a) + "\n";
+  return out;
+}
 
 std::string format_info(const RecordingInfo& info) {
   TextLines t;
