@@ -23,8 +23,8 @@ struct ThreadInfo {
 
 struct BinaryInfo {
   std::string build_id;  // hex, empty when unknown
-  std::vector<uint8_t> build_id_bytes;
   uint64_t mappings = 0;
+  std::vector<uint8_t> build_id_bytes;
   bool executable = false;  // mapped executable at least once: code that samples can be in
   // When InfoOptions::inspect_binaries and executable: what it offers the
   // unwinder and the symbolizer, the Debian package that installed it ("":

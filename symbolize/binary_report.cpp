@@ -158,7 +158,7 @@ std::vector<std::string> binary_advice(const BinaryReport& r, const std::string&
                     "--add-gnu-debuglink)");
     else out.push_back("source lines and inline frames: build with -g");
   }
-  if (r.code_bytes && r.cfi_share() < 0.9 && r.frame_pointer_share() < 0.5)
+  if (r.lacks_cfi() && r.frame_pointer_share() < 0.5)
     out.push_back(package.empty() ? "code without CFI or frame pointers is unwound by analysis: build with "
                                     "-fasynchronous-unwind-tables or -fno-omit-frame-pointer"
                                   : "code without CFI or frame pointers is unwound by analysis");

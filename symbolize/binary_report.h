@@ -45,6 +45,9 @@ struct BinaryReport {
   double frame_pointer_share() const {
     return prologues_checked ? static_cast<double>(frame_pointer_prologues) / static_cast<double>(prologues_checked) : 0;
   }
+  // Less than 90 % of the code has CFI, and that is more than the few hundred
+  // bytes of start-up code (crtbegin's) every program has without.
+  bool lacks_cfi() const { return code_bytes - cfi_bytes >= 1024 && cfi_share() < 0.9; }
   // Function names beyond the exported ones: .symtab, minidebuginfo or DWARF.
   bool has_full_names() const { return symtab_functions || minidebuginfo || !dwarf_file.empty(); }
 };

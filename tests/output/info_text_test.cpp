@@ -64,3 +64,28 @@ TEST_CASE("info: samples inside execve are named as their own state, not as inco
   CHECK(text.find("  walks ended early: none\n") != std::string::npos);
   CHECK(text.find("ended early: in execve") == std::string::npos);
 }
+
+TEST_CASE("info: each binary's report as lines under it, names from the recording escaped", "[recording_info]") {
+  BinaryReport r;
+  r.kind = "PIE executable";
+  r.eh_frame_fdes = 120;
+  r.eh_frame_hdr = true;
+  r.code_bytes = 1000;
+  r.cfi_bytes = 950;
+  r.prologues_checked = 120;
+  r.frame_pointer_prologues = 3;
+  r.dynsym_functions = 40;
+  r.dwarf_file = "/usr/lib/debug/x\x1b[31m.debug";
+  r.plt_entries = 7;
+  CHECK(format_binary_report(r, "pkg", {"do this"}) ==
+        "      PIE executable, from Debian package pkg\n"
+        "      unwind:  .eh_frame 120 FDEs with .eh_frame_hdr, .debug_frame none; CFI covers 95.0% of 1000 code "
+        "bytes; frame pointers in 3 of 120 functions looked at\n"
+        "      names:   no .symtab, .dynsym 40 functions, DWARF in /usr/lib/debug/x\\x1b[31m.debug, 7 PLT stubs\n"
+        "      to improve: do this\n");
+  BinaryReport missing;
+  missing.status = BinaryStatus::kMissing;
+  missing.problem = "No such file or directory";
+  CHECK(format_binary_report(missing, "", {"copy it"}) ==
+        "      missing: No such file or directory\n      to improve: copy it\n");
+}
