@@ -80,7 +80,6 @@ class Walker {
 
   WalkEnd run(Walk& w);
   Flow start(Walk& w, Cursor& c);
-  bool in_execve(Walk& w, const Cursor& c);
   Flow step_cached(Walk& w, Cursor& c, const UnwindRule& rule);
   Flow step_asking(Walk& w, Cursor& c);
   StepperList::Asked ask(Walk& w, const Cursor& c, const StepInput& in, Registers& caller);
