@@ -20,6 +20,8 @@ enum class BinaryStatus {
   kChanged,  // on disk with another build-id than the one recorded
 };
 
+// Each source of unwind or name information is a group of fields here and
+// one part of the "unwind:" or "names:" line in output/info_text.cpp.
 struct BinaryReport {
   BinaryStatus status = BinaryStatus::kFound;
   std::string problem;  // why it is missing
