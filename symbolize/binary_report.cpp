@@ -12,7 +12,22 @@
 namespace swprof {
 namespace {
 
-// ELF type and whether it names an interpreter (PT_INTERP).
+// The dynamic section has DT_SONAME: a shared library (libc.so.6 has an
+// interpreter too, to run as a program).
+bool has_soname(const ElfBinary& binary) {
+  for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(binary.elf(), scn)) != nullptr;) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || sh.sh_entsize == 0) continue;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    for (size_t i = 0; data && i < sh.sh_size / sh.sh_entsize; ++i) {
+      GElf_Dyn dyn;
+      if (gelf_getdyn(data, static_cast<int>(i), &dyn) && dyn.d_tag == DT_SONAME) return true;
+    }
+  }
+  return false;
+}
+
+// ELF type, whether it names an interpreter (PT_INTERP), and its soname.
 std::string binary_kind(const ElfBinary& binary) {
   GElf_Ehdr eh;
   if (!gelf_getehdr(binary.elf(), &eh)) return "unknown";
@@ -24,7 +39,7 @@ std::string binary_kind(const ElfBinary& binary) {
       interp |= gelf_getphdr(binary.elf(), static_cast<int>(i), &ph) && ph.p_type == PT_INTERP;
     }
   if (eh.e_type == ET_EXEC) return interp ? "executable" : "static executable";
-  return interp ? "PIE executable" : "shared library";
+  return interp && !has_soname(binary) ? "PIE executable" : "shared library";
 }
 
 // Function symbols of one table (SHT_SYMTAB or SHT_DYNSYM), as ElfBinary counts them.

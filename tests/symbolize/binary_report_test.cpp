@@ -129,6 +129,9 @@ TEST_CASE("binary report: stripped, names only from where they are left", "[bina
   SECTION("a stripped shared library: .dynsym only") {
     const BinaryReport r = inspect("libsym_dynlib.stripped.so");
     CHECK(r.kind == "shared library");
+    BinaryCache binaries;
+    const BinaryReport libc = inspect_binary("/lib/x86_64-linux-gnu/libc.so.6", {}, binaries, no_debug_roots());
+    CHECK(libc.kind == "shared library");  // with an interpreter too, to run as a program
     CHECK(r.symtab_functions == 0);
     CHECK(r.dynsym_functions == readelf_functions(program_file("libsym_dynlib.stripped.so"), ".dynsym"));
     CHECK(r.dynsym_functions > 0);
