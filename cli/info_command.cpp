@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/symbolize_options.h"
 #include "cli/unwind_options.h"
 #include "common/error.h"
 #include "common/text_escape.h"
@@ -53,6 +54,8 @@ std::function<int()> add_info_command(CLI::App& app) {
     InfoOptions options;
     options.unwind = unwind->to_options();
     options.unwind_quality = !*no_unwind;
+    options.inspect_binaries = true;
+    SymbolizeArgs().apply_debuginfod();  // never waits on a debuginfod server
     const InfoResult result = run_info(*path, options);
     print_info(result);
     return report_read_status(*path, result.recording.status);

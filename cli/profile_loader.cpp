@@ -48,7 +48,7 @@ void print_summary(const Profile& profile, const char* command) {
   if (profile.samples_kept != profile.samples_read) std::fprintf(stderr, " (%" PRIu64 " kept)", profile.samples_kept);
   std::fprintf(stderr, " in %.2f s (%.0f samples/s), %.1f%% complete stacks\n", profile.build_seconds,
                profile.build_seconds > 0 ? static_cast<double>(profile.samples_read) / profile.build_seconds : 0.0,
-               percent(u.complete, u.samples));
+               percent(u.complete, u.unwindable()));
   for (const auto& w : profile.warnings) std::fprintf(stderr, "swprof: warning: %s\n", terminal_safe(w).c_str());
 }
 

@@ -86,8 +86,41 @@ void add_threads_and_binaries(TextLines& t, const RecordingInfo& info) {
   for (const auto& [tid, th] : info.threads)
     t.add("  %8u %8u %10llu  %s\n", th.pid, tid, ull(th.samples), safe(th.comm).c_str());
   t.add("\nbinaries: %zu\n", info.binaries.size());
-  for (const auto& [path, b] : info.binaries)
+  for (const auto& [path, b] : info.binaries) {
     t.add("  %-40s %s\n", b.build_id.empty() ? "(no build-id)" : safe(b.build_id).c_str(), safe(path).c_str());
+    if (b.report) t.add_text(format_binary_report(*b.report, b.package, b.advice));
+  }
+}
+
+// "1234 FDEs", "no" for a section that is absent or empty.
+std::string fde_count(size_t n) { return n ? std::to_string(n) + " FDEs" : "none"; }
+
+std::string unwind_line(const BinaryReport& r) {
+  char line[512];
+  snprintf(line, sizeof line,
+           "      unwind:  .eh_frame %s%s, .debug_frame %s; CFI covers %.1f%% of %llu code bytes; "
+           "frame pointers in %zu of %zu functions looked at\n",
+           fde_count(r.eh_frame_fdes).c_str(), r.eh_frame_hdr ? " with .eh_frame_hdr" : " without .eh_frame_hdr",
+           fde_count(r.debug_frame_fdes).c_str(), 100.0 * r.cfi_share(), ull(r.code_bytes),
+           r.frame_pointer_prologues, r.prologues_checked);
+  return line;
+}
+
+std::string names_line(const BinaryReport& r) {
+  std::string out = "      names:   ";
+  out += r.symtab_functions ? ".symtab " + std::to_string(r.symtab_functions) + " functions" : "no .symtab";
+  out += ", .dynsym " + std::to_string(r.dynsym_functions) + " functions";
+  out += r.minidebuginfo ? ", minidebuginfo" : "";
+  out += r.dwarf_file.empty() ? ", no DWARF" : ", DWARF in " + safe(r.dwarf_file);
+  out += ", " + std::to_string(r.plt_entries) + " PLT stubs\n";
+  if (r.go_functions)
+    out += "      go:      pclntab of " + safe(r.go_version) + ", " + std::to_string(r.go_functions) +
+           " functions: names, lines, inline frames and stack heights\n";
+  if (r.discovery_run)
+    out += "      found:   " + std::to_string(r.discovered_functions) +
+           " functions without a symbol or FDE, by discovery (shown as [unknown] module+0xSTART)" +
+           (r.discovery_budget_hit ? "; stopped at its instruction budget" : "") + "\n";
+  return out;
 }
 
 std::string status_text(const ReadStatus& status) {
@@ -115,7 +148,8 @@ void add_frames_by_stepper(TextLines& t, const UnwindStats& st) {
 void add_early_ends(TextLines& t, const UnwindStats& st) {
   std::vector<std::pair<uint64_t, WalkEnd>> early;
   for (const auto& [end, n] : st.ends)
-    if (end != WalkEnd::kBottom) early.emplace_back(n, end);
+    if (end != WalkEnd::kBottom && end != WalkEnd::kNoMappingsYet && end != WalkEnd::kStackSwitch)
+      early.emplace_back(n, end);
   std::sort(early.rbegin(), early.rend());
   if (early.empty()) t.add_text("  walks ended early: none\n");
   for (size_t i = 0; i < early.size() && i < 5; ++i)
@@ -125,6 +159,19 @@ void add_early_ends(TextLines& t, const UnwindStats& st) {
 }
 
 }  // namespace
+
+std::string format_binary_report(const BinaryReport& r, const std::string& package,
+                                 const std::vector<std::string>& advice) {
+  std::string out;
+  if (r.status == BinaryStatus::kMissing) out += "      missing: " + safe(r.problem) + "\n";
+  else if (r.status == BinaryStatus::kChanged) out += "      changed: another build-id on disk than recorded\n";
+  else {
+    out += "      " + r.kind + (package.empty() ? ", no Debian package" : ", from Debian package " + safe(package)) + "\n";
+    out += unwind_line(r) + names_line(r);
+  }
+  for (const std::string& a : advice) out += "      to improve: " + safe(a) + "\n";
+  return out;
+}
 
 std::string format_info(const RecordingInfo& info) {
   TextLines t;
@@ -139,8 +186,16 @@ std::string format_info(const RecordingInfo& info) {
 std::string format_unwind_quality(const UnwindStats& st, UnwinderChoice unwinder) {
   TextLines t;
   t.add("\nunwind quality (%s):\n", unwinder == UnwinderChoice::kChain ? "stepper chain" : "libunwind reference");
-  t.add("  complete stacks  %.1f%% (%llu of %llu samples)\n", percent(st.complete, st.samples), ull(st.complete),
-        ull(st.samples));
+  t.add("  complete stacks  %.1f%% (%llu of %llu samples)\n", percent(st.complete, st.unwindable()), ull(st.complete),
+        ull(st.unwindable()));
+  if (st.inside_execve())
+    t.add("  inside execve    %llu samples (%.1f%%): the old program's registers and no stack, nothing to unwind;\n"
+          "                   shown as execve (or alone) under \"[in execve]\", not counted above\n",
+          ull(st.inside_execve()), percent(st.inside_execve(), st.samples));
+  if (auto it = st.ends.find(WalkEnd::kStackSwitch); it != st.ends.end())
+    t.add("  stack switches   %llu samples (%.1f%%) end where Go switched stacks (system stack or cgo):\n"
+          "                   the goroutine's frames are on a stack the kernel did not copy; no guess is made\n",
+          ull(it->second), percent(it->second, st.samples));
   t.add("  frames           %llu (%.1f per sample), %llu guessed\n", ull(st.frames),
         st.samples ? static_cast<double>(st.frames) / static_cast<double>(st.samples) : 0.0, ull(st.guessed_frames));
   add_frames_by_stepper(t, st);

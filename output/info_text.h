@@ -3,6 +3,7 @@
 // Every text that comes from the recording is shown terminal_safe.
 
 #include <string>
+#include <vector>
 
 #include "profile/info.h"
 
@@ -11,6 +12,11 @@ namespace swprof {
 // The header, record counts, samples (with the --stack-size suggestion),
 // threads, binaries and the read status.
 std::string format_info(const RecordingInfo& info);
+
+// The lines under one binary in the "binaries:" section: its kind and
+// package, its unwind and name information, and what to improve.
+std::string format_binary_report(const BinaryReport& report, const std::string& package,
+                                 const std::vector<std::string>& advice);
 
 // "unwind quality" section: complete stacks, frames per stepper, why walks
 // ended early.

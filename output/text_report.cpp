@@ -42,7 +42,7 @@ void write_header(const Profile& p, std::ostream& out) {
   const UnwindStats& u = p.unwind;
   snprintf(line, sizeof line,
            "  unwind:    %.1f%% complete stacks, %.1f frames per sample, %" PRIu64 " guessed frames (%s)\n",
-           percent(u.complete, u.samples), u.samples ? static_cast<double>(u.frames) / static_cast<double>(u.samples) : 0.0,
+           percent(u.complete, u.unwindable()), u.samples ? static_cast<double>(u.frames) / static_cast<double>(u.samples) : 0.0,
            u.guessed_frames, p.unwinder == UnwinderChoice::kChain ? "stepper chain" : "libunwind");
   out << line;
 }

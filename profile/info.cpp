@@ -50,7 +50,11 @@ struct InfoCollector {
   void operator()(const MappingRecord& m) {
     auto& b = info.binaries[m.path];
     ++b.mappings;
-    if (m.build_id_size) b.build_id = m.build_id_hex();
+    b.executable |= (m.prot & 0x4) != 0;
+    if (m.build_id_size) {
+      b.build_id = m.build_id_hex();
+      b.build_id_bytes.assign(m.build_id.begin(), m.build_id.begin() + m.build_id_size);
+    }
   }
   void operator()(const CommRecord& c) {
     auto& t = info.threads[c.tid];
@@ -85,10 +89,27 @@ UnwindQuality measure_unwinding(const std::string& recording, const UnwindOption
   return UnwindQuality{unwinder.stats(), options.unwinder, unwinder.warnings()};
 }
 
+void inspect_binaries(RecordingInfo& info, const InfoOptions& options) {
+  BinaryCache binaries;
+  std::vector<std::string> paths;
+  for (auto& [path, b] : info.binaries) {
+    if (!b.executable || is_anonymous_path(path) || path.starts_with("[")) continue;
+    b.report = inspect_binary(path, b.build_id_bytes, binaries, options.symbols);
+    paths.push_back(path);
+  }
+  const auto packages = debian_packages_owning(paths, options.dpkg_info_dir);
+  for (const std::string& path : paths) {
+    BinaryInfo& b = info.binaries[path];
+    if (auto it = packages.find(path); it != packages.end()) b.package = it->second;
+    b.advice = binary_advice(*b.report, b.package);
+  }
+}
+
 InfoResult run_info(const std::string& recording, const InfoOptions& options) {
   InfoResult result;
   RecordingReader reader(recording);
   result.recording = collect_info(reader);
+  if (options.inspect_binaries) inspect_binaries(result.recording, options);
   if (options.unwind_quality && result.recording.samples > 0)
     result.unwinding = measure_unwinding(recording, options.unwind);
   return result;

@@ -9,6 +9,8 @@
 
 #include "common/format.h"
 #include "recording/recording_reader.h"
+#include "symbolize/binary_report.h"
+#include "symbolize/debian_packages.h"
 #include "unwind/recording_unwinder.h"
 
 namespace swprof {
@@ -22,6 +24,14 @@ struct ThreadInfo {
 struct BinaryInfo {
   std::string build_id;  // hex, empty when unknown
   uint64_t mappings = 0;
+  std::vector<uint8_t> build_id_bytes;
+  bool executable = false;  // mapped executable at least once: code that samples can be in
+  // When InfoOptions::inspect_binaries and executable: what it offers the
+  // unwinder and the symbolizer, the Debian package that installed it ("":
+  // none), and what to do about what it lacks.
+  std::optional<BinaryReport> report;
+  std::string package;
+  std::vector<std::string> advice;
 };
 
 struct RecordingInfo {
@@ -62,7 +72,13 @@ UnwindQuality measure_unwinding(const std::string& recording, const UnwindOption
 struct InfoOptions {
   UnwindOptions unwind;
   bool unwind_quality = true;  // also unwind every sample (a second pass)
+  bool inspect_binaries = false;  // a BinaryReport for every executable binary
+  SymbolizerOptions symbols;      // where the reports look for debuginfo
+  std::string dpkg_info_dir = kDpkgInfoDir;
 };
+
+// Fills report, package and advice of every executable binary of `info`.
+void inspect_binaries(RecordingInfo& info, const InfoOptions& options);
 
 struct InfoResult {
   RecordingInfo recording;

@@ -18,11 +18,25 @@ StackBuilder::StackBuilder(CallTree& tree, ThreadRoots roots, bool reverse)
 std::vector<uint32_t>& StackBuilder::frames(const PipelineSample& sample) {
   stack_.clear();
   const std::vector<Frame>& user = sample.unwound.walk.frames;
-  for (size_t i = user.size(); i-- > 0;)
-    add(*sample.user_symbols[i], 0, user[i].flags & kFrameGuess, stack_);
+  if (sample.unwound.walk.end == WalkEnd::kNoMappingsYet) {
+    add_inside_execve(sample);
+  } else {
+    for (size_t i = user.size(); i-- > 0;)
+      add(*sample.user_symbols[i], 0, user[i].flags & kFrameGuess, stack_);
+  }
   for (size_t i = sample.kernel_symbols.size(); i-- > 0;) add(*sample.kernel_symbols[i], kCctKernel, false, stack_);
   if (stack_.empty()) stack_.push_back(named("[unknown]", "[unknown]", 0));
   return stack_;
+}
+
+// A sample inside execve: the old program's registers, no stack. Its one
+// user frame (execve in the old program's libc, when the replaced maps name
+// it) under the synthetic frame "[in execve]", or that frame alone.
+void StackBuilder::add_inside_execve(const PipelineSample& sample) {
+  if (!in_execve_) in_execve_ = named(kInExecveFrame, kExecModule, 0);
+  stack_.push_back(*in_execve_);
+  const std::vector<const SymbolizedAddress*>& user = sample.user_symbols;
+  if (!user.empty() && !user[0]->frames.back().function.empty()) add(*user[0], 0, false, stack_);
 }
 
 void StackBuilder::arrange(std::vector<uint32_t>& stack, uint32_t tid, const std::string& comm) {

@@ -1,10 +1,12 @@
 #pragma once
 // Turns the symbolized samples of the pipeline into stacks of CallTree frame
-// ids: user frames root first, then the kernel frames; "[unknown]" for a
-// sample without any; then, when asked, leaf first and under a thread root.
+// ids: user frames root first (under "[in execve]" for a sample inside
+// execve), then the kernel frames; "[unknown]" for a sample without any;
+// then, when asked, leaf first and under a thread root.
 // Each distinct address is interned once.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -13,6 +15,12 @@
 #include "profile/pipeline.h"
 
 namespace swprof {
+
+// The synthetic frame above the samples taken inside execve (walks that
+// ended WalkEnd::kNoMappingsYet): the old program's registers, the new
+// program's address space, no stack to unwind.
+inline constexpr const char* kInExecveFrame = "[in execve]";
+inline constexpr const char* kExecModule = "[exec]";
 
 // Which synthetic frame, if any, roots each sample's stack.
 enum class ThreadRoots {
@@ -37,6 +45,7 @@ class StackBuilder {
 
  private:
   void add(const SymbolizedAddress& where, uint8_t flags, bool guess, std::vector<uint32_t>& out);
+  void add_inside_execve(const PipelineSample& sample);
   std::vector<uint32_t> intern(const SymbolizedAddress& where, uint8_t flags);
   uint32_t named(const std::string& function, const std::string& module, uint8_t flags);
   uint32_t thread_root(uint32_t tid, const std::string& comm);
@@ -51,6 +60,7 @@ class StackBuilder {
   bool reverse_;
   std::unordered_map<uintptr_t, std::vector<uint32_t>> by_address_;  // SymbolizedAddress* (| 1: guessed) -> frames
   std::unordered_map<uint32_t, ThreadRoot> thread_roots_;              // by tid
+  std::optional<uint32_t> in_execve_;                                  // the "[in execve]" frame, once made
   std::vector<uint32_t> stack_;
 };
 

@@ -259,6 +259,17 @@ void DebugInfo::check_dwarf() {
   dwarf_usable_ = true;
 }
 
+std::string DebugInfo::dwarf_file() {
+  if (!module_) return "";
+  if (!dwarf_checked_) check_dwarf();
+  if (!dwarf_usable_) return "";
+  const char* main_file = nullptr;
+  const char* debug_file = nullptr;
+  dwfl_module_info(module_, nullptr, nullptr, nullptr, nullptr, nullptr, &main_file, &debug_file);
+  if (debug_file && *debug_file) return debug_file;
+  return main_file ? main_file : binary_->path();
+}
+
 std::vector<SourceFrame> DebugInfo::frames_at(uint64_t vaddr) {
   std::vector<SourceFrame> frames;
   if (add_go_frames(vaddr, frames)) return frames;

@@ -45,6 +45,10 @@ class DebugInfo {
   // line, decl_line and function_offset; never empty.
   std::vector<SourceFrame> frames_at(uint64_t vaddr);
 
+  // The file the DWARF comes from: the binary itself, or the separate
+  // debuginfo found for it; empty when there is no usable DWARF.
+  std::string dwarf_file();
+
   // Problems met so far (damaged or mismatched debuginfo), each once.
   const std::vector<std::string>& warnings() const { return warnings_; }
 

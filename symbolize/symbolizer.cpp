@@ -92,6 +92,8 @@ const SymbolizedAddress& Symbolizer::symbolize(const ProcessMaps& maps, uint32_t
   const bool exact = (frame.flags & kFrameExactPc) != 0;
   const uint64_t lookup = exact ? frame.pc : frame.pc - 1;
   const Mapping* m = maps.find(lookup);
+  // Inside execve: the old program's pc, in the maps execve replaced.
+  if (!m && maps.before_exec()) m = maps.before_exec()->find(lookup);
   if (m && m->binary) return impl_->in_binary(*m, frame.pc, lookup, exact);
   return impl_->outside_binaries(m, pid, frame.pc, lookup, exact);
 }

@@ -64,8 +64,10 @@ class Symbolizer {
   Symbolizer& operator=(const Symbolizer&) = delete;
 
   // Symbolizes one frame of a sample of process `pid` whose address space was
-  // `maps`. The reference stays valid for the Symbolizer's lifetime. Never
-  // fails: unknown addresses give one frame with an empty function.
+  // `maps` (a pc in none of them, in the maps execve replaced, when it
+  // holds it: a sample inside execve). The reference stays valid for the
+  // Symbolizer's lifetime. Never fails: unknown addresses give one frame with
+  // an empty function.
   const SymbolizedAddress& symbolize(const ProcessMaps& maps, uint32_t pid, const Frame& frame);
 
   // Symbolizes a kernel return address (from a sample's kernel call chain)

@@ -19,6 +19,14 @@ uint64_t ProcessMaps::next_id() {
   return last.fetch_add(1, std::memory_order_relaxed) + 1;
 }
 
+ProcessMaps ProcessMaps::after_exec(const ProcessMaps& replaced) {
+  auto old = std::make_shared<ProcessMaps>();
+  old->maps_ = replaced.maps_;  // and not its before_exec_: one exec back is enough
+  ProcessMaps out;
+  out.before_exec_ = std::move(old);
+  return out;
+}
+
 void ProcessMaps::add(Mapping m) {
   if (m.end <= m.start) return;
   id_ = next_id();
@@ -91,7 +99,9 @@ void AddressSpaces::on_fork(const TaskRecord& t) {
 }
 
 void AddressSpaces::on_exec(const CommRecord& c) {
-  if (c.exec) by_pid_[c.pid] = std::make_shared<ProcessMaps>();
+  if (!c.exec) return;
+  auto& slot = by_pid_[c.pid];
+  slot = slot ? std::make_shared<ProcessMaps>(ProcessMaps::after_exec(*slot)) : std::make_shared<ProcessMaps>();
 }
 
 std::shared_ptr<const ProcessMaps> AddressSpaces::snapshot(uint32_t pid) const {

@@ -36,12 +36,16 @@ struct Mapping {
 class ProcessMaps {
  public:
   ProcessMaps() = default;
-  ProcessMaps(const ProcessMaps& o) : maps_(o.maps_) {}
+  ProcessMaps(const ProcessMaps& o) : maps_(o.maps_), before_exec_(o.before_exec_) {}
   ProcessMaps& operator=(const ProcessMaps& o) {
     maps_ = o.maps_;
+    before_exec_ = o.before_exec_;
     id_ = next_id();
     return *this;
   }
+  // The maps of a process that has just called execve: empty, remembering
+  // the replaced ones (without what they remembered in turn).
+  static ProcessMaps after_exec(const ProcessMaps& replaced);
 
   // The mapping holding addr, or nullptr.
   const Mapping* find(uint64_t addr) const;
@@ -52,11 +56,16 @@ class ProcessMaps {
   // object is gone), changed by add(). Caches keyed by it need no
   // invalidation.
   uint64_t id() const { return id_; }
+  // The maps this process had before its last execve (nullptr: none). A
+  // sample inside execve has the old program's registers while the address
+  // space is already the new one: its pc is named from these.
+  const std::shared_ptr<const ProcessMaps>& before_exec() const { return before_exec_; }
 
  private:
   static uint64_t next_id();
 
   std::vector<Mapping> maps_;  // sorted by start, non-overlapping
+  std::shared_ptr<const ProcessMaps> before_exec_;
   uint64_t id_ = next_id();
 };
 

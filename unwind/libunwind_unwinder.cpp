@@ -12,6 +12,7 @@
 
 #include "binary/cfi_table.h"
 #include "common/byte_reader.h"
+#include "unwind/walk_guards.h"
 
 // Exported by libunwind-x86_64 (what libunwind-generic is on x86-64) but not
 // declared by its public headers; perf declares it the same way.
@@ -189,11 +190,6 @@ struct AddressSpaceDeleter {
 };
 using AddressSpacePtr = std::unique_ptr<std::remove_pointer_t<unw_addr_space_t>, AddressSpaceDeleter>;
 
-bool in_executable_mapping(const ProcessMaps& maps, uint64_t pc) {
-  const Mapping* m = maps.find(pc);
-  return m && m->executable;
-}
-
 // Why unw_step failed at the frame whose unwind info is looked up at lookup_pc.
 WalkEnd failure_reason(const WalkContext& ctx, uint64_t lookup_pc) {
   if (ctx.stack_read_failed) return WalkEnd::kStackExhausted;
@@ -244,7 +240,7 @@ WalkResult LibunwindUnwinder::unwind(const Registers& regs, const Memory& stack,
     return result;
   }
   result.frames.push_back({regs.pc(), regs.sp(), StepperKind::kSample, kFrameExactPc});
-  if (!maps.find(regs.pc()) && !stack.read_u64(regs.sp())) {  // as Walker::walk
+  if (sampled_inside_execve(regs.pc(), regs.sp(), stack, maps.find(regs.pc()))) {  // as Walker::walk
     result.end = WalkEnd::kNoMappingsYet;
     return result;
   }

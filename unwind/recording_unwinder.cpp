@@ -24,6 +24,11 @@ void UnwindStats::add(const WalkResult& walk) {
   if (!walk.frames.empty()) ++frames;  // the sampled frame
 }
 
+uint64_t UnwindStats::inside_execve() const {
+  const auto it = ends.find(WalkEnd::kNoMappingsYet);
+  return it == ends.end() ? 0 : it->second;
+}
+
 void UnwindStats::add(const UnwindStats& other) {
   samples += other.samples;
   complete += other.complete;

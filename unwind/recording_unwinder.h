@@ -60,6 +60,13 @@ struct UnwindStats {
   std::map<WalkEnd, uint64_t> ends;
 
   void add(const WalkResult& walk);
+  // Samples taken inside execve (WalkEnd::kNoMappingsYet): the old program's
+  // registers and no stack, nothing to unwind, so neither complete nor
+  // incomplete.
+  uint64_t inside_execve() const;
+  // The samples that had a stack to unwind: what the share of complete
+  // stacks is of.
+  uint64_t unwindable() const { return samples - inside_execve(); }
   // Adds another run's counts (merged profiles).
   void add(const UnwindStats& other);
 };

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "unwind/address_space.h"
+#include "unwind/memory.h"
 
 namespace swprof {
 
@@ -33,5 +34,22 @@ inline bool moved(uint64_t pc, uint64_t sp, uint64_t caller_pc, uint64_t caller_
 // Code the caller can return into.
 inline bool is_code(const Mapping* m) { return m && m->executable; }
 inline bool in_executable_mapping(const ProcessMaps& maps, uint64_t addr) { return is_code(maps.find(addr)); }
+
+// True when the instruction before pc is `syscall` (0f 05): the registers
+// of a thread inside a system call.
+inline bool follows_syscall(const Mapping* m, uint64_t pc) {
+  uint8_t code[2];
+  return m && m->binary && m->binary->read_code(m->to_vaddr(pc) - 2, code, 2) && code[0] == 0x0f && code[1] == 0x05;
+}
+
+// A sample taken inside execve (WalkEnd::kNoMappingsYet): nothing was copied
+// at sp, because the kernel copied from the new program's address space,
+// and the pc is in no mapping (the new program's are not known yet) or, until
+// the exec record is replayed, in the old program's, right after its
+// `syscall`. (A stack-growth fault also leaves nothing at sp, but its pc is a
+// memory access, not a system call.) `pc_mapping` is maps.find(pc).
+inline bool sampled_inside_execve(uint64_t pc, uint64_t sp, const Memory& stack, const Mapping* pc_mapping) {
+  return !stack.read_u64(sp) && (!pc_mapping || follows_syscall(pc_mapping, pc));
+}
 
 }  // namespace swprof

@@ -32,6 +32,11 @@ WordView stack_words(const Memory& stack) {
     if (off < end) __builtin_prefetch(words.data + off);
 }
 
+// Nothing was copied at sp and the pc is where a thread inside execve has it.
+[[gnu::noinline, gnu::cold]] bool inside_execve(const Registers& r, const Memory& stack, const Mapping* pc_mapping) {
+  return sampled_inside_execve(r.pc(), r.sp(), stack, pc_mapping);
+}
+
 }  // namespace
 
 // The current frame: the registers fast rules use, where it is, and its
@@ -90,6 +95,10 @@ void Walker::walk(const Registers& sampled, const Memory& stack, const ProcessMa
   RecentMappings mappings(maps);
   Walk w(*this, sampled, stack, maps, mappings);
   out.end = run(w);
+  // A walk that made no frame may be a sample inside execve whose old maps
+  // are still current (checked here, off the path of every other walk).
+  if (w.count == 1 && out.end != WalkEnd::kBottom && out.end != WalkEnd::kNoMappingsYet) [[unlikely]]
+    if (inside_execve(sampled, stack, maps.find(sampled.pc()))) out.end = WalkEnd::kNoMappingsYet;
   // Frames are plain data: one copy (resize only initializes what is new
   // to `out`'s reused storage).
   out.frames.resize(w.count);

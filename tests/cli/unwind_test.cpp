@@ -11,6 +11,7 @@
 #include <set>
 
 #include "binary/elf_binary.h"
+#include "profile/pipeline.h"
 #include "recording/recording_reader.h"
 #include "support/cli_harness.h"
 #include "support/temp_dir.h"
@@ -361,5 +362,75 @@ TEST_CASE("unwind: stripped PIEs without CFI, by discovered functions", "[integr
       require_exact(record_and_check({known_bin(variant) + ".stripped", "leaf", "1.0"}, "leaf", kLeafPath, {},
                                      twin_frame_name));
     }
+  }
+}
+
+namespace {
+
+// What an exec loop's samples show: how each walk ended, and what the
+// samples taken inside execve (per their kernel call chain) became.
+struct ExecCheck : SampleSink {
+  uint64_t samples = 0;
+  uint64_t with_kernel_chain = 0;
+  uint64_t in_exec_code = 0;           // a kernel frame of execve's, below the user frames
+  uint64_t in_exec_code_unwound = 0;   // ... complete, or the state inside execve
+  uint64_t inside_execve = 0;          // walks that ended kNoMappingsYet
+  uint64_t inside_execve_named = 0;    // ... whose pc names execve in libc
+  uint64_t inside_execve_elsewhere = 0;  // ... with a kernel chain outside execve
+  uint64_t unmapped = 0;
+  std::map<std::string, uint64_t> ends;
+
+  static bool exec_function(const std::string& name) {
+    return name == "begin_new_exec" || name == "load_elf_binary" || name == "bprm_execve" ||
+           name.starts_with("do_execveat_common");
+  }
+  void add(const PipelineSample& s) override {
+    ++samples;
+    const WalkResult& walk = s.unwound.walk;
+    ++ends[walk_end_name(walk.end)];
+    unmapped += walk.end == WalkEnd::kUnmappedPc;
+    bool exec_code = false;
+    for (const SymbolizedAddress* k : s.kernel_symbols) exec_code |= exec_function(k->frames.back().function);
+    with_kernel_chain += !s.kernel_symbols.empty();
+    in_exec_code += exec_code;
+    in_exec_code_unwound += exec_code && (walk.complete() || walk.end == WalkEnd::kNoMappingsYet);
+    if (walk.end != WalkEnd::kNoMappingsYet) return;
+    ++inside_execve;
+    const SourceFrame& leaf = s.user_symbols[0]->frames.back();
+    inside_execve_named += leaf.function == "execve" && leaf.module == "libc.so.6";
+    inside_execve_elsewhere += !s.kernel_symbols.empty() && !exec_code;
+  }
+};
+
+}  // namespace
+
+// The kernel replaces the address space inside execve before it reports the
+// new program's mappings: those samples have the old program's registers and
+// no stack. They are the state "inside execve", named from the old program's
+// maps, never a pc in no mapping or an incomplete stack.
+TEST_CASE("unwind: samples of a shell's exec loop inside execve and the loader", "[integration][unwind]") {
+  TempDir dir;
+  const std::string out = dir.file("exec.swprof");
+  auto r = run({swprof_bin(), "record", "-F", "10000", "-o", out, "--", "/bin/sh", "-c",
+                "i=0; while [ $i -lt 300 ]; do /bin/true; i=$((i+1)); done"},
+               dir.path());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  PipelineOptions options;
+  options.filter.kernel_frames = true;
+  ExecCheck c;
+  run_pipeline(out, options, c);
+  std::string ends;
+  for (const auto& [why, n] : c.ends) ends += why + "=" + std::to_string(n) + " ";
+  INFO("samples " << c.samples << ", with kernel chain " << c.with_kernel_chain << ", in exec code "
+                  << c.in_exec_code << " (" << c.in_exec_code_unwound << " unwound), inside execve "
+                  << c.inside_execve << " (" << c.inside_execve_named << " named execve), ends: " << ends);
+  REQUIRE(c.inside_execve >= 20);
+  CHECK(c.unmapped == 0);
+  // Only the first exec (swprof starting the shell) has no old maps to name its pc from.
+  CHECK(c.inside_execve_named * 100 >= c.inside_execve * 95);
+  if (c.with_kernel_chain) {
+    CHECK(c.in_exec_code_unwound == c.in_exec_code);
+    CHECK(c.inside_execve_elsewhere == 0);
   }
 }

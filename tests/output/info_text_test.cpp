@@ -51,3 +51,71 @@ TEST_CASE("info: whole stacks get the p99 with headroom", "[recording_info]") {
         "  suggestion     --stack-size 8192 would still copy 99% of stacks whole");
   CHECK(suggestion_line(info_with(8192, 100, 0, 4000)) == "  suggestion     --stack-size 8192 is right");
 }
+
+TEST_CASE("info: samples inside execve are named as their own state, not as incomplete stacks", "[recording_info]") {
+  UnwindStats st;
+  st.samples = 100;
+  st.complete = 80;
+  st.ends[WalkEnd::kBottom] = 80;
+  st.ends[WalkEnd::kNoMappingsYet] = 20;
+  const std::string text = format_unwind_quality(st, UnwinderChoice::kChain);
+  CHECK(text.find("  complete stacks  100.0% (80 of 80 samples)\n") != std::string::npos);
+  CHECK(text.find("  inside execve    20 samples (20.0%): the old program's registers and no stack") != std::string::npos);
+  CHECK(text.find("  walks ended early: none\n") != std::string::npos);
+  CHECK(text.find("ended early: in execve") == std::string::npos);
+}
+
+TEST_CASE("info: walks that end at a Go stack switch have their own line, not an early end", "[recording_info]") {
+  UnwindStats st;
+  st.samples = 100;
+  st.complete = 70;
+  st.ends[WalkEnd::kBottom] = 70;
+  st.ends[WalkEnd::kStackSwitch] = 25;
+  st.ends[WalkEnd::kStackExhausted] = 5;
+  const std::string text = format_unwind_quality(st, UnwinderChoice::kChain);
+  CHECK(text.find("  stack switches   25 samples (25.0%) end where Go switched stacks") != std::string::npos);
+  CHECK(text.find("ended early: switched stacks") == std::string::npos);
+  CHECK(text.find("ended early: stack copy exhausted") != std::string::npos);
+}
+
+TEST_CASE("info: Go and discovered functions get their own lines", "[recording_info]") {
+  BinaryReport go;
+  go.kind = "static executable";
+  go.go_functions = 1234;
+  go.go_version = "go1.19.8\x1b";
+  CHECK(format_binary_report(go, "", {}).find("      go:      pclntab of go1.19.8\\x1b, 1234 functions: names, lines,") !=
+        std::string::npos);
+  BinaryReport stripped;
+  stripped.discovery_run = true;
+  stripped.discovered_functions = 80;
+  CHECK(format_binary_report(stripped, "", {}).find(
+            "      found:   80 functions without a symbol or FDE, by discovery (shown as [unknown] module+0xSTART)\n") !=
+        std::string::npos);
+  stripped.discovery_budget_hit = true;
+  CHECK(format_binary_report(stripped, "", {}).find("; stopped at its instruction budget\n") != std::string::npos);
+}
+
+TEST_CASE("info: each binary's report as lines under it, names from the recording escaped", "[recording_info]") {
+  BinaryReport r;
+  r.kind = "PIE executable";
+  r.eh_frame_fdes = 120;
+  r.eh_frame_hdr = true;
+  r.code_bytes = 1000;
+  r.cfi_bytes = 950;
+  r.prologues_checked = 120;
+  r.frame_pointer_prologues = 3;
+  r.dynsym_functions = 40;
+  r.dwarf_file = "/usr/lib/debug/x\x1b[31m.debug";
+  r.plt_entries = 7;
+  CHECK(format_binary_report(r, "pkg", {"do this"}) ==
+        "      PIE executable, from Debian package pkg\n"
+        "      unwind:  .eh_frame 120 FDEs with .eh_frame_hdr, .debug_frame none; CFI covers 95.0% of 1000 code "
+        "bytes; frame pointers in 3 of 120 functions looked at\n"
+        "      names:   no .symtab, .dynsym 40 functions, DWARF in /usr/lib/debug/x\\x1b[31m.debug, 7 PLT stubs\n"
+        "      to improve: do this\n");
+  BinaryReport missing;
+  missing.status = BinaryStatus::kMissing;
+  missing.problem = "No such file or directory";
+  CHECK(format_binary_report(missing, "", {"copy it"}) ==
+        "      missing: No such file or directory\n      to improve: copy it\n");
+}

@@ -5,6 +5,9 @@
 #include <string>
 
 #include "profile/info.h"
+#include "recording/recording_writer.h"
+#include "support/record_fixtures.h"
+#include "support/sym_fixtures.h"
 #include "support/temp_dir.h"
 #include "support/thread_recording.h"
 
@@ -49,4 +52,35 @@ TEST_CASE("measure_unwinding: every sample unwound with the chosen unwinder", "[
   const UnwindQuality quality = measure_unwinding(recording, options);
   CHECK(quality.stats.samples == 4);
   CHECK(quality.unwinder == UnwinderChoice::kLibunwind);
+}
+
+TEST_CASE("run_info: a report, package and advice for each executable binary when asked", "[recording_info]") {
+  testing::TempDir dir;
+  const std::string recording = dir.file("maps.swprof");
+  const std::string program = testing::program_file("sym_target.stripped");
+  {
+    RecordingWriter w(recording, RecordingHeader{});
+    w.write(testing::make_mapping(1, program, false));
+    MappingRecord data = testing::make_mapping(2, dir.file("data.bin"), false);
+    data.prot = 1;  // read-only: no code, no report
+    w.write(data);
+    w.finish(EndRecord{"{}"});
+  }
+  testing::write_file(dir.file("dpkg/fakepkg:amd64.list"), program + "\n");
+  InfoOptions options;
+  options.unwind_quality = false;
+  options.dpkg_info_dir = dir.file("dpkg");
+  options.symbols.debug_roots.clear();
+  CHECK_FALSE(run_info(recording, options).recording.binaries.at(program).report);
+
+  options.inspect_binaries = true;
+  const InfoResult result = run_info(recording, options);
+  const BinaryInfo& b = result.recording.binaries.at(program);
+  REQUIRE(b.report);
+  CHECK(b.report->status == BinaryStatus::kFound);
+  CHECK(b.report->symtab_functions == 0);
+  CHECK(b.package == "fakepkg");
+  CHECK(b.advice == binary_advice(*b.report, "fakepkg"));
+  CHECK(b.advice.front().find("apt install fakepkg-dbgsym") != std::string::npos);
+  CHECK_FALSE(result.recording.binaries.at(dir.file("data.bin")).report);
 }

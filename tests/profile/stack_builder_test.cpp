@@ -137,3 +137,31 @@ TEST_CASE("thread root names: the name, or name [tid] per thread; unknown names"
   CHECK(thread_root_name(ThreadRoots::kThread, "", 7) == "[unknown] [7]");
   CHECK(thread_root_name(ThreadRoots::kComm, "", 7) == "[unknown]");
 }
+
+TEST_CASE("stack builder: a sample inside execve is its old program's frame under [in execve], or that frame alone",
+          "[stack_builder]") {
+  const SymbolizedAddress execve = address({source("execve", "libc.so.6")});
+  SourceFrame nowhere = source("", "[unknown]");
+  nowhere.module_offset = 0x7f0000001234;
+  const SymbolizedAddress unknown = address({nowhere});
+  const SymbolizedAddress k_exec = address({source("load_elf_binary", "[kernel]")});
+  CallTree tree;
+  StackBuilder builder(tree, ThreadRoots::kNone, false);
+  FakeSample named;
+  named.add_user(execve);
+  named.add_kernel(k_exec);
+  named.unwound.walk.end = WalkEnd::kNoMappingsYet;
+  CHECK(names(tree, builder.frames(named.view())) ==
+        std::vector<std::string>{"[in execve]/[exec]", "execve/libc.so.6", "load_elf_binary/[kernel]#4"});
+  FakeSample lost;
+  lost.add_user(unknown);
+  lost.add_kernel(k_exec);
+  lost.unwound.walk.end = WalkEnd::kNoMappingsYet;
+  CHECK(names(tree, builder.frames(lost.view())) ==
+        std::vector<std::string>{"[in execve]/[exec]", "load_elf_binary/[kernel]#4"});
+  SECTION("any other walk keeps its frames as they are") {
+    lost.unwound.walk.end = WalkEnd::kUnmappedPc;
+    CHECK(names(tree, builder.frames(lost.view())) ==
+          std::vector<std::string>{"[unknown] [unknown]+0x7f0000001234/[unknown]", "load_elf_binary/[kernel]#4"});
+  }
+}

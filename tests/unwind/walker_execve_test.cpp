@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "support/fake_maps.h"
+#include "support/sym_fixtures.h"
 #include "unwind/walker.h"
 #include "unwind/wanderer_stepper.h"
 
@@ -41,5 +42,47 @@ TEST_CASE("walker: a pc in no mapping with nothing copied at sp is a sample insi
   SECTION("a stack copied at sp is not") {
     const BufferMemory stack(0x7000, Bytes(kSomeStack.data(), kSomeStack.size()));
     CHECK(w.walk(regs_at(0x7f0000001000, 0x7000), stack, fake_code_maps()).end != WalkEnd::kNoMappingsYet);
+  }
+}
+
+namespace {
+
+constexpr uint64_t kLibcBase = 0x7f0000000000;
+const char* const kLibc = "/lib/x86_64-linux-gnu/libc.so.6";
+
+// The address right after the `syscall` instruction of libc's execve, where
+// a thread inside execve has its pc.
+uint64_t after_execve_syscall(const ElfBinary& libc) {
+  const FunctionSymbol* execve = libc.function_named("execve");
+  REQUIRE(execve);
+  std::vector<uint8_t> code(execve->size);
+  REQUIRE(libc.read_code(execve->start, code.data(), code.size()));
+  for (size_t i = 0; i + 1 < code.size(); ++i)
+    if (code[i] == 0x0f && code[i + 1] == 0x05) return execve->start + i + 2;
+  FAIL("no syscall instruction in execve");
+  return 0;
+}
+
+}  // namespace
+
+// Until the exec record is replayed, the maps are still the old program's:
+// its pc is mapped, right after the `syscall` of execve, and nothing was
+// copied at sp (the kernel copied from the new, still empty, address space).
+TEST_CASE("walker: the old program's pc right after execve's syscall with nothing copied at sp is inside execve",
+          "[walker]") {
+  BinaryCache binaries;
+  const ProcessMaps maps = testing::load_like_loader(binaries, kLibc, kLibcBase);
+  const uint64_t pc = kLibcBase + after_execve_syscall(*maps.find(kLibcBase + 0x30000)->binary);
+  Walker w(scanning_list());
+  const BufferMemory empty(0x7000, Bytes(kNoStack.data(), 0));
+  const WalkResult r = w.walk(regs_at(pc, 0x7000), empty, maps);
+  CHECK(r.end == WalkEnd::kNoMappingsYet);
+  CHECK(r.frames.size() == 1);
+  SECTION("with its stack copied it is a system call like any other") {
+    const BufferMemory stack(0x7000, Bytes(kSomeStack.data(), kSomeStack.size()));
+    CHECK(w.walk(regs_at(pc, 0x7000), stack, maps).end != WalkEnd::kNoMappingsYet);
+  }
+  SECTION("a pc not after a syscall (a fault growing the stack) is not") {
+    CHECK(w.walk(regs_at(pc - 2, 0x7000), empty, maps).end != WalkEnd::kNoMappingsYet);
   }
 }
