@@ -19,20 +19,7 @@ namespace {
 
 constexpr uint64_t kLibcBase = 0x7f0000000000;
 constexpr uint64_t kStackTop = 0x7ffd0000;
-const char* const kLibc = "/lib/x86_64-linux-gnu/libc.so.6";
-
-// The address right after the `syscall` of libc's execve: where a thread
-// inside execve has its pc.
-uint64_t after_execve_syscall(const ElfBinary& libc) {
-  const FunctionSymbol* execve = libc.function_named("execve");
-  REQUIRE(execve);
-  std::vector<uint8_t> code(execve->size);
-  REQUIRE(libc.read_code(execve->start, code.data(), code.size()));
-  for (size_t i = 0; i + 1 < code.size(); ++i)
-    if (code[i] == 0x0f && code[i + 1] == 0x05) return execve->start + i + 2;
-  FAIL("no syscall instruction in execve");
-  return 0;
-}
+const char* const kLibc = kLibcPath;
 
 void write_comm(RecordingWriter& w, uint64_t time, const std::string& name, bool exec) {
   CommRecord c;

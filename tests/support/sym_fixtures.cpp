@@ -141,4 +141,15 @@ void write_file(const std::string& path, const std::string& bytes) {
   REQUIRE(out.good());
 }
 
+uint64_t after_execve_syscall(const ElfBinary& libc) {
+  const FunctionSymbol* execve = libc.function_named("execve");
+  REQUIRE(execve);
+  std::vector<uint8_t> code(execve->size);
+  REQUIRE(libc.read_code(execve->start, code.data(), code.size()));
+  for (size_t i = 0; i + 1 < code.size(); ++i)
+    if (code[i] == 0x0f && code[i + 1] == 0x05) return execve->start + i + 2;
+  FAIL("no syscall instruction in execve");
+  return 0;
+}
+
 }  // namespace swprof::testing

@@ -39,6 +39,11 @@ std::map<uint64_t, std::string> objdump_stub_labels(const std::string& listing_f
 // PT_LOAD, page-rounded), resolved through `binaries`.
 ProcessMaps load_like_loader(BinaryCache& binaries, const std::string& path, uint64_t base);
 
+// This machine's libc, and the address (ELF vaddr) right after the `syscall`
+// instruction of its execve: where a thread inside execve has its pc.
+inline const char* const kLibcPath = "/lib/x86_64-linux-gnu/libc.so.6";
+uint64_t after_execve_syscall(const ElfBinary& libc);
+
 // The file offset of ELF virtual address vaddr in `path`.
 uint64_t file_offset_of(const std::string& path, uint64_t vaddr);
 

@@ -48,20 +48,8 @@ TEST_CASE("walker: a pc in no mapping with nothing copied at sp is a sample insi
 namespace {
 
 constexpr uint64_t kLibcBase = 0x7f0000000000;
-const char* const kLibc = "/lib/x86_64-linux-gnu/libc.so.6";
+const char* const kLibc = testing::kLibcPath;
 
-// The address right after the `syscall` instruction of libc's execve, where
-// a thread inside execve has its pc.
-uint64_t after_execve_syscall(const ElfBinary& libc) {
-  const FunctionSymbol* execve = libc.function_named("execve");
-  REQUIRE(execve);
-  std::vector<uint8_t> code(execve->size);
-  REQUIRE(libc.read_code(execve->start, code.data(), code.size()));
-  for (size_t i = 0; i + 1 < code.size(); ++i)
-    if (code[i] == 0x0f && code[i + 1] == 0x05) return execve->start + i + 2;
-  FAIL("no syscall instruction in execve");
-  return 0;
-}
 
 }  // namespace
 
@@ -72,7 +60,7 @@ TEST_CASE("walker: the old program's pc right after execve's syscall with nothin
           "[walker]") {
   BinaryCache binaries;
   const ProcessMaps maps = testing::load_like_loader(binaries, kLibc, kLibcBase);
-  const uint64_t pc = kLibcBase + after_execve_syscall(*maps.find(kLibcBase + 0x30000)->binary);
+  const uint64_t pc = kLibcBase + testing::after_execve_syscall(*maps.find(kLibcBase + 0x30000)->binary);
   Walker w(scanning_list());
   const BufferMemory empty(0x7000, Bytes(kNoStack.data(), 0));
   const WalkResult r = w.walk(regs_at(pc, 0x7000), empty, maps);
