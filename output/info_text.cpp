@@ -116,9 +116,10 @@ std::string names_line(const BinaryReport& r) {
   if (r.go_functions)
     out += "      go:      pclntab of " + safe(r.go_version) + ", " + std::to_string(r.go_functions) +
            " functions: names, lines, inline frames and stack heights\n";
-  if (r.discovery_run)
+  if (r.discovered_functions || r.discovery_budget_hit)
     out += "      found:   " + std::to_string(r.discovered_functions) +
-           " functions without a symbol or FDE, by discovery (shown as [unknown] module+0xSTART)" +
+           (r.discovered_functions == 1 ? " function" : " functions") +
+           " without a symbol or FDE, by discovery (shown as [unknown] module+0xSTART)" +
            (r.discovery_budget_hit ? "; stopped at its instruction budget" : "") + "\n";
   return out;
 }

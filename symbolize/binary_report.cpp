@@ -140,15 +140,16 @@ void add_names(const std::shared_ptr<const ElfBinary>& binary, const SymbolizerO
   r.dwarf_file = DebugInfo(binary, options).dwarf_file();
 }
 
-// Go code is named and unwound from its pclntab; other code without .symtab
-// by the functions discovery finds (the unnamed ones shown by their start).
+// Go code is named and unwound from its pclntab; other code without names
+// (no .symtab, minidebuginfo or DWARF) by the functions discovery finds, the
+// unnamed ones shown by their start.
 void add_go_or_discovery(const ElfBinary& binary, BinaryReport& r) {
   if (const GoPclntab* go = binary.go_pclntab()) {
     r.go_functions = go->size();
     r.go_version = go->version();
     return;
   }
-  if (r.symtab_functions) return;
+  if (r.has_full_names()) return;
   const FunctionStarts& starts = binary.function_starts();
   constexpr uint16_t kKnown = kFromSymbol | kFromDynsym | kFromFde | kFromPlt;
   r.discovery_run = true;

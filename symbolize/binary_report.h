@@ -48,8 +48,8 @@ struct BinaryReport {
   size_t go_functions = 0;  // 0: not Go
   std::string go_version;
   // Function discovery (binary/function_starts.h), looked at only in binaries
-  // without .symtab and not Go: functions whose start no symbol, FDE or PLT
-  // stub gives (found from calls, jumps and the entry code).
+  // without full names (has_full_names()) and not Go: functions whose start no
+  // symbol, FDE or PLT stub gives (found from calls, jumps and the entry code).
   bool discovery_run = false;
   size_t discovered_functions = 0;
   bool discovery_budget_hit = false;

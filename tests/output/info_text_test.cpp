@@ -91,6 +91,10 @@ TEST_CASE("info: Go and discovered functions get their own lines", "[recording_i
   CHECK(format_binary_report(stripped, "", {}).find(
             "      found:   80 functions without a symbol or FDE, by discovery (shown as [unknown] module+0xSTART)\n") !=
         std::string::npos);
+  stripped.discovered_functions = 1;
+  CHECK(format_binary_report(stripped, "", {}).find("      found:   1 function without") != std::string::npos);
+  stripped.discovered_functions = 0;
+  CHECK(format_binary_report(stripped, "", {}).find("found:") == std::string::npos);  // nothing beyond symbols and FDEs
   stripped.discovery_budget_hit = true;
   CHECK(format_binary_report(stripped, "", {}).find("; stopped at its instruction budget\n") != std::string::npos);
 }
