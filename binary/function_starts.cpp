@@ -3,7 +3,9 @@
 #include <elf.h>
 
 #include <algorithm>
+#include <cstring>
 #include <chrono>
+#include <map>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -20,6 +22,18 @@ namespace {
 constexpr uint32_t kRelocX86_64Relative = 8;
 constexpr int kMaxCallDepth = 64;  // callees parsed before their caller's fall-through
 constexpr int kEntryArgInsns = 32;
+constexpr size_t kMaxJumpTableEntries = 4096;
+
+// The table of a non-PIE jump table's `jmp qword ptr [reg*8 + disp32]`
+// (optional notrack and REX prefixes, ff /4, SIB scale 8 without base).
+std::optional<uint64_t> jump_table_of(Bytes code) {
+  size_t i = 0;
+  while (i < code.size() && i < 3 && (code[i] == 0x3e || (code[i] & 0xf0) == 0x40)) ++i;
+  if (i + 7 > code.size() || code[i] != 0xff || code[i + 1] != 0x24 || (code[i + 2] & 0xc7) != 0xc5) return std::nullopt;
+  int32_t disp = 0;
+  for (int b = 3; b >= 0; --b) disp = static_cast<int32_t>((static_cast<uint32_t>(disp) << 8) | code[i + 3 + b]);
+  return static_cast<uint64_t>(static_cast<int64_t>(disp));
+}
 
 // Functions that never return, by name (Dyninst's SymtabCodeSource list and glibc's fatal paths).
 bool named_no_return(std::string_view name) {
@@ -53,7 +67,7 @@ size_t padding_length(Bytes code, const X86Insn& insn) {
 
 const char* start_source_name(size_t bit) {
   static constexpr const char* kNames[kStartSourceCount] = {"symbol", "dynsym", "fde",      "entry",     "entry-arg", "init-array",
-                                                            "plt",    "call",   "tail-jump", "go",       "gap"};
+                                                            "plt",    "call",   "tail-jump", "go",       "gap",       "pointer"};
   return bit < kStartSourceCount ? kNames[bit] : "?";
 }
 
@@ -92,6 +106,13 @@ class FunctionDiscovery {
   std::optional<uint64_t> pointer_at(uint64_t slot) const;
   void seed_init_fini();
   void seed_plt();
+  std::vector<std::pair<uint64_t, uint64_t>> data_pointers() const;
+  void words_in_data(std::vector<std::pair<uint64_t, uint64_t>>& out) const;
+  bool pointer_target(uint64_t p);
+  void seed_data_pointers();
+  void note_hull(uint64_t first, uint64_t last);
+  bool in_hull(uint64_t addr) const;
+  void note_jump_table(uint64_t table);
   bool accept_target(uint64_t target, uint16_t source);
   X86Insn decode(const Range& r, uint64_t addr);
 
@@ -111,6 +132,8 @@ class FunctionDiscovery {
   std::vector<bool> start_bits_, insn_bits_, interior_bits_;
   std::unordered_map<uint64_t, Function> functions_;
   std::vector<uint64_t> pending_;
+  std::map<uint64_t, uint64_t> hulls_;  // a function's first address -> its last instruction's
+  std::unordered_set<uint64_t> jump_table_slots_;
   DiscoveryStats stats_;
 };
 
@@ -158,7 +181,9 @@ bool FunctionDiscovery::seed(uint64_t addr, uint16_t source) {
 void FunctionDiscovery::seed_symbols() {
   const uint16_t source = binary_.symbols_from_symtab() ? kFromSymbol : kFromDynsym;
   for (const FunctionSymbol& f : binary_.functions()) {
-    if (seed(f.start, source) && named_no_return(f.name)) functions_[f.start].no_return = true;
+    if (!seed(f.start, source)) continue;
+    if (named_no_return(f.name)) functions_[f.start].no_return = true;
+    if (f.size > 0) note_hull(f.start, f.start + f.size - 1);
   }
 }
 
@@ -172,10 +197,12 @@ void FunctionDiscovery::seed_fdes() {
   if (auto eh_frame = find_section(elf.get(), ".eh_frame")) {
     std::vector<FdeRange> fdes = reader.eh_frame_fdes_from_hdr(*eh_frame);
     if (fdes.empty()) fdes = reader.walk_fdes(*eh_frame, true);
-    for (const FdeRange& fde : fdes) seed(fde.lo, kFromFde);
+    for (const FdeRange& fde : fdes)
+      if (seed(fde.lo, kFromFde) && fde.hi > fde.lo) note_hull(fde.lo, fde.hi - 1);
   }
   if (auto debug_frame = find_section(elf.get(), ".debug_frame"))
-    for (const FdeRange& fde : reader.walk_fdes(*debug_frame, false)) seed(fde.lo, kFromFde);
+    for (const FdeRange& fde : reader.walk_fdes(*debug_frame, false))
+      if (seed(fde.lo, kFromFde) && fde.hi > fde.lo) note_hull(fde.lo, fde.hi - 1);
 }
 
 // The link-time pointer a loaded image holds at `slot`: a RELATIVE/IRELATIVE
@@ -234,6 +261,95 @@ void FunctionDiscovery::seed_init_fini() {
 void FunctionDiscovery::seed_plt() {
   for (const PltEntry& e : binary_.plt_entries().entries())
     if (seed(e.start, kFromPlt) && named_no_return(e.symbol)) functions_[e.start].no_return = true;
+}
+
+void FunctionDiscovery::note_hull(uint64_t first, uint64_t last) {
+  uint64_t& hull = hulls_[first];
+  hull = std::max(hull, last);
+}
+
+// Strictly after a known function's first address, up to its last instruction.
+bool FunctionDiscovery::in_hull(uint64_t addr) const {
+  auto it = hulls_.upper_bound(addr);
+  if (it == hulls_.begin()) return false;
+  --it;
+  return addr > it->first && addr <= it->second;
+}
+
+// The words of a non-PIE jump table: consecutive code addresses from `table`.
+void FunctionDiscovery::note_jump_table(uint64_t table) {
+  for (size_t i = 0; i < kMaxJumpTableEntries; ++i) {
+    const uint64_t slot = table + 8 * i;
+    uint64_t value = 0;
+    if (!binary_.read_code(slot, &value, sizeof value) || !range_of(value)) break;
+    if (!jump_table_slots_.insert(slot).second) break;
+  }
+}
+
+// (code address, slot) for the aligned words of the non-executable segments'
+// file images that land in code (ET_EXEC), but the GOT's: a lazy PLT slot
+// holds the address of its stub's second instruction.
+void FunctionDiscovery::words_in_data(std::vector<std::pair<uint64_t, uint64_t>>& out) const {
+  const Bytes file = binary_.file_bytes();
+  std::vector<std::pair<uint64_t, uint64_t>> got;
+  for (const char* name : {".got", ".got.plt"})
+    if (auto s = binary_.section(name)) got.emplace_back(s->addr, s->addr + s->data.size());
+  const auto in_got = [&](uint64_t slot) {
+    return std::any_of(got.begin(), got.end(), [&](const auto& g) { return slot >= g.first && slot < g.second; });
+  };
+  for (const LoadSegment& s : binary_.segments()) {
+    if (s.exec || s.offset > file.size() || s.filesz > file.size() - s.offset) continue;
+    for (uint64_t slot = (s.vaddr + 7) & ~uint64_t{7}; slot + 8 <= s.vaddr + s.filesz; slot += 8) {
+      uint64_t value = 0;
+      std::memcpy(&value, file.data() + s.offset + (slot - s.vaddr), sizeof value);
+      if (range_of(value) && !in_got(slot)) out.emplace_back(value, slot);
+    }
+  }
+}
+
+// (code address, slot) held in data, sorted: words (ET_EXEC) or
+// RELATIVE/IRELATIVE addends (ET_DYN, and a static binary's IRELATIVE slots).
+std::vector<std::pair<uint64_t, uint64_t>> FunctionDiscovery::data_pointers() const {
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  const Bytes file = binary_.file_bytes();
+  uint16_t type = 0;
+  if (file.size() >= sizeof(Elf64_Ehdr)) std::memcpy(&type, file.data() + offsetof(Elf64_Ehdr, e_type), sizeof type);
+  if (type == ET_EXEC) words_in_data(out);
+  for (const auto* list : {&relocations_.dyn(), &relocations_.plt()})
+    for (const Relocation& r : *list)
+      if ((r.type == kRelocX86_64Relative || r.type == kRelocX86_64IRelative) &&
+          range_of(static_cast<uint64_t>(r.addend)))
+        out.emplace_back(static_cast<uint64_t>(r.addend), r.offset);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Whether the code address p, held in data, passes the checks for a new start.
+bool FunctionDiscovery::pointer_target(uint64_t p) {
+  const Range* r = range_of(p);
+  return !interior_bits_[bit(*r, p)] && !insn_bits_[bit(*r, p)] && !in_hull(p) &&
+         decode(*r, p).op != X86Op::kInvalid;
+}
+
+// Function pointers in data, lowest first, each descended before the next so
+// that the hulls of the functions before it are known.
+// A word of a jump table found meanwhile is not a pointer.
+void FunctionDiscovery::seed_data_pointers() {
+  const auto pointers = data_pointers();
+  for (size_t i = 0; i < pointers.size() && !stats_.budget_hit;) {
+    const uint64_t p = pointers[i].first;
+    bool in_table = true;
+    for (; i < pointers.size() && pointers[i].first == p; ++i) in_table &= jump_table_slots_.count(pointers[i].second) > 0;
+    if (in_table) continue;
+    if (is_start(p)) {
+      functions_[p].sources |= kFromPointer;
+    } else if (pointer_target(p)) {
+      seed(p, kFromPointer);
+      drain();
+    } else {
+      ++stats_.rejected_targets;
+    }
+  }
 }
 
 X86Insn FunctionDiscovery::decode(const Range& r, uint64_t addr) {
@@ -306,8 +422,10 @@ bool FunctionDiscovery::parse_block(uint64_t f, uint64_t a, int depth, std::vect
         }
         before = Before::kOther;
         break;
-      case X86Op::kReturn:
-      case X86Op::kIndirectJump: return true;
+      case X86Op::kIndirectJump:
+        if (const auto table = jump_table_of(r->bytes.subspan(a - r->lo))) note_jump_table(*table);
+        return true;
+      case X86Op::kReturn: return true;
       case X86Op::kStop: return false;
       case X86Op::kEndbr: break;  // keeps `before`: a thunk may start with endbr64
       case X86Op::kLeave: before = Before::kEpilogue; break;
@@ -330,6 +448,10 @@ void FunctionDiscovery::parse(uint64_t start, int depth) {
     const uint64_t a = todo.back();
     todo.pop_back();
     returns |= parse_block(start, a, depth, todo, seen);
+  }
+  if (!seen.empty()) {
+    const auto [first, last] = std::minmax_element(seen.begin(), seen.end());
+    note_hull(*first, *last);
   }
   Function& done = functions_[start];  // references stay valid, but say which one is meant
   done.parsing = false;
@@ -366,6 +488,10 @@ void FunctionDiscovery::parse_gaps() {
         a += std::max<size_t>(pad, 1);
         continue;
       }
+      if (in_hull(a)) {  // an unreached block of a known function
+        a = std::max(a + 1, std::prev(hulls_.upper_bound(a))->second);
+        continue;
+      }
       seed(a, kFromGap);
       drain();
       if (!insn_bits_[bit(r, a)]) ++a;  // nothing decoded there: move on
@@ -383,6 +509,7 @@ std::unique_ptr<FunctionStarts> FunctionDiscovery::run() {
     seed_init_fini();
     seed_plt();
     drain();
+    if (limits_.data_pointers) seed_data_pointers();
     if (limits_.parse_gaps) parse_gaps();
   }
   return finish(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
