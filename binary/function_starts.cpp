@@ -23,6 +23,7 @@ constexpr uint32_t kRelocX86_64Relative = 8;
 constexpr int kMaxCallDepth = 64;  // callees parsed before their caller's fall-through
 constexpr int kEntryArgInsns = 32;
 constexpr size_t kMaxJumpTableEntries = 4096;
+constexpr int kMaxCodeRefRounds = 16;
 
 // The table of a non-PIE jump table's `jmp qword ptr [reg*8 + disp32]`
 // (optional notrack and REX prefixes, ff /4, SIB scale 8 without base).
@@ -110,6 +111,7 @@ class FunctionDiscovery {
   void words_in_data(std::vector<std::pair<uint64_t, uint64_t>>& out) const;
   bool pointer_target(uint64_t p);
   void seed_data_pointers();
+  void seed_pointers(const std::vector<std::pair<uint64_t, uint64_t>>& pointers);
   void note_hull(uint64_t first, uint64_t last);
   bool in_hull(uint64_t addr) const;
   void note_jump_table(uint64_t table);
@@ -134,6 +136,7 @@ class FunctionDiscovery {
   std::vector<uint64_t> pending_;
   std::map<uint64_t, uint64_t> hulls_;  // a function's first address -> its last instruction's
   std::unordered_set<uint64_t> jump_table_slots_;
+  std::vector<uint64_t> code_refs_;  // code addresses put in a register (lea, mov imm) by decoded code
   DiscoveryStats stats_;
 };
 
@@ -333,9 +336,9 @@ bool FunctionDiscovery::pointer_target(uint64_t p) {
 
 // Function pointers in data, lowest first, each descended before the next so
 // that the hulls of the functions before it are known.
-// A word of a jump table found meanwhile is not a pointer.
-void FunctionDiscovery::seed_data_pointers() {
-  const auto pointers = data_pointers();
+// A word of a jump table found meanwhile is not a pointer. `pointers`:
+// (code address, slot) sorted; slot 0 for an address not read from data.
+void FunctionDiscovery::seed_pointers(const std::vector<std::pair<uint64_t, uint64_t>>& pointers) {
   for (size_t i = 0; i < pointers.size() && !stats_.budget_hit;) {
     const uint64_t p = pointers[i].first;
     bool in_table = true;
@@ -349,6 +352,20 @@ void FunctionDiscovery::seed_data_pointers() {
     } else {
       ++stats_.rejected_targets;
     }
+  }
+}
+
+// Pointers in data, then the code addresses decoded code puts in registers
+// (function pointers as `lea`/`mov` operands), round after round while
+// descending from them finds more.
+void FunctionDiscovery::seed_data_pointers() {
+  seed_pointers(data_pointers());
+  for (int round = 0; round < kMaxCodeRefRounds && !code_refs_.empty() && !stats_.budget_hit; ++round) {
+    std::vector<std::pair<uint64_t, uint64_t>> refs;
+    for (const uint64_t p : code_refs_) refs.emplace_back(p, 0);
+    code_refs_.clear();
+    std::sort(refs.begin(), refs.end());
+    seed_pointers(refs);
   }
 }
 
@@ -404,6 +421,7 @@ bool FunctionDiscovery::parse_block(uint64_t f, uint64_t a, int depth, std::vect
     const X86Insn insn = decode(*r, a);
     if (insn.op == X86Op::kInvalid) return true;  // cannot tell
     seen.insert(a);
+    if (insn.ref_reg >= 0 && !insn.ref_is_load && range_of(insn.ref)) code_refs_.push_back(insn.ref);
     insn_bits_[bit(*r, a)] = true;
     for (uint64_t b = a + 1; b < insn.end() && b < r->hi; ++b) interior_bits_[bit(*r, b)] = true;
     switch (insn.op) {
@@ -515,11 +533,14 @@ std::unique_ptr<FunctionStarts> FunctionDiscovery::run() {
   return finish(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 }
 
+// A start only a pointer gave that code found later decodes across was a
+// number, not a function: it is dropped.
 std::unique_ptr<FunctionStarts> FunctionDiscovery::finish(double seconds) {
   auto out = std::make_unique<FunctionStarts>();
   std::vector<std::pair<uint64_t, const Function*>> sorted;
   sorted.reserve(functions_.size());
-  for (const auto& [start, fn] : functions_) sorted.emplace_back(start, &fn);
+  for (const auto& [start, fn] : functions_)
+    if (!(fn.sources == kFromPointer && interior(start))) sorted.emplace_back(start, &fn);  // see below
   std::sort(sorted.begin(), sorted.end());
   for (const auto& [start, fn] : sorted) {
     out->starts_.push_back(start);

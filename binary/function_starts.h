@@ -24,7 +24,9 @@
 //            already known (its first to last instruction, or its FDE or
 //            sized symbol) is a jump-table target or an unreached block,
 //            not a start, and so is a word of a non-PIE jump table
-//            (`jmp [reg*8 + disp32]`)
+//            (`jmp [reg*8 + disp32]`); then the code addresses decoded
+//            code puts in registers (lea, mov imm), round after round; a
+//            pointer-only start that later code decodes across is dropped
 //   gaps     optional: the first instruction after padding in each run of
 //            bytes no function reached becomes a start (address-taken code)
 //
