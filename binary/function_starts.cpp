@@ -64,6 +64,19 @@ size_t padding_length(Bytes code, const X86Insn& insn) {
   return 0;
 }
 
+// Whether offset i of `code` may start a function: 16-byte aligned, or right
+// after padding, ret, ud2, hlt, or a jmp or call that does not come back
+// (rel8, rel32, register). A number that only looks like an address rarely
+// lands there.
+bool follows_code_end(Bytes code, size_t i) {
+  if (i == 0 || i % 16 == 0) return true;
+  const uint8_t last = code[i - 1];
+  if (last == 0xc3 || last == 0xcc || last == 0x90 || last == 0x00 || last == 0xf4) return true;
+  if (i >= 2 && code[i - 2] == 0x0f && last == 0x0b) return true;                      // ud2
+  if (i >= 2 && (code[i - 2] == 0xeb || (code[i - 2] == 0xff && (last & 0xf0) == 0xe0))) return true;  // jmp rel8, jmp/call reg
+  return i >= 5 && (code[i - 5] == 0xe9 || code[i - 5] == 0xe8);                       // jmp/call rel32
+}
+
 }  // namespace
 
 const char* start_source_name(size_t bit) {
@@ -331,7 +344,7 @@ std::vector<std::pair<uint64_t, uint64_t>> FunctionDiscovery::data_pointers() co
 bool FunctionDiscovery::pointer_target(uint64_t p) {
   const Range* r = range_of(p);
   return !interior_bits_[bit(*r, p)] && !insn_bits_[bit(*r, p)] && !in_hull(p) &&
-         decode(*r, p).op != X86Op::kInvalid;
+         follows_code_end(r->bytes, p - r->lo) && decode(*r, p).op != X86Op::kInvalid;
 }
 
 // Function pointers in data, lowest first, each descended before the next so
