@@ -3,7 +3,9 @@
 #include <elf.h>
 
 #include <algorithm>
+#include <cstring>
 #include <chrono>
+#include <map>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -20,6 +22,19 @@ namespace {
 constexpr uint32_t kRelocX86_64Relative = 8;
 constexpr int kMaxCallDepth = 64;  // callees parsed before their caller's fall-through
 constexpr int kEntryArgInsns = 32;
+constexpr size_t kMaxJumpTableEntries = 4096;
+constexpr int kMaxCodeRefRounds = 16;
+
+// The table of a non-PIE jump table's `jmp qword ptr [reg*8 + disp32]`
+// (optional notrack and REX prefixes, ff /4, SIB scale 8 without base).
+std::optional<uint64_t> jump_table_of(Bytes code) {
+  size_t i = 0;
+  while (i < code.size() && i < 3 && (code[i] == 0x3e || (code[i] & 0xf0) == 0x40)) ++i;
+  if (i + 7 > code.size() || code[i] != 0xff || code[i + 1] != 0x24 || (code[i + 2] & 0xc7) != 0xc5) return std::nullopt;
+  int32_t disp = 0;
+  for (int b = 3; b >= 0; --b) disp = static_cast<int32_t>((static_cast<uint32_t>(disp) << 8) | code[i + 3 + b]);
+  return static_cast<uint64_t>(static_cast<int64_t>(disp));
+}
 
 // Functions that never return, by name (Dyninst's SymtabCodeSource list and glibc's fatal paths).
 bool named_no_return(std::string_view name) {
@@ -49,11 +64,24 @@ size_t padding_length(Bytes code, const X86Insn& insn) {
   return 0;
 }
 
+// Whether offset i of `code` may start a function: 16-byte aligned, or right
+// after padding, ret, ud2, hlt, or a jmp or call that does not come back
+// (rel8, rel32, register). A number that only looks like an address rarely
+// lands there.
+bool follows_code_end(Bytes code, size_t i) {
+  if (i == 0 || i % 16 == 0) return true;
+  const uint8_t last = code[i - 1];
+  if (last == 0xc3 || last == 0xcc || last == 0x90 || last == 0x00 || last == 0xf4) return true;
+  if (i >= 2 && code[i - 2] == 0x0f && last == 0x0b) return true;                      // ud2
+  if (i >= 2 && (code[i - 2] == 0xeb || (code[i - 2] == 0xff && (last & 0xf0) == 0xe0))) return true;  // jmp rel8, jmp/call reg
+  return i >= 5 && (code[i - 5] == 0xe9 || code[i - 5] == 0xe8);                       // jmp/call rel32
+}
+
 }  // namespace
 
 const char* start_source_name(size_t bit) {
   static constexpr const char* kNames[kStartSourceCount] = {"symbol", "dynsym", "fde",      "entry",     "entry-arg", "init-array",
-                                                            "plt",    "call",   "tail-jump", "go",       "gap"};
+                                                            "plt",    "call",   "tail-jump", "go",       "gap",       "pointer"};
   return bit < kStartSourceCount ? kNames[bit] : "?";
 }
 
@@ -92,6 +120,14 @@ class FunctionDiscovery {
   std::optional<uint64_t> pointer_at(uint64_t slot) const;
   void seed_init_fini();
   void seed_plt();
+  std::vector<std::pair<uint64_t, uint64_t>> data_pointers() const;
+  void words_in_data(std::vector<std::pair<uint64_t, uint64_t>>& out) const;
+  bool pointer_target(uint64_t p);
+  void seed_data_pointers();
+  void seed_pointers(const std::vector<std::pair<uint64_t, uint64_t>>& pointers);
+  void note_hull(uint64_t first, uint64_t last);
+  bool in_hull(uint64_t addr) const;
+  void note_jump_table(uint64_t table);
   bool accept_target(uint64_t target, uint16_t source);
   X86Insn decode(const Range& r, uint64_t addr);
 
@@ -111,6 +147,9 @@ class FunctionDiscovery {
   std::vector<bool> start_bits_, insn_bits_, interior_bits_;
   std::unordered_map<uint64_t, Function> functions_;
   std::vector<uint64_t> pending_;
+  std::map<uint64_t, uint64_t> hulls_;  // a function's first address -> its last instruction's
+  std::unordered_set<uint64_t> jump_table_slots_;
+  std::vector<uint64_t> code_refs_;  // code addresses put in a register (lea, mov imm) by decoded code
   DiscoveryStats stats_;
 };
 
@@ -158,7 +197,9 @@ bool FunctionDiscovery::seed(uint64_t addr, uint16_t source) {
 void FunctionDiscovery::seed_symbols() {
   const uint16_t source = binary_.symbols_from_symtab() ? kFromSymbol : kFromDynsym;
   for (const FunctionSymbol& f : binary_.functions()) {
-    if (seed(f.start, source) && named_no_return(f.name)) functions_[f.start].no_return = true;
+    if (!seed(f.start, source)) continue;
+    if (named_no_return(f.name)) functions_[f.start].no_return = true;
+    if (f.size > 0) note_hull(f.start, f.start + f.size - 1);
   }
 }
 
@@ -172,10 +213,12 @@ void FunctionDiscovery::seed_fdes() {
   if (auto eh_frame = find_section(elf.get(), ".eh_frame")) {
     std::vector<FdeRange> fdes = reader.eh_frame_fdes_from_hdr(*eh_frame);
     if (fdes.empty()) fdes = reader.walk_fdes(*eh_frame, true);
-    for (const FdeRange& fde : fdes) seed(fde.lo, kFromFde);
+    for (const FdeRange& fde : fdes)
+      if (seed(fde.lo, kFromFde) && fde.hi > fde.lo) note_hull(fde.lo, fde.hi - 1);
   }
   if (auto debug_frame = find_section(elf.get(), ".debug_frame"))
-    for (const FdeRange& fde : reader.walk_fdes(*debug_frame, false)) seed(fde.lo, kFromFde);
+    for (const FdeRange& fde : reader.walk_fdes(*debug_frame, false))
+      if (seed(fde.lo, kFromFde) && fde.hi > fde.lo) note_hull(fde.lo, fde.hi - 1);
 }
 
 // The link-time pointer a loaded image holds at `slot`: a RELATIVE/IRELATIVE
@@ -236,6 +279,109 @@ void FunctionDiscovery::seed_plt() {
     if (seed(e.start, kFromPlt) && named_no_return(e.symbol)) functions_[e.start].no_return = true;
 }
 
+void FunctionDiscovery::note_hull(uint64_t first, uint64_t last) {
+  uint64_t& hull = hulls_[first];
+  hull = std::max(hull, last);
+}
+
+// Strictly after a known function's first address, up to its last instruction.
+bool FunctionDiscovery::in_hull(uint64_t addr) const {
+  auto it = hulls_.upper_bound(addr);
+  if (it == hulls_.begin()) return false;
+  --it;
+  return addr > it->first && addr <= it->second;
+}
+
+// The words of a non-PIE jump table: consecutive code addresses from `table`.
+void FunctionDiscovery::note_jump_table(uint64_t table) {
+  for (size_t i = 0; i < kMaxJumpTableEntries; ++i) {
+    const uint64_t slot = table + 8 * i;
+    uint64_t value = 0;
+    if (!binary_.read_code(slot, &value, sizeof value) || !range_of(value)) break;
+    if (!jump_table_slots_.insert(slot).second) break;
+  }
+}
+
+// (code address, slot) for the aligned words of the non-executable segments'
+// file images that land in code (ET_EXEC), but the GOT's: a lazy PLT slot
+// holds the address of its stub's second instruction.
+void FunctionDiscovery::words_in_data(std::vector<std::pair<uint64_t, uint64_t>>& out) const {
+  const Bytes file = binary_.file_bytes();
+  std::vector<std::pair<uint64_t, uint64_t>> got;
+  for (const char* name : {".got", ".got.plt"})
+    if (auto s = binary_.section(name)) got.emplace_back(s->addr, s->addr + s->data.size());
+  const auto in_got = [&](uint64_t slot) {
+    return std::any_of(got.begin(), got.end(), [&](const auto& g) { return slot >= g.first && slot < g.second; });
+  };
+  for (const LoadSegment& s : binary_.segments()) {
+    if (s.exec || s.offset > file.size() || s.filesz > file.size() - s.offset) continue;
+    for (uint64_t slot = (s.vaddr + 7) & ~uint64_t{7}; slot + 8 <= s.vaddr + s.filesz; slot += 8) {
+      uint64_t value = 0;
+      std::memcpy(&value, file.data() + s.offset + (slot - s.vaddr), sizeof value);
+      if (range_of(value) && !in_got(slot)) out.emplace_back(value, slot);
+    }
+  }
+}
+
+// (code address, slot) held in data, sorted: words (ET_EXEC) or
+// RELATIVE/IRELATIVE addends (ET_DYN, and a static binary's IRELATIVE slots).
+std::vector<std::pair<uint64_t, uint64_t>> FunctionDiscovery::data_pointers() const {
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  const Bytes file = binary_.file_bytes();
+  uint16_t type = 0;
+  if (file.size() >= sizeof(Elf64_Ehdr)) std::memcpy(&type, file.data() + offsetof(Elf64_Ehdr, e_type), sizeof type);
+  if (type == ET_EXEC) words_in_data(out);
+  for (const auto* list : {&relocations_.dyn(), &relocations_.plt()})
+    for (const Relocation& r : *list)
+      if ((r.type == kRelocX86_64Relative || r.type == kRelocX86_64IRelative) &&
+          range_of(static_cast<uint64_t>(r.addend)))
+        out.emplace_back(static_cast<uint64_t>(r.addend), r.offset);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Whether the code address p, held in data, passes the checks for a new start.
+bool FunctionDiscovery::pointer_target(uint64_t p) {
+  const Range* r = range_of(p);
+  return !interior_bits_[bit(*r, p)] && !insn_bits_[bit(*r, p)] && !in_hull(p) &&
+         follows_code_end(r->bytes, p - r->lo) && decode(*r, p).op != X86Op::kInvalid;
+}
+
+// Function pointers in data, lowest first, each descended before the next so
+// that the hulls of the functions before it are known.
+// A word of a jump table found meanwhile is not a pointer. `pointers`:
+// (code address, slot) sorted; slot 0 for an address not read from data.
+void FunctionDiscovery::seed_pointers(const std::vector<std::pair<uint64_t, uint64_t>>& pointers) {
+  for (size_t i = 0; i < pointers.size() && !stats_.budget_hit;) {
+    const uint64_t p = pointers[i].first;
+    bool in_table = true;
+    for (; i < pointers.size() && pointers[i].first == p; ++i) in_table &= jump_table_slots_.count(pointers[i].second) > 0;
+    if (in_table) continue;
+    if (is_start(p)) {
+      functions_[p].sources |= kFromPointer;
+    } else if (pointer_target(p)) {
+      seed(p, kFromPointer);
+      drain();
+    } else {
+      ++stats_.rejected_targets;
+    }
+  }
+}
+
+// Pointers in data, then the code addresses decoded code puts in registers
+// (function pointers as `lea`/`mov` operands), round after round while
+// descending from them finds more.
+void FunctionDiscovery::seed_data_pointers() {
+  seed_pointers(data_pointers());
+  for (int round = 0; round < kMaxCodeRefRounds && !code_refs_.empty() && !stats_.budget_hit; ++round) {
+    std::vector<std::pair<uint64_t, uint64_t>> refs;
+    for (const uint64_t p : code_refs_) refs.emplace_back(p, 0);
+    code_refs_.clear();
+    std::sort(refs.begin(), refs.end());
+    seed_pointers(refs);
+  }
+}
+
 X86Insn FunctionDiscovery::decode(const Range& r, uint64_t addr) {
   ++stats_.instructions;
   return decoder_.decode(r.bytes, r.lo, addr);
@@ -288,6 +434,7 @@ bool FunctionDiscovery::parse_block(uint64_t f, uint64_t a, int depth, std::vect
     const X86Insn insn = decode(*r, a);
     if (insn.op == X86Op::kInvalid) return true;  // cannot tell
     seen.insert(a);
+    if (insn.ref_reg >= 0 && !insn.ref_is_load && range_of(insn.ref)) code_refs_.push_back(insn.ref);
     insn_bits_[bit(*r, a)] = true;
     for (uint64_t b = a + 1; b < insn.end() && b < r->hi; ++b) interior_bits_[bit(*r, b)] = true;
     switch (insn.op) {
@@ -306,8 +453,10 @@ bool FunctionDiscovery::parse_block(uint64_t f, uint64_t a, int depth, std::vect
         }
         before = Before::kOther;
         break;
-      case X86Op::kReturn:
-      case X86Op::kIndirectJump: return true;
+      case X86Op::kIndirectJump:
+        if (const auto table = jump_table_of(r->bytes.subspan(a - r->lo))) note_jump_table(*table);
+        return true;
+      case X86Op::kReturn: return true;
       case X86Op::kStop: return false;
       case X86Op::kEndbr: break;  // keeps `before`: a thunk may start with endbr64
       case X86Op::kLeave: before = Before::kEpilogue; break;
@@ -330,6 +479,10 @@ void FunctionDiscovery::parse(uint64_t start, int depth) {
     const uint64_t a = todo.back();
     todo.pop_back();
     returns |= parse_block(start, a, depth, todo, seen);
+  }
+  if (!seen.empty()) {
+    const auto [first, last] = std::minmax_element(seen.begin(), seen.end());
+    note_hull(*first, *last);
   }
   Function& done = functions_[start];  // references stay valid, but say which one is meant
   done.parsing = false;
@@ -366,6 +519,10 @@ void FunctionDiscovery::parse_gaps() {
         a += std::max<size_t>(pad, 1);
         continue;
       }
+      if (in_hull(a)) {  // an unreached block of a known function
+        a = std::max(a + 1, std::prev(hulls_.upper_bound(a))->second);
+        continue;
+      }
       seed(a, kFromGap);
       drain();
       if (!insn_bits_[bit(r, a)]) ++a;  // nothing decoded there: move on
@@ -383,16 +540,20 @@ std::unique_ptr<FunctionStarts> FunctionDiscovery::run() {
     seed_init_fini();
     seed_plt();
     drain();
+    if (limits_.data_pointers) seed_data_pointers();
     if (limits_.parse_gaps) parse_gaps();
   }
   return finish(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 }
 
+// A start only a pointer gave that code found later decodes across was a
+// number, not a function: it is dropped.
 std::unique_ptr<FunctionStarts> FunctionDiscovery::finish(double seconds) {
   auto out = std::make_unique<FunctionStarts>();
   std::vector<std::pair<uint64_t, const Function*>> sorted;
   sorted.reserve(functions_.size());
-  for (const auto& [start, fn] : functions_) sorted.emplace_back(start, &fn);
+  for (const auto& [start, fn] : functions_)
+    if (!(fn.sources == kFromPointer && interior(start))) sorted.emplace_back(start, &fn);  // see below
   std::sort(sorted.begin(), sorted.end());
   for (const auto& [start, fn] : sorted) {
     out->starts_.push_back(start);

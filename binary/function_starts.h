@@ -17,6 +17,16 @@
 //            jump reachable)
 //   checks   a target must be in an executable segment's file image, decode,
 //            and not be inside an instruction already decoded
+//   pointers then, function pointers in data (ET_EXEC: aligned words of the
+//            non-executable segments' file images; ET_DYN: RELATIVE and
+//            IRELATIVE addends) that land in code, lowest first, each
+//            descended before the next; one inside the hull of a function
+//            already known (its first to last instruction, or its FDE or
+//            sized symbol) is a jump-table target or an unreached block,
+//            not a start, and so is a word of a non-PIE jump table
+//            (`jmp [reg*8 + disp32]`); then the code addresses decoded
+//            code puts in registers (lea, mov imm), round after round; a
+//            pointer-only start that later code decodes across is dropped
 //   gaps     optional: the first instruction after padding in each run of
 //            bytes no function reached becomes a start (address-taken code)
 //
@@ -51,8 +61,9 @@ enum StartSource : uint16_t {
   kFromTailJump = 256,
   kFromGo = 512,
   kFromGap = 1024,
+  kFromPointer = 2048,
 };
-inline constexpr size_t kStartSourceCount = 11;
+inline constexpr size_t kStartSourceCount = 12;
 // "symbol", "dynsym", "fde", ... for bit i.
 const char* start_source_name(size_t bit);
 
@@ -64,6 +75,7 @@ struct DiscoveredFunction {
 
 struct DiscoveryLimits {
   size_t max_instructions = 8'000'000;
+  bool data_pointers = true;  // function pointers in data as starts (see above)
   bool parse_gaps = false;  // off: measured to add more false starts than it finds (bench/RESULTS.md)
   // Descend from every start, or (false) from an FDE's start only when code
   // without CFI calls it: CFI already gives those functions' extent and

@@ -58,7 +58,8 @@ const std::map<std::string, std::set<std::string>> kCallers = {
     {"c", {"b"}},
     {"b", {"a"}},
     {"recurse", {"recurse", "a"}},
-    {"a", {"main", "thread_main"}},
+    {"a", {"main", "thread_main", "applet_spin"}},  // applet_spin: known_applets only
+    {"applet_spin", {"main"}},
     {"handler_leaf", {"on_signal"}},
     {"main", {"libc"}},
     {"thread_main", {"libc"}},
@@ -353,6 +354,21 @@ TEST_CASE("unwind: stripped static code without CFI or frame pointers, by discov
   const std::vector<std::string> path = {"leaf", "c", "b", "a", "main", "__libc_start_call_main",
                                          twin->function_at(start_main->start)->name, "_start"};
   require_exact(record_and_check({program + ".stripped", "leaf", "1.0"}, "leaf", path, {}, twin_frame_name));
+}
+
+TEST_CASE("unwind: a stripped static multi-call program, its applet named only by a pointer in data",
+          "[integration][unwind]") {
+  // Like busybox: main calls the applet through a table of function
+  // pointers, so only that pointer leads discovery to the applet and its
+  // callees; its switch's jump table must not split it.
+  const std::string program = std::string(KNOWN_STACK_DIR) + "/known_applets";
+  auto twin = ElfBinary::open(program);
+  REQUIRE(twin);
+  const FunctionSymbol* start_main = twin->function_named("__libc_start_main");
+  REQUIRE(start_main);
+  const std::vector<std::string> path = {"leaf", "c", "b", "a", "applet_spin", "main", "__libc_start_call_main",
+                                         twin->function_at(start_main->start)->name, "_start"};
+  require_exact(record_and_check({program + ".stripped", "spin", "1.0"}, "leaf", path, {}, twin_frame_name));
 }
 
 TEST_CASE("unwind: stripped PIEs without CFI, by discovered functions", "[integration][unwind]") {
