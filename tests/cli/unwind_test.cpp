@@ -392,7 +392,7 @@ struct ExecCheck : SampleSink {
   uint64_t in_exec_code_unwound = 0;   // ... complete, or the state inside execve
   uint64_t inside_execve = 0;          // walks that ended kNoMappingsYet
   uint64_t inside_execve_named = 0;    // ... whose pc names execve in libc
-  uint64_t inside_execve_elsewhere = 0;  // ... with a kernel chain outside execve
+  uint64_t inside_execve_elsewhere = 0;  // ... with a whole kernel chain outside execve
   uint64_t unmapped = 0;
   std::map<std::string, uint64_t> ends;
 
@@ -400,13 +400,22 @@ struct ExecCheck : SampleSink {
     return name == "begin_new_exec" || name == "load_elf_binary" || name == "bprm_execve" ||
            name.starts_with("do_execveat_common");
   }
+  // The chain reaches the system call entry: it is whole, so a chain without
+  // execve's functions shows another system call. (A chain can be cut short:
+  // one frame in a retpoline thunk says nothing about where it was.)
+  static bool syscall_entry(const std::string& name) {
+    return name.starts_with("do_syscall_64") || name.starts_with("entry_SYSCALL_64");
+  }
   void add(const PipelineSample& s) override {
     ++samples;
     const WalkResult& walk = s.unwound.walk;
     ++ends[walk_end_name(walk.end)];
     unmapped += walk.end == WalkEnd::kUnmappedPc;
-    bool exec_code = false;
-    for (const SymbolizedAddress* k : s.kernel_symbols) exec_code |= exec_function(k->frames.back().function);
+    bool exec_code = false, whole_chain = false;
+    for (const SymbolizedAddress* k : s.kernel_symbols) {
+      exec_code |= exec_function(k->frames.back().function);
+      whole_chain |= syscall_entry(k->frames.back().function);
+    }
     with_kernel_chain += !s.kernel_symbols.empty();
     in_exec_code += exec_code;
     in_exec_code_unwound += exec_code && (walk.complete() || walk.end == WalkEnd::kNoMappingsYet);
@@ -414,7 +423,7 @@ struct ExecCheck : SampleSink {
     ++inside_execve;
     const SourceFrame& leaf = s.user_symbols[0]->frames.back();
     inside_execve_named += leaf.function == "execve" && leaf.module == "libc.so.6";
-    inside_execve_elsewhere += !s.kernel_symbols.empty() && !exec_code;
+    inside_execve_elsewhere += whole_chain && !exec_code;
   }
 };
 
