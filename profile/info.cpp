@@ -39,6 +39,7 @@ struct InfoCollector {
   void operator()(const SampleView& s) {
     ++info.samples;
     info.kernel_mode_samples += s.in_kernel;
+    info.off_cpu_samples += s.off_cpu;
     info.truncated += s.stack_truncated;
     info.stack_sizes.push_back(static_cast<uint32_t>(s.stack.size()));
     if (!info.first_time || s.time < info.first_time) info.first_time = s.time;
@@ -66,6 +67,8 @@ struct InfoCollector {
   void operator()(const EndRecord& e) { info.end_json = e.json; }
   void operator()(const TaskRecord&) {}
   void operator()(const ImageRecord&) {}
+  void operator()(const SwitchRecord& sw) { info.switch_outs += sw.out; }
+  void operator()(const OffCpuRepeatRecord&) { ++info.off_cpu_repeats; }
 };
 
 }  // namespace

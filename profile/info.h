@@ -40,6 +40,9 @@ struct RecordingInfo {
   std::map<std::string, uint64_t> record_counts;  // by record type name
   uint64_t samples = 0;
   uint64_t kernel_mode_samples = 0;
+  uint64_t off_cpu_samples = 0;   // taken at a switch-out (--off-cpu, --wall)
+  uint64_t switch_outs = 0;       // switch records of threads going off the CPU
+  uint64_t off_cpu_repeats = 0;   // switch-outs whose stack repeats a written off-CPU sample
   uint64_t truncated = 0;
   uint64_t lost = 0;
   uint64_t throttles = 0;

@@ -5,6 +5,10 @@ namespace {
 
 constexpr uint16_t kSampleInKernel = 1;
 constexpr uint16_t kSampleTruncated = 2;
+constexpr uint16_t kSampleOffCpu = 4;
+constexpr uint16_t kSwitchOut = 1;
+constexpr uint16_t kSwitchPreempted = 2;
+constexpr uint16_t kSwitchSynthesized = 4;
 constexpr uint16_t kMappingSynthesized = 1;
 constexpr uint16_t kCommExec = 1;
 
@@ -24,6 +28,8 @@ const char* record_type_name(RecordType type) {
     case RecordType::kUnthrottle: return "unthrottle";
     case RecordType::kImage: return "image";
     case RecordType::kEnd: return "end";
+    case RecordType::kSwitch: return "switch";
+    case RecordType::kOffCpuRepeat: return "off-cpu repeat";
   }
   return "unknown";
 }
@@ -39,6 +45,8 @@ RecordType record_type_of(const Record& record) {
         else if constexpr (std::is_same_v<T, LostRecord>) return RecordType::kLost;
         else if constexpr (std::is_same_v<T, ThrottleRecord>) return rec.throttled ? RecordType::kThrottle : RecordType::kUnthrottle;
         else if constexpr (std::is_same_v<T, ImageRecord>) return RecordType::kImage;
+        else if constexpr (std::is_same_v<T, SwitchRecord>) return RecordType::kSwitch;
+        else if constexpr (std::is_same_v<T, OffCpuRepeatRecord>) return RecordType::kOffCpuRepeat;
         else return RecordType::kEnd;
       },
       record);
@@ -74,7 +82,8 @@ void RecordEncoder::encode(const Record& record, std::vector<uint8_t>& out) {
       [&](const auto& rec) {
         using T = std::decay_t<decltype(rec)>;
         if constexpr (std::is_same_v<T, SampleView>) {
-          flags = (rec.in_kernel ? kSampleInKernel : 0) | (rec.stack_truncated ? kSampleTruncated : 0);
+          flags = (rec.in_kernel ? kSampleInKernel : 0) | (rec.stack_truncated ? kSampleTruncated : 0) |
+                  (rec.off_cpu ? kSampleOffCpu : 0);
           encode_sample(rec, w);
         } else if constexpr (std::is_same_v<T, MappingRecord>) {
           flags = rec.synthesized ? kMappingSynthesized : 0;
@@ -99,6 +108,12 @@ void RecordEncoder::encode(const Record& record, std::vector<uint8_t>& out) {
           w.put_bytes(rec.bytes);
         } else if constexpr (std::is_same_v<T, EndRecord>) {
           w.put_string(rec.json);
+        } else if constexpr (std::is_same_v<T, SwitchRecord>) {
+          flags = (rec.out ? kSwitchOut : 0) | (rec.preempted ? kSwitchPreempted : 0) |
+                  (rec.synthesized ? kSwitchSynthesized : 0);
+          w.put(rec.time); w.put(rec.pid); w.put(rec.tid); w.put(rec.cpu);
+        } else if constexpr (std::is_same_v<T, OffCpuRepeatRecord>) {
+          w.put(rec.time); w.put(rec.pid); w.put(rec.tid); w.put(rec.ref_time);
         }
       },
       record);
@@ -110,6 +125,7 @@ std::optional<Record> RecordDecoder::decode_sample(ByteReader& r, uint16_t flags
   SampleView s;
   s.in_kernel = flags & kSampleInKernel;
   s.stack_truncated = flags & kSampleTruncated;
+  s.off_cpu = flags & kSampleOffCpu;
   uint32_t abi = 0;
   uint16_t nregs = 0;
   uint16_t nkernel = 0;
@@ -198,6 +214,23 @@ std::optional<Record> decode_image(ByteReader& r) {
   return img;
 }
 
+std::optional<Record> decode_switch(ByteReader& r, uint16_t flags) {
+  SwitchRecord s;
+  s.out = flags & kSwitchOut;
+  s.preempted = flags & kSwitchPreempted;
+  s.synthesized = flags & kSwitchSynthesized;
+  if (!r.read_into(s.time) || !r.read_into(s.pid) || !r.read_into(s.tid) || !r.read_into(s.cpu))
+    return std::nullopt;
+  return s;
+}
+
+std::optional<Record> decode_off_cpu_repeat(ByteReader& r) {
+  OffCpuRepeatRecord o;
+  if (!r.read_into(o.time) || !r.read_into(o.pid) || !r.read_into(o.tid) || !r.read_into(o.ref_time))
+    return std::nullopt;
+  return o;
+}
+
 std::optional<Record> decode_end(ByteReader& r) {
   auto json = read_string(r);
   if (!json) return std::nullopt;
@@ -218,13 +251,15 @@ std::optional<Record> RecordDecoder::decode_body(ByteReader& r, RecordType type,
     case RecordType::kUnthrottle: return decode_throttle(r, type);
     case RecordType::kImage: return decode_image(r);
     case RecordType::kEnd: return decode_end(r);
+    case RecordType::kSwitch: return decode_switch(r, flags);
+    case RecordType::kOffCpuRepeat: return decode_off_cpu_repeat(r);
   }
   return std::nullopt;
 }
 
 bool RecordDecoder::known_type(RecordType type) {
   return static_cast<uint16_t>(type) >= static_cast<uint16_t>(RecordType::kSample) &&
-         static_cast<uint16_t>(type) <= static_cast<uint16_t>(RecordType::kEnd);
+         static_cast<uint16_t>(type) <= static_cast<uint16_t>(RecordType::kOffCpuRepeat);
 }
 
 DecodeResult RecordDecoder::decode(ByteReader& outer) {

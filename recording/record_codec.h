@@ -33,6 +33,8 @@ enum class RecordType : uint16_t {
   kUnthrottle = 8,
   kImage = 9,
   kEnd = 10,
+  kSwitch = 11,
+  kOffCpuRepeat = 12,
 };
 
 inline constexpr size_t kRecordHeaderSize = 8;

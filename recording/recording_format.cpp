@@ -57,7 +57,12 @@ std::string RecordingHeader::to_json() const {
       {"start_unix_ns", start_unix_ns},
       {"start_monotonic_ns", start_monotonic_ns},
       {"swprof_version", swprof_version},
+      {"default_weight", default_weight},
   };
+  if (off_cpu)
+    j["off_cpu"] = {{"every", off_cpu_settings.every},
+                    {"min_ns", off_cpu_settings.min_ns},
+                    {"stack_size", off_cpu_settings.stack_size}};
   // Names come from the system; never let bad UTF-8 abort the dump.
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
@@ -85,6 +90,17 @@ RecordingHeader RecordingHeader::from_json(const std::string& text) {
     h.start_unix_ns = json_number_or(j, "start_unix_ns", uint64_t{0});
     h.start_monotonic_ns = json_number_or(j, "start_monotonic_ns", uint64_t{0});
     h.swprof_version = j.value("swprof_version", "");
+    h.default_weight = j.value("default_weight", "cpu");
+    if (h.default_weight != "cpu" && h.default_weight != "off-cpu" && h.default_weight != "wall")
+      throw Error("field default_weight: expected cpu, off-cpu or wall, got '" + h.default_weight + "'");
+    if (auto it = j.find("off_cpu"); it != j.end() && it->is_object()) {
+      h.off_cpu = true;
+      h.off_cpu_settings.every = json_number_or(*it, "every", uint32_t{1});
+      h.off_cpu_settings.min_ns = json_number_or(*it, "min_ns", uint64_t{0});
+      h.off_cpu_settings.stack_size = json_number_or(*it, "stack_size", uint32_t{0});
+      if (h.off_cpu_settings.stack_size > kMaxStackSize)
+        throw Error("field off_cpu.stack_size: expected an integer from 0 to " + std::to_string(kMaxStackSize));
+    }
     return h;
   } catch (const nlohmann::json::exception& e) {
     throw Error(std::string("damaged recording header: ") + e.what());

@@ -19,7 +19,10 @@
 namespace swprof {
 
 inline constexpr char kRecordingMagic[8] = {'\x89', 'S', 'W', 'P', 'R', 'O', 'F', '\n'};
-inline constexpr uint32_t kRecordingVersion = 1;
+// Version 2 added off-CPU data (switch records, off-CPU samples); version 1
+// files read as recordings without it.
+inline constexpr uint32_t kRecordingVersion = 2;
+inline constexpr uint32_t kOldestRecordingVersion = 1;
 // perf record's output (perf.data, tools/perf/Documentation/perf.data-file-format.txt).
 inline constexpr char kPerfDataMagic[8] = {'P', 'E', 'R', 'F', 'I', 'L', 'E', '2'};
 
@@ -38,6 +41,13 @@ inline constexpr uint32_t kChunkMagic = 0x4b435753;  // "SWCK" little-endian
 inline constexpr size_t kChunkHeaderSize = 16;
 inline constexpr uint32_t kMaxChunkRawSize = 64u << 20;
 
+// How switched-out threads were recorded (--off-cpu / --wall).
+struct OffCpuSettings {
+  uint32_t every = 1;         // a stack copied at most once per `every` switch-outs of a thread
+  uint64_t min_ns = 0;        // shorter waits with a repeated stack are written as OffCpuRepeatRecord
+  uint32_t stack_size = 0;    // user stack bytes copied per off-CPU sample
+};
+
 struct RecordingHeader {
   std::string mode;  // "record" or "attach"
   std::vector<std::string> command;
@@ -54,6 +64,11 @@ struct RecordingHeader {
   uint64_t start_unix_ns = 0;       // wall clock at start
   uint64_t start_monotonic_ns = 0;  // CLOCK_MONOTONIC at start (record times use this clock)
   std::string swprof_version;
+  bool off_cpu = false;  // switch records and off-CPU samples present (off_cpu_settings apply)
+  OffCpuSettings off_cpu_settings;
+  // What reports weigh by default: "cpu" (on-CPU time or event counts),
+  // "off-cpu" or "wall" (on-CPU + off-CPU time).
+  std::string default_weight = "cpu";
 
   std::string to_json() const;
   static RecordingHeader from_json(const std::string& text);  // throws Error

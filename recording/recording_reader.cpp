@@ -39,9 +39,10 @@ void RecordingReader::read_header() {
   auto version = r.read<uint32_t>();
   auto header_len = r.read<uint32_t>();
   if (!version || !header_len) throw Error("recording '" + path + "' is truncated inside its header");
-  if (*version != kRecordingVersion)
+  if (*version < kOldestRecordingVersion || *version > kRecordingVersion)
     throw Error("recording '" + path + "' has format version " + std::to_string(*version) +
-                "; this swprof reads version " + std::to_string(kRecordingVersion));
+                "; this swprof reads versions " + std::to_string(kOldestRecordingVersion) + " to " +
+                std::to_string(kRecordingVersion));
   if (*header_len > (16u << 20)) throw Error("recording '" + path + "' has a damaged header (length)");
   if (status_.file_bytes && *header_len > status_.file_bytes - offset_)  // never allocate more than the file holds
     throw Error("recording '" + path + "' is truncated inside its header");

@@ -26,6 +26,9 @@ struct SampleView {
   uint64_t ip = 0;         // where the sample landed (a kernel address when in_kernel)
   bool in_kernel = false;  // the sample interrupted kernel mode (syscall, fault, irq)
   bool stack_truncated = false;  // the copied stack hit --stack-size
+  // Taken as the thread was switched out (--off-cpu): no period; its weight is
+  // the time until the thread ran again (SwitchRecord pairs).
+  bool off_cpu = false;
   uint64_t abi = 0;        // PERF_SAMPLE_REGS_ABI_*; 0 (NONE): no user registers
   uint32_t nregs = 0;      // registers in kX86_64RegsMask bit order
   std::array<uint64_t, kMaxSampleRegs> regs{};
@@ -89,6 +92,28 @@ struct ThrottleRecord {
   bool throttled = true;  // false: unthrottled
 };
 
+// A thread switched out (out) or in (!out), from PERF_RECORD_SWITCH. Only
+// threads of --off-cpu / --wall recordings have them.
+struct SwitchRecord {
+  uint64_t time = 0;
+  uint32_t pid = 0;
+  uint32_t tid = 0;
+  uint32_t cpu = 0;
+  bool out = false;
+  bool preempted = false;    // switched out while runnable (involuntary)
+  bool synthesized = false;  // made at attach for a thread already blocked
+};
+
+// An off-CPU sample not written because its stack equals an earlier written
+// off-CPU sample of the same thread: the switch-out at `time` is charged to
+// the sample written at `ref_time`.
+struct OffCpuRepeatRecord {
+  uint64_t time = 0;
+  uint32_t pid = 0;
+  uint32_t tid = 0;
+  uint64_t ref_time = 0;
+};
+
 // A memory image kept in the recording, such as the [vdso] (which is no file).
 struct ImageRecord {
   std::string name;
@@ -101,7 +126,7 @@ struct EndRecord {
 };
 
 using Record = std::variant<SampleView, MappingRecord, CommRecord, TaskRecord, LostRecord,
-                            ThrottleRecord, ImageRecord, EndRecord>;
+                            ThrottleRecord, ImageRecord, EndRecord, SwitchRecord, OffCpuRepeatRecord>;
 
 // A mapping path with no file behind it: anonymous memory ("//anon" in the
 // kernel's mapping records; JIT compilers put code there), a memfd, or a

@@ -205,6 +205,7 @@ void RecordingUnwinder::run(RecordingReader& reader, const std::function<void(co
       p.out.period = s->period;
       p.out.in_kernel = s->in_kernel;
       p.out.stack_truncated = s->stack_truncated;
+      p.out.off_cpu = s->off_cpu;
       for (size_t i = 0; i < s->kernel_depth(); ++i) p.out.kernel_ips.push_back(s->kernel_ip(i));
       p.regs = Registers::from_sample(*s);
       p.stack_sp = p.regs.sp();

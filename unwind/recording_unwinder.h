@@ -46,6 +46,7 @@ struct UnwoundSample {
   uint64_t period = 0;
   bool in_kernel = false;
   bool stack_truncated = false;
+  bool off_cpu = false;  // taken at a switch-out (SampleView::off_cpu)
   std::vector<uint64_t> kernel_ips;
   WalkResult walk;
   std::shared_ptr<const ProcessMaps> maps;  // the address space the sample saw

@@ -31,6 +31,7 @@ TEST_CASE("every record type survives encode and decode", "[record_codec]") {
   auto s2 = make_sample(7, 2000, 0x7ffc0000efc0, std::vector<uint8_t>(364, 9));
   auto s3 = make_sample(8, 3000, 0x7ffc00100000, {});
   s2.view.stack_truncated = true;
+  s3.view.off_cpu = true;
   std::vector<uint8_t> image = {0x7f, 'E', 'L', 'F', 1, 2, 3};
   std::vector<Record> records = {
       make_mapping(10, "/usr/lib/libc.so.6", true),
@@ -45,11 +46,26 @@ TEST_CASE("every record type survives encode and decode", "[record_codec]") {
       s1.view,
       s2.view,
       s3.view,
+      SwitchRecord{3100, 100, 8, 1, true, true, false},
+      SwitchRecord{3200, 100, 8, 0, false, false, false},
+      SwitchRecord{3300, 100, 9, 1, true, false, true},
+      OffCpuRepeatRecord{3400, 100, 8, 3000},
       EndRecord{R"({"samples":3})"},
   };
   std::vector<std::string> expected;
   for (const auto& r : records) expected.push_back(to_text(r));
   CHECK(round_trip(records) == expected);
+}
+
+TEST_CASE("off-CPU samples and switch records keep their flags", "[record_codec]") {
+  auto s = make_sample(7, 1000, 0x7ffc0000f000, std::vector<uint8_t>(64, 1));
+  s.view.off_cpu = true;
+  auto out = round_trip({s.view, SwitchRecord{1100, 100, 7, 1, true, true, false},
+                         SwitchRecord{1200, 100, 7, 0, false, false, true}});
+  REQUIRE(out.size() == 3);
+  CHECK(out[0].find("off=1") != std::string::npos);
+  CHECK(out[1] == "switch-out t=1100 100/7 cpu=1 preempted=1 syn=0");
+  CHECK(out[2] == "switch-in t=1200 100/7 cpu=0 preempted=0 syn=1");
 }
 
 TEST_CASE("synthesized mappings keep their flag", "[record_codec]") {

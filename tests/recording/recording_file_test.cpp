@@ -183,6 +183,41 @@ TEST_CASE("files that are not recordings are refused with a clear error", "[reco
   CHECK_THROWS_WITH(RecordingReader(dir.path()), Catch::Contains("directory"));
 }
 
+TEST_CASE("version 1 recordings (before off-CPU data) still read", "[recording]") {
+  TempDir dir;
+  write_recording(dir.file("r.swprof"), 10, 1 << 20);
+  auto file = slurp(dir.file("r.swprof"));
+  file[8] = 1;
+  write_prefix(dir.file("v1"), file, file.size());
+  RecordingReader reader(dir.file("v1"));
+  size_t n = 0;
+  while (reader.next()) ++n;
+  CHECK(n > 0);
+  CHECK(reader.header().default_weight == "cpu");
+  CHECK_FALSE(reader.header().off_cpu);
+  file[8] = 0;
+  write_prefix(dir.file("v0"), file, file.size());
+  CHECK_THROWS_WITH(RecordingReader(dir.file("v0")), Catch::Contains("format version 0"));
+}
+
+TEST_CASE("the header keeps the off-CPU settings and the default weight", "[recording]") {
+  RecordingHeader h;
+  h.mode = "record";
+  h.off_cpu = true;
+  h.off_cpu_settings = OffCpuSettings{4, 1000000, 8192};
+  h.default_weight = "wall";
+  auto back = RecordingHeader::from_json(h.to_json());
+  CHECK(back.off_cpu);
+  CHECK(back.off_cpu_settings.every == 4);
+  CHECK(back.off_cpu_settings.min_ns == 1000000);
+  CHECK(back.off_cpu_settings.stack_size == 8192);
+  CHECK(back.default_weight == "wall");
+  auto plain = RecordingHeader::from_json(RecordingHeader{}.to_json());
+  CHECK_FALSE(plain.off_cpu);
+  CHECK(plain.default_weight == "cpu");
+  CHECK_THROWS_WITH(RecordingHeader::from_json(R"({"default_weight":"sideways"})"), Catch::Contains("default_weight"));
+}
+
 TEST_CASE("the writer reports an unwritable path", "[recording]") {
   CHECK_THROWS_WITH(RecordingWriter("/nonexistent-dir/x.swprof", test_header()),
                     Catch::Contains("cannot write output file"));

@@ -46,9 +46,10 @@ inline std::string to_text(const Record& r) {
         using T = std::decay_t<decltype(rec)>;
         if constexpr (std::is_same_v<T, SampleView>) {
           std::string out;
-          snprintf(buf, sizeof buf, "sample t=%llu %u/%u cpu=%u p=%llu ip=%llx k=%d tr=%d abi=%llu regs=",
+          snprintf(buf, sizeof buf, "sample t=%llu %u/%u cpu=%u p=%llu ip=%llx k=%d tr=%d off=%d abi=%llu regs=",
                    (unsigned long long)rec.time, rec.pid, rec.tid, rec.cpu, (unsigned long long)rec.period,
-                   (unsigned long long)rec.ip, rec.in_kernel, rec.stack_truncated, (unsigned long long)rec.abi);
+                   (unsigned long long)rec.ip, rec.in_kernel, rec.stack_truncated, rec.off_cpu,
+                   (unsigned long long)rec.abi);
           out += buf;
           for (uint32_t i = 0; i < rec.nregs; ++i) out += std::to_string(rec.regs[i]) + ",";
           out += " kchain=";
@@ -77,6 +78,13 @@ inline std::string to_text(const Record& r) {
                  " cpu=" + std::to_string(rec.cpu);
         } else if constexpr (std::is_same_v<T, ImageRecord>) {
           return "image " + rec.name + " " + std::to_string(rec.bytes.size()) + " bytes";
+        } else if constexpr (std::is_same_v<T, SwitchRecord>) {
+          snprintf(buf, sizeof buf, "switch-%s t=%llu %u/%u cpu=%u preempted=%d syn=%d", rec.out ? "out" : "in",
+                   (unsigned long long)rec.time, rec.pid, rec.tid, rec.cpu, rec.preempted, rec.synthesized);
+          return buf;
+        } else if constexpr (std::is_same_v<T, OffCpuRepeatRecord>) {
+          return "off-cpu-repeat t=" + std::to_string(rec.time) + " " + std::to_string(rec.pid) + "/" +
+                 std::to_string(rec.tid) + " ref=" + std::to_string(rec.ref_time);
         } else {
           return "end " + rec.json;
         }
