@@ -1,54 +1,18 @@
 #include "sampler/offcpu_thinner.h"
 
-#include <linux/perf_event.h>
-
 #include <catch2/catch.hpp>
-#include <cstring>
 #include <vector>
 
-#include "common/byte_reader.h"
-#include "sampler/perf_event.h"
 #include "sampler/perf_records.h"
+#include "support/offcpu_raw_records.h"
 
 using namespace swprof;
 
 namespace {
 
-const PerfLayout kOffCpuLayout{kOffCpuSampleType, kX86_64RegsMask, true};
+using swprof::testing::kOffCpuLayout;
+using Wait = swprof::testing::OffCpuWait;
 constexpr uint64_t kMs = 1'000'000;
-
-// Where the thinner stopped a wait: its stack, and where it would be.
-struct Wait {
-  uint64_t user_ip = 0x401000;
-  uint64_t kernel_ip = 0xffffffff81001000ull;
-  uint8_t stack_fill = 1;   // the first bytes of the copied stack
-  uint8_t deep_fill = 1;    // bytes past the signature's 256
-};
-
-// A raw off-CPU sample record as the ring delivers it (kOffCpuSampleType).
-std::vector<uint8_t> raw_sample(uint32_t tid, uint64_t time, const Wait& wait) {
-  std::vector<uint8_t> out;
-  ByteWriter w(out);
-  w.put(perf_event_header{PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL, 0});
-  w.put<uint64_t>(0xffffffff81000100ull);  // ip: schedule
-  w.put<uint32_t>(100);
-  w.put<uint32_t>(tid);
-  w.put<uint64_t>(time);
-  w.put<uint32_t>(0);
-  w.put<uint32_t>(0);
-  w.put<uint64_t>(2);
-  w.put<uint64_t>(PERF_CONTEXT_KERNEL);
-  w.put<uint64_t>(wait.kernel_ip);
-  w.put<uint64_t>(PERF_SAMPLE_REGS_ABI_64);
-  for (int i = 0; i < 20; ++i) w.put<uint64_t>(i == kRegIp ? wait.user_ip : i == kRegSp ? 0x7ffc0000 : i);
-  const uint64_t stack = 512;
-  w.put<uint64_t>(stack);
-  for (uint64_t i = 0; i < stack; ++i) w.put<uint8_t>(i < 256 ? wait.stack_fill : wait.deep_fill);
-  w.put<uint64_t>(stack);
-  const uint16_t size = static_cast<uint16_t>(out.size());
-  std::memcpy(out.data() + 6, &size, 2);
-  return out;
-}
 
 struct Collected : OffCpuThinner::Output {
   std::vector<uint64_t> written;  // times of the written samples
@@ -62,7 +26,7 @@ struct Collected : OffCpuThinner::Output {
 };
 
 void add(OffCpuThinner& thinner, uint32_t tid, uint64_t time, const Wait& wait = {}) {
-  auto raw = raw_sample(tid, time, wait);
+  auto raw = swprof::testing::raw_offcpu_sample(tid, time, wait);
   auto view = parse_perf_sample(Bytes(raw.data(), raw.size()), kOffCpuLayout);
   REQUIRE(view);
   thinner.add_sample(Bytes(raw.data(), raw.size()), *view);
@@ -111,7 +75,7 @@ TEST_CASE("a short wait whose stack repeats one of the last written ones becomes
 
 TEST_CASE("the signature is ip, sp, kernel chain and the first 256 stack bytes", "[offcpu_thinner]") {
   auto signature = [](const Wait& wait) {
-    auto raw = raw_sample(7, 1, wait);
+    auto raw = swprof::testing::raw_offcpu_sample(7, 1, wait);
     return OffCpuThinner::signature(*parse_perf_sample(Bytes(raw.data(), raw.size()), kOffCpuLayout));
   };
   const Wait base;
