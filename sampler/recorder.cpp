@@ -17,7 +17,8 @@ void Recorder::open(const std::string& path, const RecordingHeader& header) {
   }
 }
 
-void Recorder::thin_off_cpu(uint64_t min_ns) {
+void Recorder::record_off_cpu(uint64_t min_ns) {
+  summary_.off_cpu = true;
   if (min_ns) thinner_.emplace(min_ns, static_cast<OffCpuThinner::Output&>(*this));
 }
 

@@ -26,10 +26,11 @@ class Recorder : private OffCpuThinner::Output {
 
   // Creates the file and writes the header and swprof's own vDSO image.
   void open(const std::string& path, const RecordingHeader& header);
-  // Off-CPU samples of waits shorter than `min_ns` whose stack repeats an
-  // earlier one are written as OffCpuRepeatRecord (OffCpuThinner); call before
-  // the first off-CPU record. 0 writes every sample.
-  void thin_off_cpu(uint64_t min_ns);
+  // The session has off-CPU events (the summary and end record count them).
+  // Their samples of waits shorter than `min_ns` whose stack repeats an
+  // earlier one are written as OffCpuRepeatRecord (OffCpuThinner); 0 writes
+  // every sample. Call before the first off-CPU record.
+  void record_off_cpu(uint64_t min_ns);
   // One raw kernel record from a ring whose records follow `layout`.
   void handle(Bytes raw, const PerfLayout& layout);
   void handle(Bytes raw) { handle(raw, layout_); }

@@ -18,6 +18,7 @@
 
 #include "common/error.h"
 #include "recording/recording_writer.h"
+#include "sampler/blocked_threads.h"
 #include "sampler/event_set.h"
 #include "sampler/launcher.h"
 #include "sampler/proc.h"
@@ -211,7 +212,7 @@ SessionSummary run_record(const RecordRequest& req) {
   StopSignals::kill_on_abort(child.pid());
 
   Recorder recorder(events.timer.layout(), req.progress);
-  if (req.sampling.off_cpu) recorder.thin_off_cpu(req.sampling.off_cpu->settings.min_ns);
+  if (req.sampling.off_cpu) recorder.record_off_cpu(req.sampling.off_cpu->settings.min_ns);
   recorder.open(req.output, header);
 
   std::optional<int> main_status;
@@ -293,6 +294,16 @@ void synthesize_process_state(Recorder& recorder, pid_t pid, uint64_t time) {
   }
 }
 
+// --off-cpu: threads blocked in a system call at the attach get the off-CPU
+// sample and switch-out their events missed (sampler/blocked_threads.h).
+void synthesize_blocked_threads(Recorder& recorder, pid_t pid, uint32_t stack_size) {
+  for (const BlockedThread& t : find_blocked_threads(pid, stack_size)) {
+    recorder.write_synthesized(t.sample());
+    recorder.write_synthesized(t.switch_out());
+    ++recorder.summary().blocked_at_attach;
+  }
+}
+
 // Throws Error for a request that cannot be sampled.
 void check_attach_request(const AttachRequest& req) {
   if (req.pid <= 0) throw Error("invalid PID " + std::to_string(req.pid));
@@ -335,11 +346,12 @@ SessionSummary run_attach(const AttachRequest& req) {
   header.kernel_note = events.timer.kernel_note();
 
   Recorder recorder(events.timer.layout(), req.progress);
-  if (req.sampling.off_cpu) recorder.thin_off_cpu(req.sampling.off_cpu->settings.min_ns);
+  if (req.sampling.off_cpu) recorder.record_off_cpu(req.sampling.off_cpu->settings.min_ns);
   header.target_pid = req.pid;
   header.command = command_line_of(req.pid);
   recorder.open(req.output, header);
   synthesize_process_state(recorder, req.pid, start_ns);
+  if (req.sampling.off_cpu) synthesize_blocked_threads(recorder, req.pid, req.sampling.off_cpu->settings.stack_size);
 
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                            std::chrono::duration<double>(req.duration_s));

@@ -79,6 +79,8 @@ std::string offcpu_line(const SessionSummary& s) {
                                 "written stack, %llu lost",
                                 static_cast<ull>(s.switch_outs), static_cast<ull>(s.off_cpu_samples),
                                 static_cast<ull>(s.off_cpu_repeats), static_cast<ull>(s.off_cpu_lost));
+  if (s.blocked_at_attach)
+    out += format_line(", %llu threads already blocked at the attach", static_cast<ull>(s.blocked_at_attach));
   if (s.off_cpu_lost)
     out += format_line(": raise --buffer-size (now %s per CPU), --off-cpu-every or lower --off-cpu-stack-size",
                        human_bytes(s.offcpu_ring_bytes).c_str());

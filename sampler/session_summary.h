@@ -27,6 +27,7 @@ struct SessionSummary {
   uint64_t off_cpu_samples = 0;  // written with their stacks
   uint64_t off_cpu_repeats = 0;  // short waits written as a reference to an earlier stack
   uint64_t off_cpu_lost = 0;     // records lost on the off-CPU rings
+  uint64_t blocked_at_attach = 0;  // attach: threads found blocked, given a synthesized off-CPU sample
   uint64_t offcpu_ring_bytes = 0;  // per CPU
   uint32_t stack_size = 0;
   bool kernel_samples = false;

@@ -34,6 +34,7 @@ struct OffCpuContents {
   std::map<uint32_t, uint64_t> samples_by_tid;  // off-CPU samples
   std::map<uint32_t, uint64_t> outs_by_tid;     // switch-outs
   uint64_t switch_ins = 0;
+  std::map<uint32_t, uint64_t> synthesized_outs_by_tid;
   uint64_t repeats = 0;
   std::map<uint32_t, uint64_t> repeats_by_tid;
   uint64_t on_cpu_samples = 0;
@@ -63,6 +64,7 @@ OffCpuContents read_off_cpu(const std::string& path) {
     }
     if (auto* sw = std::get_if<swprof::SwitchRecord>(&*rec)) {
       if (sw->out) ++c.outs_by_tid[sw->tid];
+      if (sw->synthesized) ++c.synthesized_outs_by_tid[sw->tid];
       else ++c.switch_ins;
     }
     if (auto* r = std::get_if<swprof::OffCpuRepeatRecord>(&*rec)) {
@@ -251,6 +253,13 @@ TEST_CASE("off-CPU: attach --off-cpu follows every thread of a running process",
   REQUIRE(c.samples_by_tid.size() >= 2);  // the worker and the feeder
   CHECK(c.outs_by_tid.at(c.busiest_tid()) >= 100);
   CHECK(c.samples_by_tid.at(c.busiest_tid()) >= 100);
+  // The main thread waits in pthread_join all along: blocked at the attach,
+  // it has a synthesized switch-out and its off-CPU sample.
+  const uint32_t main_tid = static_cast<uint32_t>(target.pid);
+  CHECK(c.synthesized_outs_by_tid.count(main_tid) == 1);
+  CHECK(c.synthesized_outs_by_tid.at(main_tid) == 1);
+  CHECK(c.samples_by_tid.count(main_tid) == 1);
+  CHECK(r.err.find("threads already blocked at the attach") != std::string::npos);
 }
 
 TEST_CASE("off-CPU: a plain record has no switch records", "[integration]") {

@@ -65,7 +65,7 @@ TEST_CASE("Recorder writes off-CPU rings: switch records always, samples through
   TempDir dir;
   const std::string path = dir.file("rec.swprof");
   Recorder recorder(PerfLayout{kSampleType, kX86_64RegsMask}, {});
-  recorder.thin_off_cpu(kMs);
+  recorder.record_off_cpu(kMs);
   recorder.open(path, RecordingHeader{});
   auto feed = [&](const std::vector<uint8_t>& raw) { recorder.handle(Bytes(raw.data(), raw.size()), kOffCpuLayout); };
   feed(raw_offcpu_sample(7, 10 * kMs));
