@@ -109,8 +109,10 @@ std::string EventSet::describe_setup_error(int err, pid_t pid) const {
   if (mmap_failed_)
     return "cannot map the perf ring buffer (" + errno_text(err) +
            "); lower --buffer-size, raise kernel.perf_event_mlock_kb, or run as root";
-  if (role_ == EventRole::kOffCpu && (err == EACCES || err == EPERM))
-    return describe_offcpu_permission_error(perf_event_paranoid());
+  if (role_ == EventRole::kOffCpu) {
+    if (err == EACCES || err == EPERM) return describe_offcpu_permission_error(perf_event_paranoid());
+    return describe_open_error(err, parse_event("context-switches"), pid);
+  }
   return describe_open_error(err, options_.event, pid);
 }
 
