@@ -155,6 +155,9 @@ TEST_CASE("weight: diff and merge refuse profiles of different weights; JSON pro
   const std::string wall = rec.dir.file("wall.json"), cpu = rec.dir.file("cpu.json");
   REQUIRE(rec.swprof({"report", rec.path, "-f", "json", "-o", wall}).exit_code == 0);
   REQUIRE(rec.swprof({"report", rec.path, "-f", "json", "--weight", "cpu", "-o", cpu}).exit_code == 0);
+  auto schema = run({"/usr/bin/env", "python3", SCHEMA_CHECKER, SCHEMA_FILE, wall, cpu}, rec.dir.path());
+  INFO(schema.out << schema.err);
+  CHECK(schema.exit_code == 0);
   one_line_error(rec.swprof({"diff", cpu, wall}), "profiles of different weights cannot be compared");
   one_line_error(rec.swprof({"diff", wall, rec.path, "--weight", "cpu"}), "--weight cpu needs the recording");
   one_line_error(rec.swprof({"merge", wall, cpu, "-o", rec.dir.file("m.json")}), "cannot be merged");
