@@ -8,6 +8,8 @@
 
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -128,6 +130,32 @@ void check_one_line_error(const ProcessResult& r, const std::string& expected) {
   CHECK(r.err.find(expected) != std::string::npos);
 }
 
+// Shares of a profile's weight, from `report -f folded`: for each stack whose
+// frames include `within`, the innermost of `names` it holds (or "other").
+std::map<std::string, double> folded_shares(const std::string& folded, const std::string& within,
+                                            const std::vector<std::string>& names) {
+  std::map<std::string, double> weight;
+  double total = 0;
+  std::istringstream lines(folded);
+  for (std::string l; std::getline(lines, l);) {
+    const size_t space = l.rfind(' ');
+    if (space == std::string::npos) continue;
+    const std::string stack = ";" + l.substr(0, space) + ";";
+    if (stack.find(";" + within + ";") == std::string::npos) continue;
+    const double w = std::stod(l.substr(space + 1));
+    std::string which = "other";
+    size_t at = 0;
+    for (const auto& n : names) {
+      const size_t pos = stack.rfind(";" + n + ";");
+      if (pos != std::string::npos && pos >= at) which = n, at = pos;
+    }
+    weight[which] += w;
+    total += w;
+  }
+  for (auto& [name, w] : weight) w = total > 0 ? 100.0 * w / total : 0;
+  return weight;
+}
+
 }  // namespace
 
 TEST_CASE("off-CPU: record --wall on known_waits keeps every switch and the worker's waits with whole stacks",
@@ -194,6 +222,82 @@ TEST_CASE("off-CPU: known_contention waits under contended_lock in the futex", "
   INFO(in_lock << " of " << blocked.size() << " blocking waits of the main thread in the lock");
   CHECK(blocked.size() >= 50);
   CHECK(in_lock >= blocked.size() * 80 / 100);
+}
+
+TEST_CASE("off-CPU: --wall gives known_waits' worker its true shares of wall time, on-CPU it is all spin",
+          "[integration]") {
+  if (!off_cpu_permitted()) return;
+  TempDir dir;
+  const std::string out = dir.file("wall.swprof");
+  auto r = run({swprof_bin(), "record", "--wall", "-o", out, program("known_waits")}, dir.path());
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::vector<std::string> parts = {"nap", "wait_pipe", "spin"};
+  // Each iteration: nap() sleeps 4 ms, wait_pipe() blocks 3 ms, spin() runs
+  // 3 ms: about 40 / 30 / 30 % of the worker's wall time. The program
+  // measures the true shares itself (a loaded machine stretches sleeps).
+  double truth_nap = 0, truth_wait = 0, truth_spin = 0;
+  const size_t at = r.out.find("shares: ");
+  REQUIRE(at != std::string::npos);
+  REQUIRE(sscanf(r.out.c_str() + at, "shares: nap %lf wait_pipe %lf spin %lf", &truth_nap, &truth_wait,
+                 &truth_spin) == 3);
+  CHECK(std::abs(truth_nap - 40) <= 10);
+  auto wall = run({swprof_bin(), "report", "--weight", "wall", "-f", "folded", out}, dir.path());
+  REQUIRE(wall.exit_code == 0);
+  auto shares = folded_shares(wall.out, "worker", parts);
+  INFO("profile: nap " << shares["nap"] << " wait_pipe " << shares["wait_pipe"] << " spin " << shares["spin"]
+                       << " other " << shares["other"]);
+  INFO("truth:   nap " << truth_nap << " wait_pipe " << truth_wait << " spin " << truth_spin);
+  CHECK(std::abs(shares["nap"] - truth_nap) <= 5);
+  CHECK(std::abs(shares["wait_pipe"] - truth_wait) <= 5);
+  CHECK(std::abs(shares["spin"] - truth_spin) <= 5);
+  // The blocking reasons are the kernel frames under each.
+  CHECK(wall.out.find(";nap;") != std::string::npos);
+  CHECK(wall.out.find("do_nanosleep_[k]") != std::string::npos);
+  CHECK(wall.out.find("pipe_read_[k]") != std::string::npos);
+  // The recording's default weight is wall: the same shares without --weight.
+  auto by_default = run({swprof_bin(), "report", "-f", "folded", out}, dir.path());
+  CHECK(by_default.out == wall.out);
+
+  // On-CPU time of the same recording, and of a plain recording: spin.
+  auto cpu = run({swprof_bin(), "report", "--weight", "cpu", "-f", "folded", out}, dir.path());
+  REQUIRE(cpu.exit_code == 0);
+  auto on_cpu = folded_shares(cpu.out, "worker", parts);
+  INFO("on-CPU spin " << on_cpu["spin"]);
+  CHECK(on_cpu["spin"] >= 95);
+  const std::string plain = dir.file("plain.swprof");
+  REQUIRE(run({swprof_bin(), "record", "-o", plain, program("known_waits")}, dir.path()).exit_code == 0);
+  auto plain_report = run({swprof_bin(), "report", "-f", "folded", plain}, dir.path());
+  auto plain_shares = folded_shares(plain_report.out, "worker", parts);
+  INFO("plain spin " << plain_shares["spin"]);
+  CHECK(plain_shares["spin"] >= 95);
+}
+
+TEST_CASE("off-CPU: the waiting thread's off-CPU time is under the lock, in the futex", "[integration]") {
+  if (!off_cpu_permitted()) return;
+  TempDir dir;
+  const std::string out = dir.file("lock.swprof");
+  auto r = run({swprof_bin(), "record", "--off-cpu", "-o", out, program("known_contention"), "1"}, dir.path());
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  auto report = run({swprof_bin(), "report", "-f", "folded", out}, dir.path());
+  REQUIRE(report.exit_code == 0);
+  // main() loops contended_lock(); the holder thread has the lock 5 ms in 6.
+  auto shares = folded_shares(report.out, "main", {"contended_lock"});
+  INFO("contended_lock " << shares["contended_lock"] << " % of main's off-CPU time");
+  CHECK(shares["contended_lock"] >= 80);
+  std::istringstream lines(report.out);
+  double in_futex = 0, in_lock = 0;
+  for (std::string l; std::getline(lines, l);) {
+    if (l.find(";contended_lock;") == std::string::npos) continue;
+    const double w = std::stod(l.substr(l.rfind(' ') + 1));
+    in_lock += w;
+    if (l.find("pthread_mutex_lock") != std::string::npos && l.find("futex_wait") != std::string::npos &&
+        l.find("_[k]") != std::string::npos)
+      in_futex += w;
+  }
+  CHECK(in_lock > 0);
+  CHECK(in_futex >= in_lock * 0.95);
 }
 
 TEST_CASE("off-CPU: --off-cpu-min 0 writes every stack, 10ms writes short repeated waits as repeats",

@@ -12,7 +12,10 @@
  *
  *   known_waits [ITERATIONS]   (default 100, about 1 s)
  * prints "ready" when the worker starts, and at the end
- * "known_waits: N iterations in S s".
+ * "known_waits: N iterations in S s" and the worker's wall time in each
+ * function as measured ("shares: nap 40.2 wait_pipe 29.9 spin 29.9" percent):
+ * the truth a profile is compared with, since a loaded machine stretches
+ * sleeps and wake-ups.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -68,14 +71,23 @@ static void* feeder(void* arg) {
   }
 }
 
+static double in_nap, in_wait_pipe, in_spin;
+
 static void* worker(void* arg) {
   const int n = *(const int*)arg;
   printf("ready\n");
   fflush(stdout);
   for (int i = 0; i < n; i++) {
+    const double t0 = now();
     nap();
+    const double t1 = now();
     wait_pipe();
+    const double t2 = now();
     spin();
+    const double t3 = now();
+    in_nap += t1 - t0;
+    in_wait_pipe += t2 - t1;
+    in_spin += t3 - t2;
   }
   return NULL;
 }
@@ -92,5 +104,8 @@ int main(int argc, char** argv) {
   pthread_create(&work, NULL, worker, &n);
   pthread_join(work, NULL);
   printf("known_waits: %d iterations in %.3f s\n", n, now() - start);
+  const double total = in_nap + in_wait_pipe + in_spin;
+  printf("shares: nap %.1f wait_pipe %.1f spin %.1f\n", 100 * in_nap / total, 100 * in_wait_pipe / total,
+         100 * in_spin / total);
   return 0;
 }
