@@ -23,6 +23,30 @@ struct Counts {
   uint64_t total = 0;
 };
 
+// What a node counts for in the statistics. On-CPU profiles count samples.
+// Off-CPU and wall profiles count time: one off-CPU sample may stand for a
+// 2 s wait, so each node's weight is turned into sampling intervals (1 ms at
+// 1000 Hz), the samples a wall-clock sampler at the recording's rate would
+// have taken there.
+class Amount {
+ public:
+  explicit Amount(const Profile& p) : by_weight_(p.weight_kind != WeightKind::kCpu), tick_ns_(tick_ns(p.header)) {}
+  uint64_t self(const CctNode& n) const { return by_weight_ ? ticks(n.self_weight) : n.self; }
+  uint64_t total(const CctNode& n) const { return by_weight_ ? ticks(n.total_weight) : n.total; }
+
+ private:
+  static double tick_ns(const RecordingHeader& h) {
+    if (h.frequency) return 1e9 / h.frequency;
+    if (h.period && (h.event == "cpu-clock" || h.event == "task-clock")) return static_cast<double>(h.period);
+    return 1e6;
+  }
+  uint64_t ticks(uint64_t ns) const { return static_cast<uint64_t>(static_cast<double>(ns) / tick_ns_ + 0.5); }
+  bool by_weight_;
+  double tick_ns_;
+};
+
+uint64_t profile_total(const Profile& p) { return Amount(p).total(p.tree.node(CallTree::kRoot)); }
+
 // Functions of both sides, numbered in one index by (module, function).
 class FunctionIndex {
  public:
@@ -51,7 +75,9 @@ class FunctionIndex {
 // Self and total samples per function of `index`. Depth-first with a count of
 // how often each function is on the current path: a node adds its total only
 // where its function is not already above it, so recursion counts once.
-std::vector<Counts> function_counts(const CallTree& tree, FunctionIndex& index) {
+std::vector<Counts> function_counts(const Profile& profile, FunctionIndex& index) {
+  const CallTree& tree = profile.tree;
+  const Amount amount(profile);
   std::vector<uint32_t> function_of(tree.frames().size());
   for (size_t f = 0; f < tree.frames().size(); ++f) function_of[f] = index.id(tree.frame(static_cast<uint32_t>(f)));
   std::vector<Counts> counts(index.rows().size());
@@ -71,8 +97,8 @@ std::vector<Counts> function_counts(const CallTree& tree, FunctionIndex& index) 
       continue;
     }
     if (fn != kNotAFunction) {
-      counts[fn].self += n.self;
-      if (on_path[fn]++ == 0) counts[fn].total += n.total;
+      counts[fn].self += amount.self(n);
+      if (on_path[fn]++ == 0) counts[fn].total += amount.total(n);
       stack.push_back({item.node, true});
     }
     for (uint32_t c : n.children) stack.push_back({c, false});
@@ -89,7 +115,9 @@ struct ContextCounts {
   uint32_t node = 0;
 };
 
-void add_contexts(const CallTree& tree, bool current, std::unordered_map<uint64_t, ContextCounts>& out) {
+void add_contexts(const Profile& profile, bool current, std::unordered_map<uint64_t, ContextCounts>& out) {
+  const CallTree& tree = profile.tree;
+  const Amount amount(profile);
   for (uint32_t i = 1; i < tree.nodes().size(); ++i) {
     const CctNode& n = tree.node(i);
     auto [it, inserted] = out.try_emplace(n.context_id);
@@ -99,8 +127,8 @@ void add_contexts(const CallTree& tree, bool current, std::unordered_map<uint64_
       c.node = i;
     }
     Counts& side = current ? c.current : c.base;
-    side.self += n.self;
-    side.total += n.total;
+    side.self += amount.self(n);
+    side.total += amount.total(n);
   }
 }
 
@@ -153,7 +181,7 @@ DiffSide describe(const Profile& p) {
   s.source = p.source;
   s.command = p.header.command;
   s.event = p.header.event;
-  s.samples = p.tree.total();
+  s.samples = profile_total(p);
   s.duration_seconds = p.duration_seconds();
   return s;
 }
@@ -219,8 +247,8 @@ void sort_rows(std::vector<Row>& rows, Key key) {
 std::vector<FunctionDiff> diff_functions(const Profile& base, const Profile& current, const Judge& judge,
                                          const OnlyFilter& only, FailOn fail_on) {
   FunctionIndex index;
-  const std::vector<Counts> b = function_counts(base.tree, index);
-  const std::vector<Counts> c = function_counts(current.tree, index);
+  const std::vector<Counts> b = function_counts(base, index);
+  const std::vector<Counts> c = function_counts(current, index);
   std::vector<FunctionDiff> rows;
   for (size_t i = 0; i < index.rows().size(); ++i) {
     const Counts cb = i < b.size() ? b[i] : Counts{};
@@ -242,12 +270,12 @@ std::vector<FunctionDiff> diff_functions(const Profile& base, const Profile& cur
 std::vector<ContextDiff> diff_contexts(const Profile& base, const Profile& current, const Judge& judge,
                                        const OnlyFilter& only, double min_share_percent) {
   std::unordered_map<uint64_t, ContextCounts> contexts;
-  add_contexts(current.tree, true, contexts);
-  add_contexts(base.tree, false, contexts);
+  add_contexts(current, true, contexts);
+  add_contexts(base, false, contexts);
   std::vector<ContextDiff> rows;
   for (const auto& [id, counts] : contexts) {
-    const double share = std::max(percent(counts.base.total, base.tree.total()),
-                                  percent(counts.current.total, current.tree.total()));
+    const double share = std::max(percent(counts.base.total, profile_total(base)),
+                                  percent(counts.current.total, profile_total(current)));
     if (share < min_share_percent || (!counts.base.total && !counts.current.total)) continue;
     const CallTree& tree = counts.in_current ? current.tree : base.tree;
     const std::string& leaf = tree.frame(tree.node(counts.node).frame).function;
@@ -317,7 +345,7 @@ ProfileDiff diff_profiles(const Profile& base, const Profile& current, const Dif
   d.current = describe(current);
   d.options = options;
   d.warnings = comparison_warnings(base, current);
-  const Judge judge(options, base.tree.total(), current.tree.total());
+  const Judge judge(options, profile_total(base), profile_total(current));
   d.functions = diff_functions(base, current, judge, only, options.fail_on);
   d.contexts = diff_contexts(base, current, judge, only, options.min_share_percent);
   return d;

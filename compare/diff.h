@@ -10,7 +10,10 @@
 //    are not functions;
 //  - a calling context is its calling-context id (profile/call_tree.h).
 // Each side is normalized by its own total samples. A function's total
-// counts a sample once even when the function recurses.
+// counts a sample once even when the function recurses. Off-CPU and wall
+// profiles count time instead: a node's weight in sampling intervals of its
+// recording (1 ms at 1000 Hz), so a long wait counts for its length, not as
+// one sample.
 //
 // A metric (self or total share) of a function regressed when all of:
 //  - it is eligible: its share is >= min_share_percent, and its samples

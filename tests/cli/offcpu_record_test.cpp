@@ -300,6 +300,27 @@ TEST_CASE("off-CPU: the waiting thread's off-CPU time is under the lock, in the 
   CHECK(in_futex >= in_lock * 0.95);
 }
 
+TEST_CASE("off-CPU: diff of off-CPU profiles judges time: a longer wait fails the gate, the same count of waits "
+          "notwithstanding", "[integration]") {
+  if (!off_cpu_permitted()) return;
+  TempDir dir;
+  const std::string base = dir.file("base.swprof"), slower = dir.file("slower.swprof");
+  // Both runs block 60 times in nap() and 60 times in wait_pipe(); the second
+  // naps 12 ms instead of 4, so nap's share of the off-CPU time rises from
+  // about 57 % to 80 % while its share of the off-CPU samples stays at half.
+  REQUIRE(run({swprof_bin(), "record", "--off-cpu", "-o", base, program("known_waits"), "60", "4"}, dir.path())
+              .exit_code == 0);
+  REQUIRE(run({swprof_bin(), "record", "--off-cpu", "-o", slower, program("known_waits"), "60", "12"}, dir.path())
+              .exit_code == 0);
+  auto d = run({swprof_bin(), "diff", base, slower, "--only", "^(nap|wait_pipe)$"}, dir.path());
+  INFO(d.out << d.err);
+  CHECK(d.exit_code == 1);
+  CHECK(d.out.find("nap") != std::string::npos);
+  auto same = run({swprof_bin(), "diff", base, base, "--only", "^(nap|wait_pipe)$"}, dir.path());
+  INFO(same.out << same.err);
+  CHECK(same.exit_code == 0);
+}
+
 TEST_CASE("off-CPU: --off-cpu-min 0 writes every stack, 10ms writes short repeated waits as repeats",
           "[integration]") {
   if (!off_cpu_permitted()) return;

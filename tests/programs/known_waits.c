@@ -10,7 +10,7 @@
  * writer (feeder) waits on an eventfd the reader signals just before read();
  * without that handshake the write happens during nap() and read() never blocks.
  *
- *   known_waits [ITERATIONS]   (default 100, about 1 s)
+ *   known_waits [ITERATIONS [NAP_MS]]   (default 100 and 4: about 1 s)
  * prints "ready" when the worker starts, and at the end
  * "known_waits: N iterations in S s" and the worker's wall time in each
  * function as measured ("shares: nap 40.2 wait_pipe 29.9 spin 29.9" percent):
@@ -29,6 +29,7 @@
 
 static int pipe_fds[2];
 static int go_fd;
+static long nap_ms = 4;
 volatile unsigned long sink;
 
 static double now(void) {
@@ -44,7 +45,7 @@ static void sleep_ms(long ms) {
 }
 
 NOINLINE void nap(void) {
-  sleep_ms(4);
+  sleep_ms(nap_ms);
   sink++;
 }
 
@@ -95,6 +96,8 @@ static void* worker(void* arg) {
 int main(int argc, char** argv) {
   int n = argc > 1 ? atoi(argv[1]) : 100;
   if (n < 1) n = 1;
+  if (argc > 2) nap_ms = atol(argv[2]);
+  if (nap_ms < 1 || nap_ms > 999) nap_ms = 4;
   if (pipe(pipe_fds) != 0) return 1;
   go_fd = eventfd(0, 0);
   if (go_fd < 0) return 1;
