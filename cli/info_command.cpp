@@ -8,6 +8,7 @@
 #include "cli/symbolize_options.h"
 #include "cli/unwind_options.h"
 #include "common/error.h"
+#include "common/format.h"
 #include "common/text_escape.h"
 #include "output/info_text.h"
 
@@ -24,6 +25,10 @@ void print_off_cpu(const RecordingInfo& info) {
   if (info.header.off_cpu)
     std::printf("              stack size %u bytes, every %u switch-outs, repeats below %.3f ms; reports weigh %s\n",
                 o.stack_size, o.every, static_cast<double>(o.min_ns) / 1e6, terminal_safe(info.header.default_weight).c_str());
+  if (info.off_cpu_samples)
+    std::printf("              %llu (%.1f%%) off-CPU stack copies filled all %u bytes\n",
+                static_cast<unsigned long long>(info.off_cpu_truncated), percent(info.off_cpu_truncated, info.off_cpu_samples),
+                o.stack_size);
 }
 
 void print_info(const InfoResult& result) {

@@ -69,15 +69,19 @@ void add_stack_size_suggestion(TextLines& t, const RecordingInfo& info) {
 
 void add_samples(TextLines& t, const RecordingInfo& info) {
   t.add_text("\nsamples:\n");
-  t.add("  total          %llu\n", ull(info.samples));
+  if (info.off_cpu_samples)
+    t.add("  total          %llu (%llu on-CPU, %llu off-CPU)\n", ull(info.samples), ull(info.on_cpu_samples()),
+          ull(info.off_cpu_samples));
+  else
+    t.add("  total          %llu\n", ull(info.samples));
   t.add("  in kernel      %llu\n", ull(info.kernel_mode_samples));
   t.add("  lost           %llu\n", ull(info.lost));
   t.add("  throttled      %llu times\n", ull(info.throttles));
   t.add("  truncated      %llu (%.1f%%) stack copies cut at %u bytes\n", ull(info.truncated),
-        percent(info.truncated, info.samples), info.header.stack_size);
+        percent(info.truncated, info.on_cpu_samples()), info.header.stack_size);
   t.add("  stack copied   p50 %u bytes, p99 %u bytes, max %u bytes\n", info.stack_percentile(50),
         info.stack_percentile(99), info.stack_percentile(100));
-  if (info.samples) add_stack_size_suggestion(t, info);
+  if (info.on_cpu_samples()) add_stack_size_suggestion(t, info);
 }
 
 void add_threads_and_binaries(TextLines& t, const RecordingInfo& info) {

@@ -18,7 +18,9 @@ uint32_t RecordingInfo::stack_percentile(double p) const {
   return sorted[std::min(idx, sorted.size() - 1)];
 }
 
-bool RecordingInfo::stacks_cut_short() const { return samples > 0 && truncated * 100 > samples; }
+bool RecordingInfo::stacks_cut_short() const {
+  return on_cpu_samples() > 0 && truncated * 100 > on_cpu_samples();
+}
 
 uint32_t RecordingInfo::suggested_stack_size() const {
   const uint32_t current = header.stack_size;
@@ -38,10 +40,14 @@ struct InfoCollector {
 
   void operator()(const SampleView& s) {
     ++info.samples;
-    info.kernel_mode_samples += s.in_kernel;
+    info.kernel_mode_samples += s.in_kernel && !s.off_cpu;  // off-CPU samples are all taken in the kernel
     info.off_cpu_samples += s.off_cpu;
-    info.truncated += s.stack_truncated;
-    info.stack_sizes.push_back(static_cast<uint32_t>(s.stack.size()));
+    if (s.off_cpu) {
+      info.off_cpu_truncated += s.stack_truncated;  // its own --off-cpu-stack-size, not --stack-size
+    } else {
+      info.truncated += s.stack_truncated;
+      info.stack_sizes.push_back(static_cast<uint32_t>(s.stack.size()));
+    }
     if (!info.first_time || s.time < info.first_time) info.first_time = s.time;
     info.last_time = std::max(info.last_time, s.time);
     auto& t = info.threads[s.tid];

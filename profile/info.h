@@ -41,9 +41,11 @@ struct RecordingInfo {
   uint64_t samples = 0;
   uint64_t kernel_mode_samples = 0;
   uint64_t off_cpu_samples = 0;   // taken at a switch-out (--off-cpu, --wall)
+  uint64_t on_cpu_samples() const { return samples - off_cpu_samples; }
   uint64_t switch_outs = 0;       // switch records of threads going off the CPU
   uint64_t off_cpu_repeats = 0;   // switch-outs whose stack repeats a written off-CPU sample
-  uint64_t truncated = 0;
+  uint64_t truncated = 0;          // on-CPU samples whose stack copy hit --stack-size
+  uint64_t off_cpu_truncated = 0;  // off-CPU samples whose copy hit --off-cpu-stack-size
   uint64_t lost = 0;
   uint64_t throttles = 0;
   uint64_t first_time = 0;
