@@ -25,6 +25,10 @@ std::vector<std::string> known_event_names();
 
 inline constexpr uint32_t kDefaultFrequency = 999;
 
+// Binaries found only inside a process's mount namespace are embedded into
+// the recording up to this many bytes in all (--embed-max).
+inline constexpr uint64_t kDefaultEmbedMaxBytes = uint64_t{256} << 20;
+
 struct SamplingOptions {
   EventSpec event;
   uint32_t frequency = kDefaultFrequency;  // samples per second; 0 when period is used
@@ -33,6 +37,7 @@ struct SamplingOptions {
   bool inherit = true;                     // follow threads and children
   std::optional<bool> kernel;              // nullopt: on when permitted
   uint64_t buffer_bytes = 0;               // per-CPU ring buffer; 0: sized from the rate
+  uint64_t embed_max_bytes = kDefaultEmbedMaxBytes;
 };
 
 // Validates -F / -c / --stack-size / --buffer-size and fills SamplingOptions.

@@ -11,6 +11,7 @@
 #include "recording/build_id.h"
 #include "recording/recording_writer.h"
 #include "recording/records.h"
+#include "sampler/namespace_files.h"
 #include "sampler/perf_records.h"
 #include "sampler/session_summary.h"
 
@@ -21,7 +22,10 @@ class Recorder {
   using Clock = std::chrono::steady_clock;
 
   // `progress` (may be empty) hears the totals at most every 250 ms, from tick().
-  Recorder(PerfLayout layout, SessionProgressFn progress) : layout_(layout), progress_(std::move(progress)) {}
+  // Files found only inside a process's mount namespace are embedded up to
+  // `embed_max` bytes in all.
+  Recorder(PerfLayout layout, SessionProgressFn progress, uint64_t embed_max = kDefaultEmbedMaxBytes)
+      : layout_(layout), progress_(std::move(progress)), namespace_files_(embed_max) {}
 
   // Creates the file and writes the header and swprof's own vDSO image.
   void open(const std::string& path, const RecordingHeader& header);
@@ -41,10 +45,19 @@ class Recorder {
   void count(MappingRecord& m) { fill_build_id(m); }
   void count(LostRecord& l) { summary_.lost += l.count; }
   void count(ThrottleRecord& t) { summary_.throttles += t.throttled; }
+  void count(CommRecord& c) {
+    if (c.exec) namespace_files_.forget(c.pid);
+  }
+  void count(TaskRecord& t) {
+    if (t.pid == t.tid) namespace_files_.forget(t.pid);
+  }
   template <typename T>
   void count(T&) {}
 
   void fill_build_id(MappingRecord& m);
+  void write_image(const ImageRecord& image) { writer_->write(image); }
+  void copy_perf_maps();
+  void note_namespace_files();
   void write_end_record(const std::string& end_reason, std::optional<int> wait_status);
   SessionProgress progress() const;
   double elapsed_s() const { return std::chrono::duration<double>(Clock::now() - started_).count(); }
@@ -54,7 +67,9 @@ class Recorder {
   std::optional<RecordingWriter> writer_;
   SessionSummary summary_;
   std::unordered_set<uint32_t> tids_;
-  std::map<std::string, BuildId> build_ids_;
+  std::map<std::string, BuildId> build_ids_;  // of images ([vdso])
+  NamespaceFiles namespace_files_;
+  Clock::time_point last_perf_map_copy_;
   Clock::time_point started_;
   Clock::time_point last_progress_;
 };

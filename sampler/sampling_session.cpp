@@ -155,7 +155,7 @@ SessionSummary run_record(const RecordRequest& req) {
   CommandGuard command(child.pid());
   StopSignals::kill_on_abort(child.pid());
 
-  Recorder recorder(events.layout(), req.progress);
+  Recorder recorder(events.layout(), req.progress, req.sampling.embed_max_bytes);
   recorder.open(req.output, header);
 
   std::optional<int> main_status;
@@ -277,7 +277,7 @@ SessionSummary run_attach(const AttachRequest& req) {
   header.kernel_samples = events.kernel();  // opening may have fallen back to user mode only
   header.kernel_note = events.kernel_note();
 
-  Recorder recorder(events.layout(), req.progress);
+  Recorder recorder(events.layout(), req.progress, req.sampling.embed_max_bytes);
   header.target_pid = req.pid;
   header.command = command_line_of(req.pid);
   recorder.open(req.output, header);
