@@ -26,6 +26,13 @@ struct BinaryInfo {
   uint64_t mappings = 0;
   std::vector<uint8_t> build_id_bytes;
   bool executable = false;  // mapped executable at least once: code that samples can be in
+  // A binary of a process in another mount namespace (a container): where
+  // the recorder found it ("" when it could not), in which namespace, and
+  // the bytes of the copy embedded in the recording (0: none).
+  bool in_other_namespace = false;
+  std::string found_at;
+  std::string mount_ns;
+  uint64_t embedded_bytes = 0;
   // When InfoOptions::inspect_binaries and executable: what it offers the
   // unwinder and the symbolizer, the Debian package that installed it ("":
   // none), and what to do about what it lacks.
