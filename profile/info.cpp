@@ -73,7 +73,9 @@ struct InfoCollector {
   void operator()(const TaskRecord&) {}
   void operator()(const ImageRecord& img) {
     const std::string prefix = embedded_file_image_name("");
-    if (img.name.starts_with(prefix)) info.binaries[img.name.substr(prefix.size())].embedded_bytes = img.bytes.size();
+    if (!img.name.starts_with(prefix)) return;
+    info.binaries[img.name.substr(prefix.size())].embedded_bytes = img.bytes.size();
+    info.embedded->add_image(img.name, std::vector<uint8_t>(img.bytes.begin(), img.bytes.end()));
   }
   void operator()(const SwitchRecord& sw) { info.switch_outs += sw.out; }
   void operator()(const OffCpuRepeatRecord&) { ++info.off_cpu_repeats; }
@@ -118,7 +120,7 @@ UnwindQuality measure_unwinding(const std::string& recording, const UnwindOption
 }
 
 void inspect_binaries(RecordingInfo& info, const InfoOptions& options) {
-  BinaryCache binaries;
+  BinaryCache& binaries = *info.embedded;
   std::vector<std::string> paths;
   for (auto& [path, b] : info.binaries) {
     if (!b.executable || is_anonymous_path(path) || path.starts_with("[")) continue;

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,6 +60,9 @@ struct RecordingInfo {
   std::map<std::string, BinaryInfo> binaries;       // by path
   std::vector<uint32_t> stack_sizes;                // dyn_size of every sample
   std::string end_json;                             // the end record, if finalized
+  // The copies of binaries embedded in the recording (found only inside a
+  // process's mount namespace), which inspect_binaries reads before the file system.
+  std::shared_ptr<BinaryCache> embedded = std::make_shared<BinaryCache>();
 
   uint32_t stack_percentile(double p) const;        // p in [0, 100]
   // More than 1 % of the samples had their stack copy cut at --stack-size.

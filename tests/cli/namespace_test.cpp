@@ -167,6 +167,7 @@ TEST_CASE("namespace: record through unshare names the functions of a program se
   CHECK(info.find(root + "/app\n    found at /proc/") != std::string::npos);
   CHECK(info.find("/root" + root + "/app (mount namespace mnt:[") != std::string::npos);
   CHECK(info.find("), embedded ") != std::string::npos);
+  CHECK(info.find("missing: ") == std::string::npos);  // its report reads the embedded copy
 }
 
 TEST_CASE("namespace: without embedding the program's frames stay unnamed and the summary says why",
