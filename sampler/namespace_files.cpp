@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "common/format.h"
 #include "common/regular_file.h"
@@ -69,6 +70,9 @@ uint64_t NamespaceFiles::embed(const std::string& path, const std::string& open_
     warnings_.push_back("cannot read " + open_path + " (" + file.reason + "): " + path + " is not embedded");
     return 0;
   }
+  char magic[4] = {};
+  if (pread(file.value->fd.get(), magic, sizeof magic, 0) != 4 || std::memcmp(magic, "\x7f" "ELF", 4) != 0)
+    return 0;  // not a binary (a memfd of generated code, ...): nothing a report could use
   const uint64_t size = file.value->size;
   if (size > kMaxEmbeddedFileBytes || embedded_bytes_ + size > embed_max_) {
     warnings_.push_back(path + " (" + human_bytes(size) + ") is not embedded: over " +

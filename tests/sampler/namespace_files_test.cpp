@@ -114,6 +114,21 @@ TEST_CASE("namespace files: over --embed-max a warning names the file", "[namesp
   CHECK(files.notes()[0].bytes == 0);
 }
 
+TEST_CASE("namespace files: a file that is no ELF binary is not embedded", "[namespace_files]") {
+  Namespaces ns;
+  Images images;
+  NamespaceFiles files(kDefaultEmbedMaxBytes, ProcessRoots(ns.proc));
+  const std::string text = ns.dir.file("script");
+  std::ofstream(ns.proc + "/42/root" + text) << "#!/bin/sh\n";
+  MappingRecord m = ns.mapping(42, text);
+  files.resolve(m, images.sink());
+  CHECK(images.written.empty());
+  REQUIRE(files.notes().size() == 1);
+  CHECK(files.notes()[0].found_at == ns.proc + "/42/root" + text);
+  CHECK(files.notes()[0].bytes == 0);
+  CHECK(files.warnings().empty());
+}
+
 TEST_CASE("namespace files: a file found nowhere is noted without a place", "[namespace_files]") {
   Namespaces ns;
   Images images;
