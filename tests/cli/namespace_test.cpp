@@ -239,3 +239,19 @@ TEST_CASE("namespace: a JIT's perf map written inside its namespace names the ge
   CHECK(info.find("/map_files/") != std::string::npos);
   check_known_chain(out, dir.path());
 }
+
+TEST_CASE("namespace: --embed-max takes a size; a negative or malformed one is refused in one line",
+          "[integration]") {
+  TempDir dir;
+  for (const char* bad : {"-1", "abc", "12Q"}) {
+    auto r = run({swprof_bin(), "record", "--embed-max", bad, "-o", dir.file("r.swprof"), "true"}, dir.path());
+    INFO("--embed-max " << bad << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(line_count(r.err) == 1);
+    CHECK(r.err.find(std::string("invalid --embed-max '") + bad + "'") != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(dir.file("r.swprof")));
+  }
+  auto ok = run({swprof_bin(), "record", "--embed-max", "64M", "-o", dir.file("r.swprof"), "true"}, dir.path());
+  INFO(ok.err);
+  CHECK(ok.exit_code == 0);
+}
