@@ -240,7 +240,7 @@ TEST_CASE("namespace: a JIT's perf map written inside its namespace names the ge
   check_known_chain(out, dir.path());
 }
 
-TEST_CASE("namespace: --embed-max takes a size; a negative or malformed one is refused in one line",
+TEST_CASE("namespace: --embed-max takes a size and refuses a negative or malformed one in one line",
           "[integration]") {
   TempDir dir;
   for (const char* bad : {"-1", "abc", "12Q"}) {

@@ -99,7 +99,7 @@ TEST_CASE("process root: a file only inside the namespace is found through /proc
   CHECK(without_id->open_path == inside);
 }
 
-TEST_CASE("process root: map_files is the last resort; FIFOs are never accepted", "[process_root]") {
+TEST_CASE("process root: map_files is the last resort and FIFOs are never accepted", "[process_root]") {
   FakeProc p;
   ProcessRoots roots(p.proc);
   const std::string path = p.dir.file("fifo");
