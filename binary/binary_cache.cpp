@@ -7,6 +7,7 @@ namespace swprof {
 BinaryCache::Lookup BinaryCache::get(const std::string& path, const std::vector<uint8_t>& build_id) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (auto img = images_.find(path); img != images_.end()) return {img->second, false};
+  if (auto copy = embedded_copy(path, build_id)) return {copy, false};
   const std::string key = path + "\n" + to_hex(Bytes(build_id.data(), build_id.size()));
   if (auto it = by_path_.find(key); it != by_path_.end()) return it->second;
   Lookup found;
@@ -27,6 +28,16 @@ BinaryCache::Lookup BinaryCache::get(const std::string& path, const std::vector<
   }
   by_path_[key] = found;
   return found;
+}
+
+// A file embedded by the recorder (found only inside a process's mount
+// namespace): used before the file system when its build-id is the mapped one.
+std::shared_ptr<const ElfBinary> BinaryCache::embedded_copy(const std::string& path,
+                                                            const std::vector<uint8_t>& build_id) const {
+  auto img = images_.find(embedded_file_image_name(path));
+  if (img == images_.end()) return nullptr;
+  if (!build_id.empty() && img->second->build_id() != build_id) return nullptr;
+  return img->second;
 }
 
 void BinaryCache::add_image(const std::string& name, std::vector<uint8_t> bytes) {

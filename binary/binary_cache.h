@@ -13,7 +13,8 @@
 namespace swprof {
 
 // Opens each binary once (by path, checked against the recorded build-id),
-// and serves in-memory images recorded in the file (the vDSO).
+// and serves in-memory images recorded in the file (the vDSO, and embedded
+// copies of files, which come before the file system).
 class BinaryCache {
  public:
   struct Lookup {
@@ -26,6 +27,8 @@ class BinaryCache {
   std::vector<std::string> warnings() const;
 
  private:
+  std::shared_ptr<const ElfBinary> embedded_copy(const std::string& path, const std::vector<uint8_t>& build_id) const;
+
   mutable std::mutex mutex_;
   std::map<std::string, Lookup> by_path_;
   std::map<std::string, std::shared_ptr<const ElfBinary>> images_;

@@ -58,6 +58,8 @@ void add_sampling_options(CLI::App* sub, SamplingArgs& a) {
   sub->add_option("-c,--count", a.period, "sample every N events instead of at a frequency");
   sub->add_option("--stack-size", a.stack_size, "bytes of user stack copied per sample (default 32768, max 65528, multiple of 8)");
   sub->add_option("--buffer-size", a.buffer_size, "ring buffer per CPU, e.g. 8M (power of two; default sized from the rate)");
+  sub->add_option("--embed-max", a.embed_max, "most bytes of binaries found only inside the target's mount namespace "
+                                             "(a container) to embed into the recording (default 256M)");
   sub->add_flag("--kernel", a.kernel, "require kernel samples and callchains (default: on when permitted)");
   sub->add_flag("--no-kernel", a.no_kernel, "do not sample kernel mode");
   sub->add_option("-o,--output", a.output, "recording file (default swprof.data)");
@@ -82,6 +84,10 @@ SamplingOptions to_sampling_options(const SamplingArgs& a, bool inherit) {
   SamplingOptions o = make_sampling_options(a.event, parse_count(a.frequency, "-F"), parse_count(a.period, "-c"),
                                             stack.value_or(kDefaultStackSize), buffer, inherit, kernel);
   add_offcpu_args(a, o);
+  if (!a.embed_max.empty()) {
+    if (a.embed_max[0] == '-') throw Error("invalid --embed-max '" + a.embed_max + "': expected a size such as 0, 64M or 1G");
+    o.embed_max_bytes = parse_byte_size(a.embed_max, "--embed-max");
+  }
   return o;
 }
 

@@ -18,6 +18,7 @@ struct SamplingArgs {
   std::string period;
   std::string stack_size = std::to_string(kDefaultStackSize);
   std::string buffer_size;
+  std::string embed_max;
   bool no_inherit = false;
   bool kernel = false;
   bool no_kernel = false;

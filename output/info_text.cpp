@@ -84,6 +84,17 @@ void add_samples(TextLines& t, const RecordingInfo& info) {
   if (info.on_cpu_samples()) add_stack_size_suggestion(t, info);
 }
 
+// Where the recorder found a binary of a process in another mount namespace.
+void add_namespace_note(TextLines& t, const BinaryInfo& b) {
+  if (b.found_at.empty()) {
+    t.add("    not found inside mount namespace %s (the process exited before its binary could be read?)\n",
+          safe(b.mount_ns).c_str());
+    return;
+  }
+  t.add("    found at %s (mount namespace %s), %s\n", safe(b.found_at).c_str(), safe(b.mount_ns).c_str(),
+        b.embedded_bytes ? ("embedded " + human_bytes(b.embedded_bytes)).c_str() : "not embedded");
+}
+
 void add_threads_and_binaries(TextLines& t, const RecordingInfo& info) {
   t.add("\nthreads: %zu\n", info.threads.size());
   t.add("  %8s %8s %10s  %s\n", "pid", "tid", "samples", "name");
@@ -92,6 +103,7 @@ void add_threads_and_binaries(TextLines& t, const RecordingInfo& info) {
   t.add("\nbinaries: %zu\n", info.binaries.size());
   for (const auto& [path, b] : info.binaries) {
     t.add("  %-40s %s\n", b.build_id.empty() ? "(no build-id)" : safe(b.build_id).c_str(), safe(path).c_str());
+    if (b.in_other_namespace) add_namespace_note(t, b);
     if (b.report) t.add_text(format_binary_report(*b.report, b.package, b.advice));
   }
 }

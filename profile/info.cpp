@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include <nlohmann/json.hpp>
+
 #include "common/format.h"
 #include "common/text_escape.h"
 #include "recording/record_codec.h"
@@ -70,11 +72,36 @@ struct InfoCollector {
   }
   void operator()(const LostRecord& l) { info.lost += l.count; }
   void operator()(const ThrottleRecord& th) { info.throttles += th.throttled; }
-  void operator()(const EndRecord& e) { info.end_json = e.json; }
+  void operator()(const EndRecord& e) {
+    info.end_json = e.json;
+    note_namespace_files(e.json);
+  }
   void operator()(const TaskRecord&) {}
-  void operator()(const ImageRecord&) {}
+  void operator()(const ImageRecord& img) {
+    const std::string prefix = embedded_file_image_name("");
+    if (!img.name.starts_with(prefix)) return;
+    info.binaries[img.name.substr(prefix.size())].embedded_bytes = img.bytes.size();
+    info.embedded->add_image(img.name, std::vector<uint8_t>(img.bytes.begin(), img.bytes.end()));
+  }
   void operator()(const SwitchRecord& sw) { info.switch_outs += sw.out; }
   void operator()(const OffCpuRepeatRecord&) { ++info.off_cpu_repeats; }
+
+  // The recorder's notes on files of processes in other mount namespaces.
+  void note_namespace_files(const std::string& end_json) {
+    const nlohmann::json end = nlohmann::json::parse(end_json, nullptr, /*allow_exceptions=*/false);
+    if (!end.is_object() || !end.contains("namespace_files") || !end["namespace_files"].is_array()) return;
+    for (const nlohmann::json& n : end["namespace_files"]) {
+      if (!n.is_object() || !n.value("path", nlohmann::json()).is_string()) continue;
+      BinaryInfo& b = info.binaries[n["path"].get<std::string>()];
+      b.in_other_namespace = true;
+      b.found_at = string_field(n, "found_at");
+      b.mount_ns = string_field(n, "mount_ns");
+    }
+  }
+  static std::string string_field(const nlohmann::json& j, const char* key) {
+    auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+  }
 };
 
 }  // namespace
@@ -99,7 +126,7 @@ UnwindQuality measure_unwinding(const std::string& recording, const UnwindOption
 }
 
 void inspect_binaries(RecordingInfo& info, const InfoOptions& options) {
-  BinaryCache binaries;
+  BinaryCache& binaries = *info.embedded;
   std::vector<std::string> paths;
   for (auto& [path, b] : info.binaries) {
     if (!b.executable || is_anonymous_path(path) || path.starts_with("[")) continue;

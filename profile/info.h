@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +27,13 @@ struct BinaryInfo {
   uint64_t mappings = 0;
   std::vector<uint8_t> build_id_bytes;
   bool executable = false;  // mapped executable at least once: code that samples can be in
+  // A binary of a process in another mount namespace (a container): where
+  // the recorder found it ("" when it could not), in which namespace, and
+  // the bytes of the copy embedded in the recording (0: none).
+  bool in_other_namespace = false;
+  std::string found_at;
+  std::string mount_ns;
+  uint64_t embedded_bytes = 0;
   // When InfoOptions::inspect_binaries and executable: what it offers the
   // unwinder and the symbolizer, the Debian package that installed it ("":
   // none), and what to do about what it lacks.
@@ -54,6 +62,9 @@ struct RecordingInfo {
   std::map<std::string, BinaryInfo> binaries;       // by path
   std::vector<uint32_t> stack_sizes;                // dyn_size of every sample
   std::string end_json;                             // the end record, if finalized
+  // The copies of binaries embedded in the recording (found only inside a
+  // process's mount namespace), which inspect_binaries reads before the file system.
+  std::shared_ptr<BinaryCache> embedded = std::make_shared<BinaryCache>();
 
   uint32_t stack_percentile(double p) const;        // p in [0, 100]
   // More than 1 % of the samples had their stack copy cut at --stack-size.

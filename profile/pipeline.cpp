@@ -40,6 +40,10 @@ class PipelineRun {
   void operator()(const CommRecord& r) { names_.on_comm(r); }
   void operator()(const TaskRecord& r) { names_.on_task(r); }
   void operator()(const LostRecord& r) { result_.lost += r.count; }
+  void operator()(const ImageRecord& r) {
+    if (auto pid = pid_of_perf_map_image(r.name))
+      symbols_.add_recorded_perf_map(*pid, std::string_view(reinterpret_cast<const char*>(r.bytes.data()), r.bytes.size()));
+  }
   template <typename Other>
   void operator()(const Other&) {}
 

@@ -5,9 +5,12 @@
 // and stay valid until that producer is asked for the next record.
 
 #include <array>
+#include <charconv>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 
 #include "common/byte_reader.h"
@@ -119,6 +122,22 @@ struct ImageRecord {
   std::string name;
   Bytes bytes;
 };
+
+// Image names besides "[vdso]": a copy of the file a process mapped at `path`
+// (found only inside its mount namespace), and the perf map (JIT symbols) of
+// host process `pid`.
+inline std::string embedded_file_image_name(const std::string& path) { return "file:" + path; }
+inline std::string perf_map_image_name(uint32_t pid) { return "perf-map:" + std::to_string(pid); }
+// The pid of a perf_map_image_name; nullopt for any other name.
+inline std::optional<uint32_t> pid_of_perf_map_image(const std::string& name) {
+  constexpr std::string_view prefix = "perf-map:";
+  if (!name.starts_with(prefix) || name.size() == prefix.size()) return std::nullopt;
+  uint32_t pid = 0;
+  const char* end = name.data() + name.size();
+  auto [ptr, ec] = std::from_chars(name.data() + prefix.size(), end, pid);
+  if (ec != std::errc() || ptr != end) return std::nullopt;
+  return pid;
+}
 
 // Written last when a recording is finalized: JSON with the run's totals.
 struct EndRecord {

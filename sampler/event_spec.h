@@ -25,6 +25,10 @@ std::vector<std::string> known_event_names();
 
 inline constexpr uint32_t kDefaultFrequency = 999;
 
+// Binaries found only inside a process's mount namespace are embedded into
+// the recording up to this many bytes in all (--embed-max).
+inline constexpr uint64_t kDefaultEmbedMaxBytes = uint64_t{256} << 20;
+
 // Off-CPU sampling (--off-cpu, --wall): a stack at each switch-out of a
 // thread, and the switch records that time its waits.
 inline constexpr uint32_t kDefaultOffCpuStackSize = 8192;
@@ -44,6 +48,7 @@ struct SamplingOptions {
   bool inherit = true;                     // follow threads and children
   std::optional<bool> kernel;              // nullopt: on when permitted
   uint64_t buffer_bytes = 0;               // per-CPU ring buffer; 0: sized from the rate
+  uint64_t embed_max_bytes = kDefaultEmbedMaxBytes;
   std::optional<OffCpuOptions> off_cpu;    // also sample switch-outs (a second event per task and CPU)
 };
 

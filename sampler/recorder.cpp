@@ -80,6 +80,7 @@ void Recorder::write_synthesized(Record rec) {
 
 void Recorder::tick() {
   writer_->flush_if_older_than(std::chrono::milliseconds(1000));
+  if (Clock::now() - last_perf_map_copy_ >= std::chrono::milliseconds(100)) copy_perf_maps();
   if (progress_ && Clock::now() - last_progress_ >= std::chrono::milliseconds(250)) {
     last_progress_ = Clock::now();
     progress_(progress());
@@ -102,6 +103,8 @@ SessionSummary Recorder::finish(const std::string& end_reason, std::optional<int
     progress_(last);
   }
   if (thinner_) thinner_->flush();
+  copy_perf_maps();
+  note_namespace_files();
   summary_.end_reason = end_reason;
   summary_.duration_s = elapsed_s();
   summary_.threads = tids_.size();
@@ -131,6 +134,9 @@ void Recorder::write_end_record(const std::string& end_reason, std::optional<int
     end["off_cpu_repeats"] = summary_.off_cpu_repeats;
     end["off_cpu_lost"] = summary_.off_cpu_lost;
   }
+  for (const NamespaceFileNote& n : namespace_files_.notes())
+    end["namespace_files"].push_back(
+        {{"path", n.path}, {"found_at", n.found_at}, {"mount_ns", n.mount_ns}, {"embedded_bytes", n.bytes}});
   if (wait_status) end["exit_code"] = exit_code_from_wait_status(*wait_status);
   writer_->finish(EndRecord{end.dump()});
 }
@@ -142,15 +148,29 @@ void Recorder::count(SampleView& s) {
   tids_.insert(s.tid);
 }
 
+void Recorder::copy_perf_maps() {
+  last_perf_map_copy_ = Clock::now();
+  namespace_files_.copy_perf_maps([this](const ImageRecord& image) { write_image(image); });
+}
+
+void Recorder::note_namespace_files() {
+  summary_.embedded_bytes = namespace_files_.embedded_bytes();
+  for (const NamespaceFileNote& n : namespace_files_.notes()) summary_.embedded_files += n.bytes > 0;
+  summary_.warnings = namespace_files_.warnings();
+}
+
 // The kernel leaves the build-id out when the file's first page was not in
-// memory (or on kernels before 5.12); read it from the file, once per path.
+// memory (or on kernels before 5.12); read it from the file, once per mount
+// namespace and path. A file found only inside the process's mount
+// namespace is embedded before its mapping record.
 void Recorder::fill_build_id(MappingRecord& m) {
+  if (!m.path.empty() && m.path[0] == '/') {
+    namespace_files_.resolve(m, [this](const ImageRecord& image) { write_image(image); });
+    return;
+  }
   if (m.build_id_size > 0 || m.path.empty()) return;
   auto it = build_ids_.find(m.path);
-  if (it == build_ids_.end()) {
-    if (m.path[0] != '/') return;
-    it = build_ids_.emplace(m.path, read_build_id(m.path).value_or(BuildId{})).first;
-  }
+  if (it == build_ids_.end()) return;
   m.build_id_size = static_cast<uint8_t>(std::min(it->second.size(), kBuildIdMax));
   std::copy_n(it->second.begin(), m.build_id_size, m.build_id.begin());
 }

@@ -11,6 +11,7 @@
 #include "recording/build_id.h"
 #include "recording/recording_writer.h"
 #include "recording/records.h"
+#include "sampler/namespace_files.h"
 #include "sampler/offcpu_thinner.h"
 #include "sampler/perf_records.h"
 #include "sampler/session_summary.h"
@@ -22,7 +23,10 @@ class Recorder : private OffCpuThinner::Output {
   using Clock = std::chrono::steady_clock;
 
   // `progress` (may be empty) hears the totals at most every 250 ms, from tick().
-  Recorder(PerfLayout layout, SessionProgressFn progress) : layout_(layout), progress_(std::move(progress)) {}
+  // Files found only inside a process's mount namespace are embedded up to
+  // `embed_max` bytes in all.
+  Recorder(PerfLayout layout, SessionProgressFn progress, uint64_t embed_max = kDefaultEmbedMaxBytes)
+      : layout_(layout), progress_(std::move(progress)), namespace_files_(embed_max) {}
 
   // Creates the file and writes the header and swprof's own vDSO image.
   void open(const std::string& path, const RecordingHeader& header);
@@ -51,6 +55,12 @@ class Recorder : private OffCpuThinner::Output {
   void count(MappingRecord& m) { fill_build_id(m); }
   void count(LostRecord& l) { summary_.lost += l.count; }
   void count(ThrottleRecord& t) { summary_.throttles += t.throttled; }
+  void count(CommRecord& c) {
+    if (c.exec) namespace_files_.forget(c.pid);
+  }
+  void count(TaskRecord& t) {
+    if (t.pid == t.tid) namespace_files_.forget(t.pid);
+  }
   template <typename T>
   void count(T&) {}
 
@@ -59,6 +69,9 @@ class Recorder : private OffCpuThinner::Output {
   void off_cpu_sample(Bytes raw) override;
   void off_cpu_repeat(const OffCpuRepeatRecord& repeat) override;
   void fill_build_id(MappingRecord& m);
+  void write_image(const ImageRecord& image) { writer_->write(image); }
+  void copy_perf_maps();
+  void note_namespace_files();
   void write_end_record(const std::string& end_reason, std::optional<int> wait_status);
   SessionProgress progress() const;
   double elapsed_s() const { return std::chrono::duration<double>(Clock::now() - started_).count(); }
@@ -70,7 +83,9 @@ class Recorder : private OffCpuThinner::Output {
   std::optional<RecordingWriter> writer_;
   SessionSummary summary_;
   std::unordered_set<uint32_t> tids_;
-  std::map<std::string, BuildId> build_ids_;
+  std::map<std::string, BuildId> build_ids_;  // of images ([vdso])
+  NamespaceFiles namespace_files_;
+  Clock::time_point last_perf_map_copy_;
   Clock::time_point started_;
   Clock::time_point last_progress_;
 };

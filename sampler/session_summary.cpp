@@ -91,11 +91,20 @@ std::string kernel_note_line(const SessionSummary& s) {
   return s.kernel_note.empty() ? std::string() : "swprof: note: " + s.kernel_note + "\n";
 }
 
+std::string embedded_lines(const SessionSummary& s) {
+  std::string out;
+  if (s.embedded_files)
+    out += format_line("swprof: embedded %llu binaries found only inside the process's mount namespace (%s)\n",
+                       static_cast<ull>(s.embedded_files), human_bytes(s.embedded_bytes).c_str());
+  for (const std::string& w : s.warnings) out += "swprof: warning: " + w + "\n";
+  return out;
+}
+
 }  // namespace
 
 std::string format_summary(const SessionSummary& s) {
   return totals_line(s) + kernel_mode_line(s) + lost_line(s) + truncated_line(s) + throttles_line(s) +
-         malformed_line(s) + offcpu_line(s) + kernel_note_line(s);
+         malformed_line(s) + offcpu_line(s) + kernel_note_line(s) + embedded_lines(s);
 }
 
 }  // namespace swprof

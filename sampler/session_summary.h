@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace swprof {
 
@@ -34,6 +35,9 @@ struct SessionSummary {
   std::string kernel_note;
   int wait_status = 0;      // record: the command's wait status
   bool has_wait_status = false;
+  uint64_t embedded_files = 0;  // binaries found only inside a process's mount namespace, embedded
+  uint64_t embedded_bytes = 0;
+  std::vector<std::string> warnings;  // one line each
 };
 
 // The summary as the lines shown on stderr after a session.

@@ -78,6 +78,7 @@ struct Symbolizer::Impl {
   // unordered_map nodes never move: references handed out stay valid.
   std::unordered_map<AddressKey, SymbolizedAddress, AddressKeyHash> by_address;
   std::unordered_map<uint32_t, PerfMap> perf_maps;
+  std::unordered_map<uint32_t, std::string> recorded_perf_maps;  // by pid
   std::optional<KernelSymbols> kernel;
   std::unordered_map<uint64_t, SymbolizedAddress> kernel_cache;
   std::vector<std::string> warnings;
@@ -167,11 +168,20 @@ std::optional<std::string> Symbolizer::Impl::read_perf_map(const std::string& pa
   return std::move(text.value);
 }
 
+void Symbolizer::add_recorded_perf_map(uint32_t pid, std::string_view lines) {
+  impl_->recorded_perf_maps[pid].append(lines);
+  impl_->perf_maps.erase(pid);  // parsed again with these lines on next use
+}
+
 const PerfMap& Symbolizer::Impl::perf_map(uint32_t pid) {
   if (auto it = perf_maps.find(pid); it != perf_maps.end()) return it->second;
-  const std::string path = options.perf_map_dir + "/perf-" + std::to_string(pid) + ".map";
+  const auto recorded = recorded_perf_maps.find(pid);
+  const std::string path = recorded != recorded_perf_maps.end()
+                               ? "the recorded perf map of process " + std::to_string(pid)
+                               : options.perf_map_dir + "/perf-" + std::to_string(pid) + ".map";
   PerfMap map;
-  if (auto text = read_perf_map(path)) {
+  if (auto text = recorded != recorded_perf_maps.end() ? std::optional<std::string>(recorded->second)
+                                                       : read_perf_map(path)) {
     map = PerfMap::parse(*text);
     if (map.malformed_lines() > 0)
       warnings.push_back(path + ": skipped " + std::to_string(map.malformed_lines()) +

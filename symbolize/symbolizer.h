@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "unwind/address_space.h"
@@ -74,6 +75,11 @@ class Symbolizer {
   // with kallsyms. Unknown or hidden (non-root) addresses give one frame with
   // an empty function in module "[kernel]".
   const SymbolizedAddress& symbolize_kernel(uint64_t addr);
+
+  // Lines of process `pid`'s perf map kept in the recording (a JIT in
+  // another mount namespace wrote them where a report cannot look): used
+  // instead of <perf_map_dir>/perf-PID.map, the lines appended in order.
+  void add_recorded_perf_map(uint32_t pid, std::string_view lines);
 
   // Unreadable or corrupt debuginfo and similar, once per binary.
   std::vector<std::string> warnings() const;
