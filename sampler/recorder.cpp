@@ -26,7 +26,7 @@ void Recorder::handle(Bytes raw) {
 }
 
 void Recorder::write_synthesized(Record rec) {
-  if (auto* m = std::get_if<MappingRecord>(&rec)) fill_build_id(*m);
+  std::visit([&](auto& r) { count(r); }, rec);  // a mapping's build-id, a sample's totals
   writer_->write(rec);
 }
 
