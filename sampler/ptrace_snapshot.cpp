@@ -291,29 +291,38 @@ std::optional<Seized> seize(ThreadSnapshot& t) {
   return std::nullopt;
 }
 
-// Interrupts every seized thread, waits for each to stop, reads it, then
-// detaches them all (the guards).
-void read_seized(pid_t pid, std::vector<Seized>& seized, uint32_t stack_bytes) {
+// Waits for one interrupted thread to stop and reads it.
+void read_one(pid_t pid, Seized& s, uint32_t stack_bytes) {
+  StopResult r = wait_for_interrupt_stop(s.guard, kStopLimitNs);
+  if (r == StopResult::kExited) {
+    s.guard.forget();
+    s.thread->error = "exited during the snapshot";
+  } else if (r == StopResult::kTimedOut) {
+    s.thread->error = "did not stop within 2 s (uninterruptible wait?)";
+  } else {
+    read_stopped(pid, s, stack_bytes);
+  }
+}
+
+void release(Seized& s) {
+  s.guard.detach();
+  s.thread->stop_ns = now_ns() - s.interrupted_at;
+}
+
+// Interrupts every seized thread (they stop in parallel), then waits for
+// each and reads it. `one_instant`: every thread stays stopped until all are
+// read (one consistent moment); otherwise each is released once read.
+void read_seized(pid_t pid, std::vector<Seized>& seized, uint32_t stack_bytes, bool one_instant) {
   for (Seized& s : seized) {
     s.interrupted_at = now_ns();
     if (ptrace(PTRACE_INTERRUPT, s.guard.tid(), nullptr, nullptr) != 0) s.thread->error = "exited during the snapshot";
   }
   for (Seized& s : seized) {
-    if (!s.thread->error.empty()) continue;
-    StopResult r = wait_for_interrupt_stop(s.guard, kStopLimitNs);
-    if (r == StopResult::kExited) {
-      s.guard.forget();
-      s.thread->error = "exited during the snapshot";
-    } else if (r == StopResult::kTimedOut) {
-      s.thread->error = "did not stop within 2 s (uninterruptible wait?)";
-    } else {
-      read_stopped(pid, s, stack_bytes);
-    }
+    if (s.thread->error.empty()) read_one(pid, s, stack_bytes);
+    if (!one_instant) release(s);
   }
-  for (Seized& s : seized) {
-    s.guard.detach();
-    s.thread->stop_ns = now_ns() - s.interrupted_at;
-  }
+  if (one_instant)
+    for (Seized& s : seized) release(s);
 }
 
 bool wanted(const SnapshotOptions& options, pid_t tid) {
@@ -345,7 +354,7 @@ ProcessSnapshot snapshot_process(pid_t pid, const SnapshotOptions& options) {
     }
     if (!added) break;
   }
-  read_seized(pid, seized, options.stack_bytes);
+  read_seized(pid, seized, options.stack_bytes, options.stop_all);
   for (auto& [tid, t] : threads) snap.threads.push_back(std::move(t));
   return snap;
 }

@@ -196,7 +196,7 @@ void check_finished_normally(Target& target) {
 
 }  // namespace
 
-TEST_CASE("dump: each thread's chain, innermost first; blocked threads are not stopped; the program runs on",
+TEST_CASE("dump: each thread's chain, innermost first, blocked threads not stopped, and the program runs on",
           "[integration][dump]") {
   TempDir dir;
   Target target({program("known_threads3")}, dir.path());
@@ -296,7 +296,30 @@ TEST_CASE("dump killed (SIGKILL) while it takes snapshots leaves the process unt
   check_finished_normally(target);
 }
 
-TEST_CASE("dump of a stopped (SIGSTOP) process leaves it stopped; SIGCONT finishes it", "[integration][dump]") {
+TEST_CASE("dump --samples ended by SIGTERM finalizes its recording and leaves the process untraced",
+          "[integration][dump]") {
+  TempDir dir;
+  Target target({program("known_threads3")}, dir.path());
+  target.wait_settled();
+  const std::string rec = dir.file("interrupted.swprof");
+  Spawned dump = spawn({swprof_bin(), "dump", "--samples", "100000", "--interval", "5", "-o", rec, target.id()},
+                       dir.path());
+  for (int i = 0; i < 500 && !std::filesystem::exists(rec); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // a few snapshots
+  kill(dump.pid, SIGTERM);
+  ProcessResult r = wait_for(dump, 30);
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  auto s = summarize(rec);
+  CHECK(s.finalized);
+  CHECK(s.samples >= 4);
+  CHECK(s.end_json.find("interrupted by SIGTERM") != std::string::npos);
+  CHECK(target.status("TracerPid") == "0");
+  check_finished_normally(target);
+}
+
+TEST_CASE("dump of a stopped (SIGSTOP) process leaves it stopped, and SIGCONT finishes it", "[integration][dump]") {
   TempDir dir;
   Target target({program("known_threads3")}, dir.path());
   target.wait_settled();
@@ -333,7 +356,7 @@ TEST_CASE("dump never fails because threads exit during the snapshot", "[integra
   CHECK(r.out == "ready\ndone churn\n");
 }
 
-TEST_CASE("dump leaves epoll_wait, poll, select and accept to their timeouts; --stop ends epoll_wait and accept "
+TEST_CASE("dump leaves epoll_wait, poll, select and accept to their timeouts, --stop ends epoll_wait and accept "
           "with EINTR",
           "[integration][dump]") {
   TempDir dir;
