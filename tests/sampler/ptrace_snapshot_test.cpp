@@ -1,11 +1,13 @@
 #include "sampler/ptrace_snapshot.h"
 
+#include <poll.h>
 #include <signal.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <atomic>
 #include <chrono>
 #include <thread>
 
@@ -186,6 +188,61 @@ TEST_CASE("a running thread is stopped for the read and runs on", "[ptrace_snaps
   CHECK(t.ip() != 0);
   CHECK(status_field(child.pid(), "TracerPid") == "0");
   child.wait_state('R');
+}
+
+namespace {
+
+int acks_pipe[2];
+void ack_signal(int) {
+  char a = 'a';
+  (void)!write(acks_pipe[1], &a, 1);
+}
+
+}  // namespace
+
+TEST_CASE("signals that arrive while threads are stopped reach the program, none swallowed",
+          "[ptrace_snapshot][integration]") {
+  REQUIRE(pipe(acks_pipe) == 0);
+  pid_t child = fork();
+  if (child == 0) {
+    close(acks_pipe[0]);
+    struct sigaction sa {};
+    sa.sa_handler = ack_signal;
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGRTMIN, &sa, nullptr);  // real-time: every one queued, none merged
+    for (;;) pause();
+  }
+  close(acks_pipe[1]);
+  struct Reap {
+    pid_t pid;
+    ~Reap() {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+      close(acks_pipe[0]);
+    }
+  } reap{child};
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::atomic<int> sent = 0;
+  std::atomic<bool> done = false;
+  std::thread signaller([&] {
+    for (int i = 0; i < 2000; ++i) {
+      if (sigqueue(child, SIGRTMIN, sigval{}) == 0) ++sent;
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+    done = true;
+  });
+  SnapshotOptions options;
+  options.stop_all = true;
+  while (!done) snapshot_process(child, options);  // many signals come while the child is seized
+  signaller.join();
+  int acked = 0;
+  char buf[512];
+  for (int i = 0; i < 200 && acked < sent; ++i) {
+    pollfd p{acks_pipe[0], POLLIN, 0};
+    if (poll(&p, 1, 10) > 0) acked += static_cast<int>(read(acks_pipe[0], buf, sizeof buf));
+  }
+  CHECK(acked == sent);
+  CHECK(status_field(child, "TracerPid") == "0");
 }
 
 TEST_CASE("a stopped (SIGSTOP) process stays stopped", "[ptrace_snapshot][integration]") {
