@@ -19,6 +19,7 @@
 #include "common/unique_fd.h"
 #include "recording/recording_format.h"
 #include "sampler/proc.h"
+#include "sampler/stop_signals.h"
 #include "sampler/task_files.h"
 
 namespace swprof {
@@ -318,6 +319,8 @@ void read_seized(pid_t pid, std::vector<Seized>& seized, uint32_t stack_bytes, b
     if (ptrace(PTRACE_INTERRUPT, s.guard.tid(), nullptr, nullptr) != 0) s.thread->error = "exited during the snapshot";
   }
   for (Seized& s : seized) {
+    // After Ctrl-C the rest are only released.
+    if (s.thread->error.empty() && StopSignals::requested()) s.thread->error = "not read: interrupted";
     if (s.thread->error.empty()) read_one(pid, s, stack_bytes);
     if (!one_instant) release(s);
   }
@@ -343,7 +346,7 @@ ProcessSnapshot snapshot_process(pid_t pid, const SnapshotOptions& options) {
   std::vector<Seized> seized;
   // Threads started meanwhile show up in the next listing; seized threads
   // cannot start any until they are released.
-  for (int round = 0; round < 10; ++round) {
+  for (int round = 0; round < 10 && !StopSignals::requested(); ++round) {
     bool added = false;
     for (pid_t tid : list_threads(pid)) {
       if (threads.count(static_cast<uint32_t>(tid)) || !wanted(options, tid)) continue;

@@ -64,7 +64,8 @@ struct SnapshotOptions {
 void check_dump_target(pid_t pid);
 
 // Reads every thread (check_dump_target first). A thread that exits meanwhile
-// keeps its error and no registers; the others go on.
+// keeps its error and no registers; the others go on. After a stop signal
+// (StopSignals: Ctrl-C) the threads not yet read are only released.
 ProcessSnapshot snapshot_process(pid_t pid, const SnapshotOptions& options);
 
 // user_regs_struct (PTRACE_GETREGSET NT_PRSTATUS) in kX86_64RegsMask order:
