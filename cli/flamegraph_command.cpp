@@ -42,6 +42,10 @@ std::function<int()> add_flamegraph_command(CLI::App& app) {
     const FlamegraphLabels labels = flamegraph_labels(profile, kind, a->title);
     options.title = labels.title;
     options.subtitle = labels.subtitle;
+    if (profile.weight_kind != WeightKind::kCpu) {
+      options.off_cpu = true;
+      options.unit = "nanoseconds";
+    }
     const CallTree& tree = profile.tree;
     if (tree.total() == 0) throw Error("no samples to draw" + std::string(a->profile.filters_given() ? " (the filters kept none)" : ""));
     write_flamegraph(tree, options, out.stream());

@@ -14,8 +14,21 @@
 namespace swprof::cli {
 namespace {
 
+// --off-cpu / --wall recordings: what the off-CPU events left in the file.
+void print_off_cpu(const RecordingInfo& info) {
+  if (!info.header.off_cpu && !info.off_cpu_samples && !info.switch_outs && !info.off_cpu_repeats) return;
+  const auto& o = info.header.off_cpu_settings;
+  std::printf("\noff-CPU:      %llu samples with stacks, %llu switch-outs, %llu short waits as repeats\n",
+              static_cast<unsigned long long>(info.off_cpu_samples), static_cast<unsigned long long>(info.switch_outs),
+              static_cast<unsigned long long>(info.off_cpu_repeats));
+  if (info.header.off_cpu)
+    std::printf("              stack size %u bytes, every %u switch-outs, repeats below %.3f ms; reports weigh %s\n",
+                o.stack_size, o.every, static_cast<double>(o.min_ns) / 1e6, terminal_safe(info.header.default_weight).c_str());
+}
+
 void print_info(const InfoResult& result) {
   std::fputs(format_info(result.recording).c_str(), stdout);
+  print_off_cpu(result.recording);
   if (result.unwinding) {
     std::fputs(format_unwind_quality(result.unwinding->stats, result.unwinding->unwinder).c_str(), stdout);
     for (const auto& w : result.unwinding->warnings)

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "cli/profile_options.h"
+#include "common/error.h"
 #include "common/format.h"
 #include "common/text_escape.h"
 
@@ -52,9 +53,18 @@ void print_summary(const Profile& profile, const char* command) {
   for (const auto& w : profile.warnings) std::fprintf(stderr, "swprof: warning: %s\n", terminal_safe(w).c_str());
 }
 
+// A JSON profile or folded stacks keep the weight they were made with.
+void check_weight(const Profile& profile, const ProfileArgs& args, const std::string& path) {
+  const std::optional<WeightKind> asked = args.weight_kind();
+  if (!asked || *asked == profile.weight_kind) return;
+  throw Error("'" + path + "' is a profile of " + weight_kind_name(profile.weight_kind) + " weight: --weight " +
+              weight_kind_name(*asked) + " needs the recording it was made from");
+}
+
 }  // namespace
 
 Profile load_profile(const std::string& path, InputKind kind, ProfileArgs& args, const char* command, bool folded) {
+  static_cast<void>(args.weight_kind());  // a bad --weight fails before any work
   ProgressLine progress(command);
   bool from_recording = false;
   ProfileInputOptions input;
@@ -68,7 +78,10 @@ Profile load_profile(const std::string& path, InputKind kind, ProfileArgs& args,
     return options;
   };
   Profile profile = load_profile_input(path, kind, input);
-  if (!from_recording) return profile;
+  if (!from_recording) {
+    check_weight(profile, args, path);
+    return profile;
+  }
   progress.clear();
   print_summary(profile, command);
   return profile;

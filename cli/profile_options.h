@@ -1,8 +1,9 @@
 #pragma once
 // Options shared by the commands that build a profile from a recording
-// (report, flamegraph): unwinding, symbols, filters.
+// (report, flamegraph, diff, merge): unwinding, symbols, filters, weight.
 
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 namespace swprof::cli {
 
 struct ProfileArgs {
+  std::string weight;  // empty: the recording's default
   UnwindArgs unwind;
   std::vector<uint32_t> tids;
   std::vector<std::string> comms;
@@ -28,6 +30,9 @@ struct ProfileArgs {
   bool symbols_applied = false;  // apply_symbols() ran for this command
 
   void add_to(CLI::App* sub) {
+    sub->add_option("--weight", weight,
+                     "what to weigh: cpu (on-CPU time), off-cpu (time blocked or waiting) or wall (both); "
+                     "default: as recorded (--off-cpu: off-cpu, --wall: wall, else cpu)");
     unwind.add_to(sub);
     sub->add_option("--tid", tids, "keep only these threads (repeat or comma-separate)")->delimiter(',');
     sub->add_option("--comm", comms, "keep only threads with these names (repeat or comma-separate)")->delimiter(',');
@@ -47,8 +52,14 @@ struct ProfileArgs {
            reverse || no_kernel || per_thread || thread_names;
   }
 
+  std::optional<WeightKind> weight_kind() const {
+    if (weight.empty()) return std::nullopt;
+    return parse_weight_kind(weight);
+  }
+
   ProfileOptions to_options() const {
     ProfileOptions o;
+    o.weight = weight_kind();
     o.unwind = unwind.to_options();
     o.filter.tids = tids;
     o.filter.comms = comms;

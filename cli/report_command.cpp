@@ -37,6 +37,7 @@ void write_report(const Profile& profile, ReportFormat format, const ReportArgs&
     case ReportFormat::kFolded: {
       FoldedOptions o;
       o.modules = a.modules;
+      o.weights = profile.weight_kind != WeightKind::kCpu;  // an off-CPU sample stands for a whole wait
       write_folded(profile.tree, o, out);
       break;
     }

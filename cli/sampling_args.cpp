@@ -22,6 +22,21 @@ void print_progress(const SessionProgress& p) {
 
 }  // namespace
 
+void add_offcpu_args(const SamplingArgs& a, SamplingOptions& o) {
+  if (a.off_cpu && a.wall)
+    throw Error("--off-cpu and --wall cannot be used together: both record the same, --wall also weighs on-CPU time");
+  if (!a.off_cpu && !a.wall) {
+    for (const auto& [text, name] : {std::pair{&a.offcpu_stack_size, "--off-cpu-stack-size"},
+                                     std::pair{&a.offcpu_every, "--off-cpu-every"}, std::pair{&a.offcpu_min, "--off-cpu-min"}})
+      if (!text->empty()) throw Error(std::string(name) + " needs --off-cpu or --wall");
+    return;
+  }
+  const uint64_t stack = parse_count(a.offcpu_stack_size, "--off-cpu-stack-size").value_or(kDefaultOffCpuStackSize);
+  const uint64_t every = parse_count(a.offcpu_every, "--off-cpu-every").value_or(1);
+  const uint64_t min_ns = a.offcpu_min.empty() ? kDefaultOffCpuMinNs : parse_duration_ns(a.offcpu_min, "--off-cpu-min");
+  add_offcpu_options(o, a.wall, every, min_ns, stack);
+}
+
 std::optional<uint64_t> parse_count(const std::string& text, const char* option) {
   if (text.empty()) return std::nullopt;
   size_t used = 0;
@@ -46,6 +61,15 @@ void add_sampling_options(CLI::App* sub, SamplingArgs& a) {
   sub->add_flag("--kernel", a.kernel, "require kernel samples and callchains (default: on when permitted)");
   sub->add_flag("--no-kernel", a.no_kernel, "do not sample kernel mode");
   sub->add_option("-o,--output", a.output, "recording file (default swprof.data)");
+  sub->add_flag("--off-cpu", a.off_cpu, "also record where threads wait: a stack at every switch-out and the switch "
+                                        "times (needs kernel sampling); reports weigh off-CPU time");
+  sub->add_flag("--wall", a.wall, "as --off-cpu, but reports weigh wall-clock time (on-CPU + off-CPU)");
+  sub->add_option("--off-cpu-stack-size", a.offcpu_stack_size,
+                  "bytes of user stack copied per switch-out (default 8192, max 65528, multiple of 8)");
+  sub->add_option("--off-cpu-every", a.offcpu_every, "copy a stack at every Nth switch-out of a thread (default 1)");
+  sub->add_option("--off-cpu-min", a.offcpu_min,
+                  "waits shorter than this whose stack repeats a recent one are written as a reference to it "
+                  "(default 1ms; 0 writes every stack)");
 }
 
 SamplingOptions to_sampling_options(const SamplingArgs& a, bool inherit) {
@@ -55,8 +79,10 @@ SamplingOptions to_sampling_options(const SamplingArgs& a, bool inherit) {
   if (a.no_kernel) kernel = false;
   auto stack = parse_count(a.stack_size, "--stack-size");
   uint64_t buffer = a.buffer_size.empty() ? 0 : parse_byte_size(a.buffer_size, "--buffer-size");
-  return make_sampling_options(a.event, parse_count(a.frequency, "-F"), parse_count(a.period, "-c"),
-                               stack.value_or(kDefaultStackSize), buffer, inherit, kernel);
+  SamplingOptions o = make_sampling_options(a.event, parse_count(a.frequency, "-F"), parse_count(a.period, "-c"),
+                                            stack.value_or(kDefaultStackSize), buffer, inherit, kernel);
+  add_offcpu_args(a, o);
+  return o;
 }
 
 SessionProgressFn stderr_progress() {

@@ -22,6 +22,11 @@ struct SamplingArgs {
   bool kernel = false;
   bool no_kernel = false;
   std::string output = "swprof.data";
+  bool off_cpu = false;
+  bool wall = false;
+  std::string offcpu_stack_size;  // empty: not given
+  std::string offcpu_every;
+  std::string offcpu_min;
 };
 
 // A whole number given to `option`; nullopt for an empty text. Throws Error
@@ -29,6 +34,8 @@ struct SamplingArgs {
 std::optional<uint64_t> parse_count(const std::string& text, const char* option);
 
 void add_sampling_options(CLI::App* sub, SamplingArgs& args);
+// --off-cpu / --wall and their knobs into `options` (checked; throws Error).
+void add_offcpu_args(const SamplingArgs& args, SamplingOptions& options);
 SamplingOptions to_sampling_options(const SamplingArgs& args, bool inherit);
 
 // The live progress line on stderr when it is a terminal; empty otherwise.

@@ -18,11 +18,15 @@ std::function<int()> add_script_command(CLI::App& app) {
   auto path = std::make_shared<std::string>("swprof.data");
   auto unwind = std::make_shared<UnwindArgs>();
   auto symbolize = std::make_shared<SymbolizeArgs>();
+  auto weight = std::make_shared<std::string>();
   sub->add_option("file", *path, "recording file (default swprof.data)");
+  sub->add_option("--weight", *weight,
+                  "which samples: cpu (on-CPU only), off-cpu (off-CPU only) or wall (both); default: all");
   unwind->add_to(sub);
   symbolize->add_to(sub);
-  return [path, unwind, symbolize]() {
+  return [path, unwind, symbolize, weight]() {
     ScriptOptions options;
+    if (!weight->empty()) options.weight = parse_weight_kind(*weight);
     options.unwind = unwind->to_options();
     options.symbolize = symbolize->to_options();
     symbolize->apply_debuginfod();

@@ -56,4 +56,14 @@ std::string human_bytes(uint64_t n) {
   return buf;
 }
 
+std::string format_duration(uint64_t ns) {
+  char buf[64];
+  const double v = static_cast<double>(ns);
+  if (ns >= 1'000'000'000) snprintf(buf, sizeof buf, "%.3f s", v / 1e9);
+  else if (ns >= 1'000'000) snprintf(buf, sizeof buf, "%.3f ms", v / 1e6);
+  else if (ns >= 1'000) snprintf(buf, sizeof buf, "%.3f us", v / 1e3);
+  else snprintf(buf, sizeof buf, "%llu ns", static_cast<unsigned long long>(ns));
+  return buf;
+}
+
 }  // namespace swprof

@@ -19,5 +19,7 @@ inline double percent(uint64_t part, uint64_t whole) {
 }
 // "812 bytes", "3.4 KB", "12.0 MB" (powers of 1024).
 std::string human_bytes(uint64_t n);
+// "812 ns", "12.345 us", "4.012 ms", "1.250 s".
+std::string format_duration(uint64_t ns);
 
 }  // namespace swprof

@@ -164,6 +164,15 @@ void check_usable(const Profile& p) {
     throw Error("'" + p.source + "' has leaf-first stacks (--reverse); diff needs a profile written without --reverse");
 }
 
+// Shares of on-CPU time and of off-CPU or wall time answer different
+// questions: comparing them would flag every function.
+void check_same_weight(const Profile& base, const Profile& current) {
+  if (base.weight_kind == current.weight_kind) return;
+  throw Error("'" + base.source + "' weighs " + weight_kind_name(base.weight_kind) + " time and '" + current.source +
+              "' weighs " + weight_kind_name(current.weight_kind) +
+              " time: profiles of different weights cannot be compared (use the same --weight on both)");
+}
+
 std::string program_name(const Profile& p) {
   if (p.header.command.empty()) return "";
   const std::string& exe = p.header.command.front();
@@ -302,6 +311,7 @@ ProfileDiff diff_profiles(const Profile& base, const Profile& current, const Dif
   const OnlyFilter only(options.only);
   check_usable(base);
   check_usable(current);
+  check_same_weight(base, current);
   ProfileDiff d;
   d.base = describe(base);
   d.current = describe(current);

@@ -81,6 +81,8 @@
     const nodeDepth = Int32Array.from(data.nodes.depth);
     const nodeTotal = Float64Array.from(data.nodes.total);
     const nodeBase = data.nodes.base ? Float64Array.from(data.nodes.base) : null;
+    // Off-CPU and wall profiles: of each node's total (ns), the off-CPU part.
+    const nodeOff = data.nodes.off ? Float64Array.from(data.nodes.off) : null;
     const nodeCount = nodeFrame.length;
     const baseTotal = nodeBase ? Number(data.baseTotal) || 0 : 0;
     timing.parseMs = performance.now() - initStart;
@@ -173,8 +175,25 @@
       return delta > 0 ? 'rgb(236,' + fade + ',' + fade + ')' : 'rgb(' + fade + ',' + Math.round(226 - 120 * t) + ',236)';
     }
 
+    // Off-CPU mode: frames whose time is mostly off the CPU (blocked or
+    // waiting) in a cool blue palette, the others warm, as in off-CPU flame
+    // graphs; the root and thread roots keep their colours.
+    function isMostlyOffCpu(i) {
+      return nodeTotal[i] > 0 && nodeOff[i] / nodeTotal[i] >= 0.5;
+    }
+    function offCpuColor(i) {
+      const f = nodeFrame[i];
+      const kind = frameKind(f);
+      if (kind === 'root') return COLOR_ROOT;
+      if (kind === 'thread') return COLOR_THREAD;
+      const jitter = hashString(frameName[f]) % 10;
+      if (isMostlyOffCpu(i)) return 'hsl(' + (200 + 2 * jitter) + ',62%,' + (58 + jitter) + '%)';
+      return 'hsl(' + (8 + 4 * jitter) + ',82%,' + (58 + jitter) + '%)';
+    }
+
     function nodeColor(i) {
-      return nodeBase ? diffColor(i) : colorOfFrame(nodeFrame[i]);
+      if (nodeBase) return diffColor(i);
+      return nodeOff ? offCpuColor(i) : colorOfFrame(nodeFrame[i]);
     }
 
     // ---- page elements ------------------------------------------------------
@@ -479,6 +498,13 @@
       const p = parent[node];
       if (p > 0) lines.push({ text: percent(total, nodeTotal[p]) + ' of its caller ' + frameName[nodeFrame[p]] });
       lines.push({ text: 'Self: ' + count(nodeSelf[node]) + ' (' + percent(nodeSelf[node], all) + ' of all)' });
+      if (nodeOff) {
+        const off = nodeOff[node];
+        lines.push({
+          text: 'On-CPU: ' + count(total - off) + ' (' + percent(total - off, total) + '), off-CPU: ' + count(off) +
+              ' (' + percent(off, total) + ')',
+        });
+      }
       if (nodeBase) {
         const before = baseTotal > 0 ? (100 * nodeBase[node]) / baseTotal : 0;
         const now = all > 0 ? (100 * total) / all : 0;
@@ -674,6 +700,10 @@
         item('rgb(236,50,50)', 'more ' + unit + ' than the base profile');
         item('rgb(50,106,236)', 'fewer than the base profile');
         item('rgb(226,226,222)', 'unchanged');
+      } else if (nodeOff) {
+        item('hsl(208,62%,62%)', 'blue: mostly off-CPU (blocked or waiting)').parentNode.classList.add('off-cpu');
+        item('hsl(24,82%,62%)', 'warm: on-CPU');
+        if (kinds.has('thread')) item(COLOR_THREAD, 'thread');
       } else {
         item('linear-gradient(90deg, hsl(0,62%,66%), hsl(54,62%,66%), hsl(212,62%,66%), hsl(332,62%,66%))',
             'code, coloured by module');
@@ -782,6 +812,7 @@
           frames: frameCount,
           total: nodeTotal[0],
           differential: !!nodeBase,
+          offCpu: !!nodeOff,
           search: {
             query: searchInput.value,
             regex: regexBox.checked,
@@ -823,6 +854,7 @@
           name: frameName[f], module: modules[frameModule[f]], file: files[frameFile[f]], line: frameLine[f],
           flags: frameFlags[f], total: nodeTotal[node], self: nodeSelf[node], depth: nodeDepth[node],
           parent: parent[node], base: nodeBase ? nodeBase[node] : null, color: nodeColor(node),
+          off: nodeOff ? nodeOff[node] : null,
         };
       },
       // Client rectangle where a node is drawn, or null when it is not drawn.

@@ -29,7 +29,8 @@ namespace {
 //   },
 //   "nodes": {                                  // pre-order; node 0 is the root
 //     "frame": [...], "depth": [...],           // root depth 0, child = parent + 1
-//     "total": [...],                           // samples through the node
+//     "total": [...],                           // samples through the node (off_cpu: its weight, ns)
+//     "off": [...],                             // off_cpu only: of total, off-CPU ns
 //     "base": [...]                             // differential only
 //   },
 //   "baseTotal": 123                            // differential only
@@ -106,7 +107,7 @@ class FlamegraphData {
   // Pre-order walk from the root, leaving out nodes below the threshold.
   // Node frames are tree frame indices until build_frames.
   void collect_nodes() {
-    const double threshold = options_.min_fraction * static_cast<double>(tree_.total());
+    const double threshold = options_.min_fraction * static_cast<double>(width(tree_.node(CallTree::kRoot)));
     std::vector<std::pair<uint32_t, uint32_t>> stack{{CallTree::kRoot, 0}};  // (tree node, depth)
     std::vector<uint32_t> children;
     while (!stack.empty()) {
@@ -116,7 +117,7 @@ class FlamegraphData {
       nodes_.push_back({id, node.frame, depth});
       children.clear();
       for (uint32_t c : node.children) {
-        const uint64_t total = tree_.node(c).total;
+        const uint64_t total = width(tree_.node(c));
         if (total > 0 && static_cast<double>(total) >= threshold) children.push_back(c);
       }
       std::sort(children.begin(), children.end(),
@@ -139,6 +140,8 @@ class FlamegraphData {
     }
     for (PageNode& n : nodes_) n.frame = n.frame == CallTree::kNoFrame ? 0 : page_index[n.frame];
   }
+
+  uint64_t width(const CctNode& n) const { return options_.off_cpu ? n.total_weight : n.total; }
 
   static void append_number(std::string& out, uint64_t value) {
     char buffer[24];
@@ -206,7 +209,11 @@ class FlamegraphData {
     out += ',';
     append_array(out, "depth", nodes_, [](const PageNode& n) { return n.depth; });
     out += ',';
-    append_array(out, "total", nodes_, [this](const PageNode& n) { return tree_.node(n.tree_node).total; });
+    append_array(out, "total", nodes_, [this](const PageNode& n) { return width(tree_.node(n.tree_node)); });
+    if (options_.off_cpu) {
+      out += ',';
+      append_array(out, "off", nodes_, [this](const PageNode& n) { return tree_.node(n.tree_node).total_off_weight; });
+    }
     if (options_.differential) {
       out += ',';
       append_array(out, "base", nodes_, [this](const PageNode& n) { return options_.base_totals[n.tree_node]; });

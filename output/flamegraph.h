@@ -1,7 +1,8 @@
 #pragma once
 // Interactive flame graph: one self-contained HTML page (no network, no
 // external files) drawn on a <canvas> by the embedded script in
-// flamegraph_templates/. Width is by samples through a node (its total).
+// flamegraph_templates/. Width is by samples through a node (its total), or
+// by its weight in off-CPU and wall profiles (FlamegraphOptions::off_cpu).
 //
 // The page embeds the profile as compact JSON in
 // <script type="application/json" id="swprof-data"> (see flamegraph_data in
@@ -23,6 +24,10 @@ struct FlamegraphOptions {
   std::string subtitle;
   bool icicle = false;             // root at the top (initial state; the page can toggle)
   std::string unit = "samples";    // what a count is, for the page's texts
+  // Off-CPU and wall profiles: widths by the nodes' weights (ns) instead of
+  // their samples, and each node's off-CPU part in the page ("off"), which
+  // colours mostly off-CPU frames blue and the others warm.
+  bool off_cpu = false;
   // Nodes whose total is below this fraction of all samples are left out of
   // the page (with their subtrees); 0 keeps every node. The page itself merges
   // frames narrower than half a pixel at the current zoom, so this is only to

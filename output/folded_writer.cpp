@@ -50,7 +50,8 @@ void write_folded(const CallTree& tree, const FoldedOptions& options, std::ostre
     path.resize(item.path_len);
     if (!path.empty()) path += ';';
     path += names[n.frame];
-    if (n.self) lines.push_back(path + ' ' + std::to_string(n.self));
+    const uint64_t value = options.weights ? n.self_weight : n.self;
+    if (value) lines.push_back(path + ' ' + std::to_string(value));
     for (auto it = n.children.rbegin(); it != n.children.rend(); ++it) stack.push_back({*it, path.size()});
   }
   std::sort(lines.begin(), lines.end());

@@ -10,6 +10,7 @@ namespace swprof {
 
 struct FoldedOptions {
   bool modules = false;  // "module`function" instead of "function"
+  bool weights = false;  // each stack's weight (ns of off-CPU or wall time) instead of its samples
 };
 // Brendan Gregg's folded stacks: "root;...;leaf count", one line per distinct
 // stack, sorted. Inline, kernel and guessed frames carry the _[i], _[k], _[g]

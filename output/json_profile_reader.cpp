@@ -67,6 +67,7 @@ void read_metadata(const json& m, const std::string& path, Profile& p) {
   p.samples_read = json_number_or(m, "samples_read", uint64_t{0});
   p.lost = json_number_or(m, "lost", uint64_t{0});
   p.weight_unit = m.value("weight_unit", "events");
+  p.weight_kind = parse_weight_kind(m.value("weight_kind", "cpu"));  // absent before off-CPU profiles: cpu
   p.reversed = m.value("reversed", false);
   // At most ~584 years, so that the nanoseconds fit in 64 bits.
   const double duration = json_number_or(m, "duration_seconds", 0.0);
@@ -151,9 +152,13 @@ uint64_t read_node(const json& n, size_t i, const std::vector<uint32_t>& frame_i
                 " but its stack gives " + format_context_id(tree.node(id).context_id));
   const uint64_t self = field<uint64_t>(n, "self");
   const uint64_t self_weight = json_number_or(n, "self_weight", uint64_t{0});
-  if (self || self_weight) tree.add_self(id, self, self_weight);
+  const uint64_t self_off = json_number_or(n, "self_off_cpu_weight", uint64_t{0});
+  if (self_off > self_weight)
+    throw Error("node " + std::to_string(i) + " has more off-CPU weight than weight");
+  if (self || self_weight) tree.add_self(id, self, self_weight, self_off);
   const uint64_t total = field<uint64_t>(n, "total");
   static_cast<void>(json_number_or(n, "total_weight", uint64_t{0}));  // must be a count when present (sum not checked)
+  static_cast<void>(json_number_or(n, "total_off_cpu_weight", uint64_t{0}));
   return total;
 }
 

@@ -17,7 +17,7 @@ using nlohmann::json;
 
 json header_json(const Profile& p) {
   const RecordingHeader& h = p.header;
-  return json{{"source", p.source},
+  json j{{"source", p.source},
               {"mode", h.mode},
               {"command", h.command},
               {"target_pid", h.target_pid},
@@ -34,6 +34,9 @@ json header_json(const Profile& p) {
               {"weight_unit", p.weight_unit},
               {"reversed", p.reversed},
               {"swprof_version", SWPROF_VERSION}};
+  // Absent means cpu: profiles of on-CPU samples read as before.
+  if (p.weight_kind != WeightKind::kCpu) j["weight_kind"] = weight_kind_name(p.weight_kind);
+  return j;
 }
 
 json unwind_json(const Profile& p) {
@@ -74,7 +77,7 @@ void write_frames(const CallTree& tree, std::ostream& out) {
 
 // Nodes in depth-first order: a node's parent always comes before it, and
 // its position in this array is its index.
-void write_nodes(const CallTree& tree, std::ostream& out) {
+void write_nodes(const CallTree& tree, bool off_cpu, std::ostream& out) {
   out << "\"nodes\": [";
   std::vector<int64_t> index(tree.nodes().size(), -1);
   std::vector<uint32_t> stack{CallTree::kRoot};
@@ -91,6 +94,10 @@ void write_nodes(const CallTree& tree, std::ostream& out) {
            {"total", n.total},
            {"self_weight", n.self_weight},
            {"total_weight", n.total_weight}};
+    if (off_cpu) {
+      j["self_off_cpu_weight"] = n.self_off_weight;
+      j["total_off_cpu_weight"] = n.total_off_weight;
+    }
     out << (next ? ",\n " : "\n ") << j.dump();
     ++next;
     for (auto it = n.children.rbegin(); it != n.children.rend(); ++it) stack.push_back(*it);
@@ -129,7 +136,7 @@ void write_json_profile(const Profile& p, std::ostream& out) {
   out << "\"threads\": " << dump_json(threads_json(p)) << ",\n";
   out << "\"warnings\": " << dump_json(json(p.warnings)) << ",\n";
   write_frames(p.tree, out);
-  write_nodes(p.tree, out);
+  write_nodes(p.tree, p.weight_kind != WeightKind::kCpu, out);
   write_functions(p, out);
   out << "}\n";
 }

@@ -1,6 +1,7 @@
 #include "output/script_writer.h"
 
 #include "common/error.h"
+#include "common/format.h"
 #include "common/text_escape.h"
 #include "profile/pipeline.h"
 
@@ -65,11 +66,17 @@ namespace {
 // kernel frames and its user frames, leaf first, and an empty line.
 class ScriptSink : public SampleSink {
  public:
-  explicit ScriptSink(FILE* out) : out_(out) {}
+  ScriptSink(FILE* out, std::optional<WeightKind> weight) : out_(out), weight_(weight) {}
 
   void begin(const RecordingHeader& header) override {
     event_ = terminal_safe(header.event);
     start_ns_ = header.start_monotonic_ns;
+    if (weight_) resolve_weight_kind(header, weight_);  // refuses what the recording cannot give
+  }
+
+  SampleKinds kinds() const override {
+    if (!weight_) return {};
+    return SampleKinds{*weight_ != WeightKind::kOffCpu, *weight_ != WeightKind::kCpu};
   }
 
   void add(const PipelineSample& s) override {
@@ -89,12 +96,24 @@ class ScriptSink : public SampleSink {
     const UnwoundSample& u = s.unwound;
     const double t = u.time >= start_ns_ ? static_cast<double>(u.time - start_ns_) / 1e9 : 0.0;
     const std::string comm = s.named_by_record ? terminal_safe(s.comm) : "?";
+    if (s.kind == SampleKind::kOffCpu) {
+      fprintf(out_, "%s %u/%u [%03u] %.6f: off-cpu %s (%s) (%s)\n", comm.c_str(), u.pid, u.tid, u.cpu, t,
+              format_duration(s.weight).c_str(), off_cpu_state(s.off_cpu), walk_end_name(u.walk.end));
+      return;
+    }
     fprintf(out_, "%s %u/%u [%03u] %.6f: %llu %s%s (%s)\n", comm.c_str(), u.pid, u.tid, u.cpu, t,
             static_cast<unsigned long long>(u.period), event_.c_str(), u.in_kernel ? " in-kernel" : "",
             walk_end_name(u.walk.end));
   }
 
+  static const char* off_cpu_state(const OffCpuWeight* w) {
+    if (!w || !w->matched) return "unmatched";
+    if (w->open) return "open";
+    return w->preempted ? "preempted" : "blocked";
+  }
+
   FILE* out_;
+  std::optional<WeightKind> weight_;
   std::string event_;  // terminal_safe
   uint64_t start_ns_ = 0;
 };
@@ -103,7 +122,7 @@ class ScriptSink : public SampleSink {
 
 UnwindStats write_script(const std::string& recording, const ScriptOptions& options, FILE* out,
                          std::vector<std::string>* warnings) {
-  ScriptSink sink(out);
+  ScriptSink sink(out, options.weight);
   PipelineOptions pipeline;
   pipeline.unwind = options.unwind;
   pipeline.symbols = options.symbolize;

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "profile/profile.h"
 #include "symbolize/symbolizer.h"
 #include "unwind/recording_unwinder.h"
 
@@ -13,9 +14,15 @@ namespace swprof {
 struct ScriptOptions {
   UnwindOptions unwind;
   SymbolizerOptions symbolize;
+  // nullopt: every sample; cpu: on-CPU samples only; off-cpu: off-CPU samples
+  // only; wall: both (the recording must have off-CPU data for the last two).
+  std::optional<WeightKind> weight;
 };
 
-// Writes the script text to `out`; returns the unwinding statistics.
+// Writes the script text to `out`; returns the unwinding statistics. An
+// off-CPU sample's header line gives its time off the CPU in place of the
+// period: "off-cpu 4.012 ms (blocked)", "(preempted)", "(open)" (still off
+// at the end of the recording) or "(unmatched)" (no switch-out record).
 UnwindStats write_script(const std::string& recording, const ScriptOptions& options, FILE* out,
                          std::vector<std::string>* warnings);
 

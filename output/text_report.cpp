@@ -7,11 +7,40 @@
 #include <cstdio>
 #include <numeric>
 
+#include "common/format.h"
 #include "common/text_escape.h"
 #include "profile/info.h"
 
 namespace swprof {
 namespace {
+
+// What the percentages and the third column measure: samples in cpu
+// profiles (a sample there is a fixed slice of time or events), nanoseconds
+// in off-CPU and wall profiles (an off-CPU sample stands for a whole wait).
+struct Measure {
+  bool time;
+
+  explicit Measure(const Profile& p) : time(p.weight_kind != WeightKind::kCpu) {}
+  uint64_t self(const CallTree::FrameTotals& t) const { return time ? t.self_weight : t.self; }
+  uint64_t total(const CallTree::FrameTotals& t) const { return time ? t.total_weight : t.total; }
+  uint64_t self(const CctNode& n) const { return time ? n.self_weight : n.self; }
+  uint64_t total(const CctNode& n) const { return time ? n.total_weight : n.total; }
+  uint64_t whole(const CallTree& tree) const { return time ? tree.total_weight() : tree.total(); }
+};
+
+// "  weight:    wall time (on-CPU 30.1 %, off-CPU 69.9 %)": only for
+// profiles that weigh off-CPU time.
+void write_weight(const Profile& p, std::ostream& out) {
+  if (p.weight_kind == WeightKind::kCpu) return;
+  const uint64_t all = p.tree.total_weight(), off = p.tree.total_off_weight();
+  char line[160];
+  if (p.weight_kind == WeightKind::kOffCpu)
+    snprintf(line, sizeof line, "  weight:    off-CPU time (%s, blocked or waiting)\n", format_duration(off).c_str());
+  else
+    snprintf(line, sizeof line, "  weight:    wall time %s (on-CPU %.1f %%, off-CPU %.1f %%)\n",
+             format_duration(all).c_str(), percent(all - off, all), percent(off, all));
+  out << line;
+}
 
 // Names and paths come from the profiled program: shown with terminal_safe.
 void write_frame(const CctFrame& f, std::ostream& out) {
@@ -45,27 +74,35 @@ void write_header(const Profile& p, std::ostream& out) {
            percent(u.complete, u.unwindable()), u.samples ? static_cast<double>(u.frames) / static_cast<double>(u.samples) : 0.0,
            u.guessed_frames, p.unwinder == UnwinderChoice::kChain ? "stepper chain" : "libunwind");
   out << line;
+  write_weight(p, out);
 }
 
 void write_top(const Profile& p, size_t top, std::ostream& out) {
   const CallTree& tree = p.tree;
+  const Measure m(p);
   const auto totals = function_totals(p);
   std::vector<uint32_t> order(totals.size());
   std::iota(order.begin(), order.end(), 0u);
   std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    if (totals[a].self != totals[b].self) return totals[a].self > totals[b].self;
-    return totals[a].total > totals[b].total;
+    if (m.self(totals[a]) != m.self(totals[b])) return m.self(totals[a]) > m.self(totals[b]);
+    return m.total(totals[a]) > m.total(totals[b]);
   });
-  out << "\nTop functions by self samples:\n";
-  out << "   Self%   Total%   Samples  Function  [module]\n";
+  out << (m.time ? "\nTop functions by self time:\n" : "\nTop functions by self samples:\n");
+  out << (m.time ? "   Self%   Total%         Time  Function  [module]\n"
+                 : "   Self%   Total%   Samples  Function  [module]\n");
   char line[128];
   size_t shown = 0;
+  const uint64_t whole = m.whole(tree);
   for (uint32_t id : order) {
-    if (shown == top || totals[id].self == 0) break;
+    if (shown == top || m.self(totals[id]) == 0) break;
     const CctFrame& f = tree.frame(id);
     if (f.flags & kCctThread) continue;
-    snprintf(line, sizeof line, "  %6.2f  %7.2f  %8" PRIu64 "  ", percent(totals[id].self, tree.total()),
-             percent(totals[id].total, tree.total()), totals[id].self);
+    if (m.time)
+      snprintf(line, sizeof line, "  %6.2f  %7.2f  %11s  ", percent(m.self(totals[id]), whole),
+               percent(m.total(totals[id]), whole), format_duration(totals[id].self_weight).c_str());
+    else
+      snprintf(line, sizeof line, "  %6.2f  %7.2f  %8" PRIu64 "  ", percent(totals[id].self, whole),
+               percent(totals[id].total, whole), totals[id].self);
     out << line;
     write_frame(f, out);
     ++shown;
@@ -75,12 +112,14 @@ void write_top(const Profile& p, size_t top, std::ostream& out) {
 
 void write_tree(const Profile& p, double min_percent, std::ostream& out) {
   const CallTree& tree = p.tree;
+  const Measure m(p);
+  const uint64_t whole = m.whole(tree);
   char line[64];
   snprintf(line, sizeof line, "%.2g", min_percent);
   out << "\nCalling-context tree (total%, self%";
-  if (min_percent > 0) out << "; nodes under " << line << "% of samples hidden";
+  if (min_percent > 0) out << "; nodes under " << line << (m.time ? "% of the time hidden" : "% of samples hidden");
   out << "):\n";
-  const double min_samples = min_percent / 100.0 * static_cast<double>(tree.total());
+  const double min_samples = min_percent / 100.0 * static_cast<double>(whole);
   struct Item {
     uint32_t node;
     uint32_t depth;
@@ -89,12 +128,12 @@ void write_tree(const Profile& p, double min_percent, std::ostream& out) {
   auto push_children = [&](uint32_t node, uint32_t depth) {
     std::vector<uint32_t> kids = tree.node(node).children;
     std::stable_sort(kids.begin(), kids.end(),
-                     [&](uint32_t a, uint32_t b) { return tree.node(a).total > tree.node(b).total; });
+                     [&](uint32_t a, uint32_t b) { return m.total(tree.node(a)) > m.total(tree.node(b)); });
     for (auto it = kids.rbegin(); it != kids.rend(); ++it)
-      if (static_cast<double>(tree.node(*it).total) >= min_samples && tree.node(*it).total > 0)
+      if (static_cast<double>(m.total(tree.node(*it))) >= min_samples && m.total(tree.node(*it)) > 0)
         stack.push_back({*it, depth});
   };
-  snprintf(line, sizeof line, "%7.2f%%  %6.2f%%  ", 100.0, percent(tree.node(CallTree::kRoot).self, tree.total()));
+  snprintf(line, sizeof line, "%7.2f%%  %6.2f%%  ", 100.0, percent(m.self(tree.node(CallTree::kRoot)), whole));
   out << line << "all\n";
   push_children(CallTree::kRoot, 1);
   while (!stack.empty()) {
@@ -102,7 +141,7 @@ void write_tree(const Profile& p, double min_percent, std::ostream& out) {
     stack.pop_back();
     const CctNode& n = tree.node(item.node);
     const CctFrame& f = tree.frame(n.frame);
-    snprintf(line, sizeof line, "%7.2f%%  %6.2f%%  ", percent(n.total, tree.total()), percent(n.self, tree.total()));
+    snprintf(line, sizeof line, "%7.2f%%  %6.2f%%  ", percent(m.total(n), whole), percent(m.self(n), whole));
     out << line << std::string(2 * item.depth, ' ');
     write_frame(f, out);
     push_children(item.node, item.depth + 1);

@@ -59,25 +59,31 @@ uint32_t CallTree::child(uint32_t parent, uint32_t frame) {
   return it->second;
 }
 
-void CallTree::add(std::span<const uint32_t> stack_root_first, uint64_t count, uint64_t weight) {
+void CallTree::add(std::span<const uint32_t> stack_root_first, uint64_t count, uint64_t weight, uint64_t off_weight) {
   uint32_t at = kRoot;
-  nodes_[at].total += count;
-  nodes_[at].total_weight += weight;
+  auto add_total = [&](CctNode& n) {
+    n.total += count;
+    n.total_weight += weight;
+    n.total_off_weight += off_weight;
+  };
+  add_total(nodes_[at]);
   for (uint32_t frame : stack_root_first) {
     at = child(at, frame);
-    nodes_[at].total += count;
-    nodes_[at].total_weight += weight;
+    add_total(nodes_[at]);
   }
   nodes_[at].self += count;
   nodes_[at].self_weight += weight;
+  nodes_[at].self_off_weight += off_weight;
 }
 
-void CallTree::add_self(uint32_t node, uint64_t count, uint64_t weight) {
+void CallTree::add_self(uint32_t node, uint64_t count, uint64_t weight, uint64_t off_weight) {
   nodes_[node].self += count;
   nodes_[node].self_weight += weight;
+  nodes_[node].self_off_weight += off_weight;
   for (uint32_t at = node;; at = nodes_[at].parent) {
     nodes_[at].total += count;
     nodes_[at].total_weight += weight;
+    nodes_[at].total_off_weight += off_weight;
     if (at == kRoot) break;
   }
 }
@@ -91,7 +97,7 @@ void CallTree::add_tree(const CallTree& from) {
   for (uint32_t id = 0; id < from.nodes().size(); ++id) {
     const CctNode& n = from.node(id);
     if (id != kRoot) node_here[id] = child(node_here[n.parent], frame_here[n.frame]);
-    if (n.self || n.self_weight) add_self(node_here[id], n.self, n.self_weight);
+    if (n.self || n.self_weight) add_self(node_here[id], n.self, n.self_weight, n.self_off_weight);
   }
 }
 

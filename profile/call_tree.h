@@ -35,8 +35,10 @@ struct CctNode {
   uint64_t context_id = 0;
   uint64_t self = 0;     // samples whose leaf is this node
   uint64_t total = 0;    // samples through this node
-  uint64_t self_weight = 0;   // sum of sample periods (ns for cpu-clock)
+  uint64_t self_weight = 0;   // sum of the selected weight (periods, ns for cpu-clock; see WeightKind)
   uint64_t total_weight = 0;
+  uint64_t self_off_weight = 0;   // of self_weight, off-CPU nanoseconds
+  uint64_t total_off_weight = 0;  // of total_weight, off-CPU nanoseconds
   std::vector<uint32_t> children;
 };
 
@@ -50,10 +52,12 @@ class CallTree {
   // The frame's index, adding it on first sight. Frames are the same when
   // function, module and flags are; file and line are kept from the first.
   uint32_t intern(const CctFrame& frame);
-  // Adds `count` samples of weight `weight` for a stack given root first.
-  void add(std::span<const uint32_t> stack_root_first, uint64_t count, uint64_t weight);
-  // Adds `count` samples of weight `weight` whose leaf is the existing `node`.
-  void add_self(uint32_t node, uint64_t count, uint64_t weight);
+  // Adds `count` samples of weight `weight` for a stack given root first;
+  // `off_weight` of that weight is off-CPU time.
+  void add(std::span<const uint32_t> stack_root_first, uint64_t count, uint64_t weight, uint64_t off_weight = 0);
+  // Adds `count` samples of weight `weight` (`off_weight` of it off-CPU)
+  // whose leaf is the existing `node`.
+  void add_self(uint32_t node, uint64_t count, uint64_t weight, uint64_t off_weight = 0);
   // The child of `parent` for `frame`, created if missing (counts zero).
   uint32_t child(uint32_t parent, uint32_t frame);
   // Adds every sample of `from` at the same stack here (frames matched by
@@ -66,6 +70,7 @@ class CallTree {
   const std::vector<CctFrame>& frames() const { return frames_; }
   uint64_t total() const { return nodes_[kRoot].total; }
   uint64_t total_weight() const { return nodes_[kRoot].total_weight; }
+  uint64_t total_off_weight() const { return nodes_[kRoot].total_off_weight; }
 
   // Orders every node's children by (function, module, flags), so every
   // output is deterministic.

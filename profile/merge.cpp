@@ -14,11 +14,15 @@ void ProfileMerger::add(const Profile& p) {
     merged_.weight_unit = p.weight_unit;
     merged_.unwinder = p.unwinder;
     merged_.reversed = p.reversed;
+    merged_.weight_kind = p.weight_kind;
   } else {
     const std::string& first_source = sources_.front();
     if (p.reversed != merged_.reversed)
       throw Error("'" + p.source + "' has " + (p.reversed ? "leaf-first (--reverse)" : "root-first") +
                   " stacks and '" + first_source + "' does not: they cannot be merged");
+    if (p.weight_kind != merged_.weight_kind)
+      throw Error("'" + p.source + "' weighs " + weight_kind_name(p.weight_kind) + " time and '" + first_source +
+                  "' " + weight_kind_name(merged_.weight_kind) + " time: they cannot be merged (use the same --weight)");
     if (p.header.command != merged_.header.command)
       warnings_.push_back("'" + p.source + "' profiles '" + quote_command(p.header.command) + "', '" + first_source +
                           "' profiles '" + quote_command(merged_.header.command) + "'; merged anyway");

@@ -18,17 +18,23 @@ class PipelineRun {
       : reader_(reader),
         options_(options),
         sink_(sink),
+        kinds_(sink.kinds()),
         filter_(options.filter, reader.header().start_monotonic_ns),
         symbols_(options.symbols) {
     result_.header = reader.header();
+    if (reader.header().off_cpu && kinds_.off_cpu) intervals_ = OffCpuIntervals::read(reader.path());
   }
 
   void on_sample(const UnwoundSample& s) {
     count_read(s.time);
+    if (!(s.off_cpu ? kinds_.off_cpu : kinds_.on_cpu)) return;
     const std::string& comm = names_.name(s.tid);
     if (!filter_.keep(s.time, s.tid, comm)) return;
     symbolize(s);
-    sink_.add(PipelineSample{s, comm, names_.named_by_record(s.tid), user_symbols_, kernel_symbols_});
+    const OffCpuWeight* off = s.off_cpu ? intervals_.weight(s.tid, s.time) : nullptr;
+    const uint64_t weight = s.off_cpu ? (off ? off->weight_ns : 0) : s.period;
+    sink_.add(PipelineSample{s, comm, names_.named_by_record(s.tid), user_symbols_, kernel_symbols_,
+                             s.off_cpu ? SampleKind::kOffCpu : SampleKind::kOnCpu, weight, off});
   }
 
   void operator()(const CommRecord& r) { names_.on_comm(r); }
@@ -85,6 +91,8 @@ class PipelineRun {
   RecordingReader& reader_;
   const PipelineOptions& options_;
   SampleSink& sink_;
+  const SampleKinds kinds_;
+  OffCpuIntervals intervals_;
   const Clock::time_point started_ = Clock::now();
   SampleFilter filter_;
   ThreadNames names_;

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "profile/off_cpu_intervals.h"
 #include "profile/sample_filter.h"
 #include "recording/recording_reader.h"
 #include "symbolize/symbolizer.h"
@@ -42,6 +43,11 @@ struct PipelineOptions {
   std::function<void(const ProfileProgress&)> progress;
 };
 
+enum class SampleKind : uint8_t {
+  kOnCpu,   // a timer (or other event) sample: weighs its period
+  kOffCpu,  // taken as the thread was switched out: weighs its time off the CPU
+};
+
 // A kept sample, symbolized: user_symbols[i] names unwound.walk.frames[i]
 // and kernel_symbols[i] names unwound.kernel_ips[i] (both leaf first);
 // kernel_symbols is empty when the filter leaves kernel frames out.
@@ -51,6 +57,19 @@ struct PipelineSample {
   bool named_by_record;     // a COMM record named the thread (its name is not only inherited)
   const std::vector<const SymbolizedAddress*>& user_symbols;
   const std::vector<const SymbolizedAddress*>& kernel_symbols;
+  SampleKind kind = SampleKind::kOnCpu;
+  // On-CPU: the sample's period (ns for time-based events); off-CPU: the
+  // nanoseconds charged to it (OffCpuIntervals), 0 when none were.
+  uint64_t weight = 0;
+  const OffCpuWeight* off_cpu = nullptr;  // off-CPU samples the intervals know; else null
+};
+
+// Which kinds of samples a sink takes. Off-CPU samples are weighed by a
+// pre-pass over the recording's switch records, run only when they are taken
+// and the recording has them.
+struct SampleKinds {
+  bool on_cpu = true;
+  bool off_cpu = true;
 };
 
 // Receives the recording's header, then the kept samples, one at a time, on
@@ -59,6 +78,8 @@ class SampleSink {
  public:
   virtual ~SampleSink() = default;
   virtual void begin(const RecordingHeader&) {}
+  // Asked once, after begin().
+  virtual SampleKinds kinds() const { return {}; }
   virtual void add(const PipelineSample& sample) = 0;
 };
 

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "common/error.h"
 #include "profile/name_filter.h"
 
 namespace swprof {
@@ -16,14 +17,25 @@ class CallTreeSink : public SampleSink {
  public:
   CallTreeSink(Profile& profile, const ProfileOptions& options)
       : profile_(profile),
+        asked_(options.weight),
         functions_(profile.tree, options.filter.include, options.filter.exclude),
         stacks_(profile.tree, options.thread_roots, options.filter.reverse) {}
 
+  void begin(const RecordingHeader& header) override {
+    profile_.weight_kind = resolve_weight_kind(header, asked_);
+  }
+
+  SampleKinds kinds() const override {
+    return SampleKinds{profile_.weight_kind != WeightKind::kOffCpu, profile_.weight_kind != WeightKind::kCpu};
+  }
+
   void add(const PipelineSample& s) override {
+    const bool off_cpu = s.kind == SampleKind::kOffCpu;
+    if (off_cpu && s.weight == 0) return;  // no switch-out found for it: no interval to weigh
     std::vector<uint32_t>& stack = stacks_.frames(s);
     if (!functions_.keep(stack)) return;
     stacks_.arrange(stack, s.unwound.tid, s.comm);
-    profile_.tree.add(stack, 1, s.unwound.period);
+    profile_.tree.add(stack, 1, s.weight, off_cpu ? s.weight : 0);
     count_kept(s);
   }
 
@@ -37,6 +49,7 @@ class CallTreeSink : public SampleSink {
   }
 
   Profile& profile_;
+  const std::optional<WeightKind> asked_;
   StackFilter functions_;  // include/exclude; compiles the patterns before any work
   StackBuilder stacks_;
 };
@@ -54,7 +67,7 @@ PipelineOptions pipeline_options(const ProfileOptions& options) {
 // What the pass saw about the whole recording.
 void take_pass(Profile& p, PipelineResult&& pass) {
   p.header = std::move(pass.header);
-  p.weight_unit = time_based(p.header.event) ? "nanoseconds" : "events";
+  p.weight_unit = time_based(p.header.event) || p.weight_kind != WeightKind::kCpu ? "nanoseconds" : "events";
   p.unwind = pass.unwind;
   p.samples_read = pass.samples_read;
   p.lost = pass.lost;
@@ -69,6 +82,32 @@ void take_pass(Profile& p, PipelineResult&& pass) {
 }
 
 }  // namespace
+
+const char* weight_kind_name(WeightKind kind) {
+  switch (kind) {
+    case WeightKind::kCpu: return "cpu";
+    case WeightKind::kOffCpu: return "off-cpu";
+    case WeightKind::kWall: return "wall";
+  }
+  return "cpu";
+}
+
+WeightKind parse_weight_kind(const std::string& name) {
+  for (WeightKind k : {WeightKind::kCpu, WeightKind::kOffCpu, WeightKind::kWall})
+    if (name == weight_kind_name(k)) return k;
+  throw Error("unknown weight '" + name + "': choose cpu, off-cpu or wall");
+}
+
+WeightKind resolve_weight_kind(const RecordingHeader& header, std::optional<WeightKind> asked) {
+  const WeightKind kind = asked ? *asked : header.default_weight.empty() ? WeightKind::kCpu
+                                                                         : parse_weight_kind(header.default_weight);
+  if (kind == WeightKind::kCpu) return kind;
+  if (!header.off_cpu) throw Error("this recording has no off-CPU data: record with --off-cpu or --wall");
+  if (kind == WeightKind::kWall && !time_based(header.event))
+    throw Error("--weight wall adds on-CPU time, but this recording sampled " + header.event +
+                ", which is not time-based: use --weight off-cpu, or record with -e cpu-clock");
+  return kind;
+}
 
 std::vector<CallTree::FrameTotals> function_totals(const Profile& profile) {
   const CallTree& tree = profile.tree;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,24 @@
 
 namespace swprof {
 
+// What a profile's weights hold (--weight).
+enum class WeightKind {
+  kCpu,     // on-CPU samples' periods (ns for time-based events); off-CPU samples left out
+  kOffCpu,  // off-CPU nanoseconds only
+  kWall,    // both: on-CPU and off-CPU time
+};
+
+// "cpu", "off-cpu", "wall".
+const char* weight_kind_name(WeightKind kind);
+// The kind a name gives; throws Error naming the choices for another name.
+WeightKind parse_weight_kind(const std::string& name);
+// The kind a recording's profile weighs: `asked`, or the recording's
+// default_weight. Throws Error when the recording cannot give it (no off-CPU
+// data; wall time without a time-based event).
+WeightKind resolve_weight_kind(const RecordingHeader& header, std::optional<WeightKind> asked);
+
 struct ProfileOptions {
+  std::optional<WeightKind> weight;  // nullopt: the recording's default_weight
   UnwindOptions unwind;
   SymbolizerOptions symbols;
   ProfileFilter filter;
@@ -38,7 +56,8 @@ struct ProfileThread {
 struct Profile {
   std::string source;          // the recording or JSON file it came from
   RecordingHeader header;
-  std::string weight_unit;     // "nanoseconds" for time-based events, else "events"
+  std::string weight_unit;     // "nanoseconds" for time-based events and off-CPU time, else "events"
+  WeightKind weight_kind = WeightKind::kCpu;  // what the tree's weights hold
   UnwinderChoice unwinder = UnwinderChoice::kChain;
   UnwindStats unwind;          // over every sample read (before filters)
   uint64_t samples_read = 0;

@@ -25,6 +25,10 @@ std::vector<uint32_t>& StackBuilder::frames(const PipelineSample& sample) {
       add(*sample.user_symbols[i], 0, user[i].flags & kFrameGuess, stack_);
   }
   for (size_t i = sample.kernel_symbols.size(); i-- > 0;) add(*sample.kernel_symbols[i], kCctKernel, false, stack_);
+  if (sample.off_cpu && sample.off_cpu->preempted) {
+    if (!preempted_) preempted_ = named(kPreemptedFrame, "[kernel]", kCctKernel);
+    stack_.push_back(*preempted_);
+  }
   if (stack_.empty()) stack_.push_back(named("[unknown]", "[unknown]", 0));
   return stack_;
 }

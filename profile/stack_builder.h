@@ -21,6 +21,9 @@ namespace swprof {
 // program's address space, no stack to unwind.
 inline constexpr const char* kInExecveFrame = "[in execve]";
 inline constexpr const char* kExecModule = "[exec]";
+// The synthetic leaf of an off-CPU sample whose switch-out was involuntary
+// (the thread was runnable, another took the CPU): not a wait.
+inline constexpr const char* kPreemptedFrame = "[preempted]";
 
 // Which synthetic frame, if any, roots each sample's stack.
 enum class ThreadRoots {
@@ -61,6 +64,7 @@ class StackBuilder {
   std::unordered_map<uintptr_t, std::vector<uint32_t>> by_address_;  // SymbolizedAddress* (| 1: guessed) -> frames
   std::unordered_map<uint32_t, ThreadRoot> thread_roots_;              // by tid
   std::optional<uint32_t> in_execve_;                                  // the "[in execve]" frame, once made
+  std::optional<uint32_t> preempted_;                                  // the "[preempted]" frame, once made
   std::vector<uint32_t> stack_;
 };
 

@@ -55,10 +55,18 @@ uint64_t default_ring_bytes(const SamplingOptions& o) {
   return std::clamp<uint64_t>(next_pow2(rate * per_sample / 16), 512u << 10, 32u << 20);
 }
 
-EventSet::EventSet(const SamplingOptions& options, bool enable_on_exec) : options_(options), cpus_(online_cpus()) {
+uint64_t default_offcpu_ring_bytes(uint32_t offcpu_stack_size) {
+  constexpr uint64_t kSwitchesPerSecond = 20'000;
+  return std::clamp<uint64_t>(next_pow2(kSwitchesPerSecond * (offcpu_stack_size + 512ull) / 16), 1u << 20, 16u << 20);
+}
+
+EventSet::EventSet(const SamplingOptions& options, bool enable_on_exec, EventRole role)
+    : options_(options), role_(role), cpus_(online_cpus()) {
   choice_.enable_on_exec = enable_on_exec;
   resolve_kernel_choice();
-  ring_bytes_ = options.buffer_bytes ? options.buffer_bytes : default_ring_bytes(options);
+  if (options.buffer_bytes) ring_bytes_ = options.buffer_bytes;
+  else if (role_ == EventRole::kOffCpu) ring_bytes_ = default_offcpu_ring_bytes(stack_size());
+  else ring_bytes_ = default_ring_bytes(options);
   fds_by_cpu_.resize(cpus_.size());
   rings_.resize(cpus_.size());
 }
@@ -87,6 +95,10 @@ std::vector<pollfd> EventSet::poll_fds() const {
 }
 
 void EventSet::describe(SessionSummary& s) const {
+  if (role_ == EventRole::kOffCpu) {
+    s.offcpu_ring_bytes = ring_bytes_;
+    return;
+  }
   s.ring_bytes = ring_bytes_;
   s.stack_size = options_.stack_size;
   s.kernel_samples = choice_.kernel;
@@ -97,10 +109,28 @@ std::string EventSet::describe_setup_error(int err, pid_t pid) const {
   if (mmap_failed_)
     return "cannot map the perf ring buffer (" + errno_text(err) +
            "); lower --buffer-size, raise kernel.perf_event_mlock_kb, or run as root";
+  if (role_ == EventRole::kOffCpu) {
+    if (err == EACCES || err == EPERM) return describe_offcpu_permission_error(perf_event_paranoid());
+    return describe_open_error(err, parse_event("context-switches"), pid);
+  }
   return describe_open_error(err, options_.event, pid);
 }
 
+uint32_t EventSet::stack_size() const {
+  if (role_ == EventRole::kOffCpu && options_.off_cpu) return options_.off_cpu->settings.stack_size;
+  return options_.stack_size;
+}
+
+perf_event_attr EventSet::attr() const {
+  return role_ == EventRole::kOffCpu ? make_offcpu_attr(options_, choice_) : make_attr(options_, choice_);
+}
+
+// The off-CPU events need kernel sampling: there is no user-only fallback.
 void EventSet::resolve_kernel_choice() {
+  if (role_ == EventRole::kOffCpu) {
+    choice_.kernel = true;
+    return;
+  }
   if (options_.kernel.has_value()) {
     choice_.kernel = *options_.kernel;
     if (!choice_.kernel) kernel_note_ = "kernel samples off (--no-kernel): time in syscalls and faults is not sampled";
@@ -120,7 +150,7 @@ void EventSet::set_kernel_denied_note() {
 
 UniqueFd EventSet::open_with_fallbacks(pid_t pid, int cpu, int* err) {
   for (;;) {
-    perf_event_attr attr = make_attr(options_, choice_);
+    perf_event_attr attr = this->attr();
     attr.wakeup_watermark = static_cast<uint32_t>(std::min<uint64_t>(ring_bytes_ / 4, 1u << 30));
     UniqueFd fd = open_perf_event(attr, pid, cpu, err);
     if (fd.valid()) return fd;
@@ -128,7 +158,8 @@ UniqueFd EventSet::open_with_fallbacks(pid_t pid, int cpu, int* err) {
       choice_.build_id = false;  // kernels before 5.12: inode-identified MMAP2
       continue;
     }
-    if ((*err == EACCES || *err == EPERM) && choice_.kernel && !options_.kernel.has_value()) {
+    if ((*err == EACCES || *err == EPERM) && choice_.kernel && !options_.kernel.has_value() &&
+        role_ == EventRole::kTimer) {
       choice_.kernel = false;
       set_kernel_denied_note();
       continue;
@@ -146,7 +177,7 @@ int EventSet::attach_to_ring(size_t cpu_index, int fd) {
   int err = 0;
   // Smaller rings fit under a lower mlock limit, down to the smallest
   // that still holds whole samples.
-  for (uint64_t size = ring_bytes_; size >= min_ring_bytes(options_.stack_size); size /= 2) {
+  for (uint64_t size = ring_bytes_; size >= min_ring_bytes(stack_size()); size /= 2) {
     rings_[cpu_index] = MappedRingBuffer::map(fd, size, &err);
     if (rings_[cpu_index].valid()) {
       ring_bytes_ = size;  // later CPUs start from what fit

@@ -29,9 +29,19 @@ std::vector<int> parse_cpu_list(std::string_view text);
 // the full --stack-size in the ring even when fewer bytes are valid).
 uint64_t default_ring_bytes(const SamplingOptions& options);
 
+// Per-CPU ring size of the off-CPU events: room for 1/16 s of 20,000
+// switch-outs per second, each reserving the off-CPU stack size in the ring,
+// between 1 MiB and 16 MiB.
+uint64_t default_offcpu_ring_bytes(uint32_t offcpu_stack_size);
+
+// Which events a set holds: the timer (or counter) samples, or the off-CPU
+// samples and switch records (make_offcpu_attr), each set with its rings and
+// its record layout.
+enum class EventRole { kTimer, kOffCpu };
+
 class EventSet {
  public:
-  EventSet(const SamplingOptions& options, bool enable_on_exec);
+  EventSet(const SamplingOptions& options, bool enable_on_exec, EventRole role = EventRole::kTimer);
 
   // Opens the event for task `pid` on every CPU. Returns 0 or an errno.
   int open_task(pid_t pid);
@@ -53,8 +63,10 @@ class EventSet {
   std::string describe_setup_error(int err, pid_t pid) const;
 
   PerfLayout layout() const {
+    if (role_ == EventRole::kOffCpu) return {kOffCpuSampleType, kX86_64RegsMask, true};
     return {kSampleType | (choice_.kernel ? PERF_SAMPLE_CALLCHAIN : 0), kX86_64RegsMask};
   }
+  EventRole role() const { return role_; }
   bool kernel() const { return choice_.kernel; }
   const std::string& kernel_note() const { return kernel_note_; }
   uint64_t ring_bytes() const { return ring_bytes_; }
@@ -63,11 +75,14 @@ class EventSet {
 
  private:
   void resolve_kernel_choice();
+  uint32_t stack_size() const;
+  perf_event_attr attr() const;
   void set_kernel_denied_note();
   UniqueFd open_with_fallbacks(pid_t pid, int cpu, int* err);
   int attach_to_ring(size_t cpu_index, int fd);
 
   SamplingOptions options_;
+  EventRole role_;
   std::vector<int> cpus_;
   AttrChoice choice_;
   std::string kernel_note_;

@@ -3,6 +3,8 @@
 #include <linux/perf_event.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <fstream>
 #include <map>
 
@@ -153,6 +155,55 @@ SamplingOptions make_sampling_options(const std::string& event, std::optional<ui
   }
   o.buffer_bytes = buffer_bytes;
   return o;
+}
+
+bool time_based_event(const EventSpec& event) {
+  return event.type == PERF_TYPE_SOFTWARE &&
+         (event.config == PERF_COUNT_SW_CPU_CLOCK || event.config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
+uint64_t parse_duration_ns(const std::string& text, const char* option) {
+  const std::string expected = "': expected a duration such as 1ms, 500us, 2s or 0";
+  size_t used = 0;
+  double value = 0;
+  try {
+    if (text.empty() || !(std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '.'))
+      throw std::invalid_argument("not a number");
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    throw Error(std::string("invalid ") + option + " '" + text + expected);
+  }
+  static const std::map<std::string, double> kUnits = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
+  const std::string unit = text.substr(used);
+  auto scale = kUnits.find(unit);
+  if (unit.empty() && value == 0) return 0;
+  if (scale == kUnits.end() || !std::isfinite(value) || value * scale->second > 1e18)
+    throw Error(std::string("invalid ") + option + " '" + text + expected);
+  return static_cast<uint64_t>(value * scale->second + 0.5);
+}
+
+void add_offcpu_options(SamplingOptions& o, bool wall, uint64_t every, uint64_t min_ns, uint64_t stack_size) {
+  const char* flag = wall ? "--wall" : "--off-cpu";
+  if (!time_based_event(o.event))
+    throw Error(std::string(flag) + " adds off-CPU time to on-CPU time, which needs a time-based event; '" +
+                o.event.name + "' counts events: use -e cpu-clock or -e task-clock");
+  if (o.kernel == false)
+    throw Error(std::string(flag) + " needs kernel sampling (the stack is taken in the scheduler); drop --no-kernel");
+  if (every == 0 || every > 0xffffffffu)
+    throw Error("invalid --off-cpu-every " + std::to_string(every) + ": must be a whole number from 1 to 4294967295");
+  if (stack_size < 8 || stack_size > kMaxStackSize || stack_size % 8 != 0)
+    throw Error("invalid --off-cpu-stack-size " + std::to_string(stack_size) + ": must be a multiple of 8 between 8 and " +
+                std::to_string(kMaxStackSize));
+  if (o.buffer_bytes != 0 && o.buffer_bytes < min_ring_bytes(static_cast<uint32_t>(stack_size)))
+    throw Error("invalid --buffer-size " + size_text(o.buffer_bytes) + ": with --off-cpu-stack-size " +
+                std::to_string(stack_size) + " the ring must be " +
+                size_text(min_ring_bytes(static_cast<uint32_t>(stack_size))) + " or more");
+  OffCpuOptions off;
+  off.wall = wall;
+  off.settings.every = static_cast<uint32_t>(every);
+  off.settings.min_ns = min_ns;
+  off.settings.stack_size = static_cast<uint32_t>(stack_size);
+  o.off_cpu = off;
 }
 
 }  // namespace swprof

@@ -25,6 +25,17 @@ std::vector<std::string> known_event_names();
 
 inline constexpr uint32_t kDefaultFrequency = 999;
 
+// Off-CPU sampling (--off-cpu, --wall): a stack at each switch-out of a
+// thread, and the switch records that time its waits.
+inline constexpr uint32_t kDefaultOffCpuStackSize = 8192;
+inline constexpr uint64_t kDefaultOffCpuMinNs = 1'000'000;
+
+struct OffCpuOptions {
+  OffCpuSettings settings{1, kDefaultOffCpuMinNs, kDefaultOffCpuStackSize};
+  bool wall = false;  // reports weigh on-CPU + off-CPU time by default (else off-CPU time)
+  const char* default_weight() const { return wall ? "wall" : "off-cpu"; }
+};
+
 struct SamplingOptions {
   EventSpec event;
   uint32_t frequency = kDefaultFrequency;  // samples per second; 0 when period is used
@@ -33,6 +44,7 @@ struct SamplingOptions {
   bool inherit = true;                     // follow threads and children
   std::optional<bool> kernel;              // nullopt: on when permitted
   uint64_t buffer_bytes = 0;               // per-CPU ring buffer; 0: sized from the rate
+  std::optional<OffCpuOptions> off_cpu;    // also sample switch-outs (a second event per task and CPU)
 };
 
 // Validates -F / -c / --stack-size / --buffer-size and fills SamplingOptions.
@@ -41,6 +53,21 @@ SamplingOptions make_sampling_options(const std::string& event, std::optional<ui
                                       std::optional<uint64_t> period, uint64_t stack_size,
                                       uint64_t buffer_bytes, bool inherit,
                                       std::optional<bool> kernel);
+
+// Validates --off-cpu-every / --off-cpu-min / --off-cpu-stack-size against the
+// on-CPU options (a time-based event, kernel samples not switched off, a
+// --buffer-size that holds off-CPU samples) and sets `sampling.off_cpu`.
+// Throws Error with one line naming the option.
+void add_offcpu_options(SamplingOptions& sampling, bool wall, uint64_t every, uint64_t min_ns, uint64_t stack_size);
+
+// Whether the event measures time (cpu-clock, task-clock): on-CPU and
+// off-CPU weights are then both nanoseconds.
+bool time_based_event(const EventSpec& event);
+
+// Parses a duration such as "1ms", "500us", "2s", "250ns" or "0" into
+// nanoseconds; throws Error naming `option` on garbage, a negative value or a
+// number without a unit (other than 0).
+uint64_t parse_duration_ns(const std::string& text, const char* option);
 
 // The largest sample record the kernel writes into the ring for this stack
 // size: header, ip/tid/time/cpu/period, a kernel callchain (perf's default

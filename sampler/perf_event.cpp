@@ -52,6 +52,36 @@ perf_event_attr make_attr(const SamplingOptions& options, const AttrChoice& choi
   return attr;
 }
 
+perf_event_attr make_offcpu_attr(const SamplingOptions& options, const AttrChoice& choice) {
+  const OffCpuSettings settings = options.off_cpu.value_or(OffCpuOptions{}).settings;
+  perf_event_attr attr;
+  std::memset(&attr, 0, sizeof attr);
+  attr.size = sizeof attr;
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+  attr.sample_period = settings.every;
+  attr.sample_type = kOffCpuSampleType;
+  attr.exclude_callchain_user = 1;
+  attr.exclude_hv = 1;
+  attr.sample_regs_user = kX86_64RegsMask;
+  attr.sample_stack_user = settings.stack_size;
+  attr.context_switch = 1;
+  attr.sample_id_all = 1;
+  attr.disabled = choice.enable_on_exec ? 1 : 0;
+  attr.enable_on_exec = choice.enable_on_exec ? 1 : 0;
+  attr.inherit = options.inherit ? 1 : 0;
+  attr.use_clockid = 1;
+  attr.clockid = CLOCK_MONOTONIC;
+  attr.watermark = 1;
+  return attr;
+}
+
+std::string describe_offcpu_permission_error(std::optional<int> paranoid) {
+  const std::string value = paranoid ? "is " + std::to_string(*paranoid) + " here" : "could not be read";
+  return "off-CPU sampling needs kernel sampling: kernel.perf_event_paranoid " + value +
+         " (<= 1 needed), or CAP_PERFMON (setcap cap_perfmon,cap_sys_ptrace+ep swprof), or root";
+}
+
 UniqueFd open_perf_event(perf_event_attr& attr, pid_t pid, int cpu, int* err) {
   long fd = syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
   if (fd < 0) {

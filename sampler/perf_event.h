@@ -28,6 +28,13 @@ inline constexpr uint64_t kSampleType = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_
                                         PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
                                         PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 
+// The off-CPU event's samples: no PERIOD, which would make the kernel sample
+// every context switch whatever sample_period says (kernel/events/core.c,
+// perf_swevent_event), and the kernel chain, which tells why the thread waits.
+inline constexpr uint64_t kOffCpuSampleType = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                                              PERF_SAMPLE_CPU | PERF_SAMPLE_CALLCHAIN |
+                                              PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+
 struct AttrChoice {
   bool kernel = true;          // sample kernel-mode too (and record the kernel callchain)
   bool enable_on_exec = false; // start disabled; the kernel enables at exec
@@ -35,6 +42,19 @@ struct AttrChoice {
 };
 
 perf_event_attr make_attr(const SamplingOptions& options, const AttrChoice& choice);
+
+// The off-CPU event: a sample (kOffCpuSampleType, user registers, the top of
+// the user stack and the kernel chain) at every `every`-th switch-out of a
+// thread, taken in the context of the thread going off the CPU, and
+// PERF_RECORD_SWITCH records at every switch-out and switch-in (context_switch).
+// Kernel mode is never excluded: the switch happens there, and with
+// exclude_kernel the kernel drops every sample. No MMAP2/COMM/task records:
+// the timer event delivers those. Needs options.off_cpu.
+perf_event_attr make_offcpu_attr(const SamplingOptions& options, const AttrChoice& choice);
+
+// The one line for an off-CPU event the kernel refused (EACCES/EPERM) at
+// this kernel.perf_event_paranoid value (nullopt: unreadable).
+std::string describe_offcpu_permission_error(std::optional<int> paranoid);
 
 // Opens one event. Returns the fd or, on failure, an invalid fd and errno in *err.
 UniqueFd open_perf_event(perf_event_attr& attr, pid_t pid, int cpu, int* err);

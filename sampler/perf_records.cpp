@@ -19,6 +19,8 @@ size_t sample_id_size(uint64_t sample_type) {
 }
 
 struct SampleId {
+  uint32_t pid = 0;
+  uint32_t tid = 0;
   uint64_t time = 0;
   uint32_t cpu = 0;
 };
@@ -30,7 +32,10 @@ std::optional<SampleId> read_sample_id(Bytes raw, const PerfLayout& layout) {
   ByteReader r(raw.subspan(raw.size() - n));
   SampleId id;
   if (layout.sample_type & PERF_SAMPLE_IDENTIFIER) r.skip(8);
-  if (layout.sample_type & PERF_SAMPLE_TID) r.skip(8);
+  if (layout.sample_type & PERF_SAMPLE_TID) {
+    id.pid = r.read<uint32_t>().value_or(0);
+    id.tid = r.read<uint32_t>().value_or(0);
+  }
   if (layout.sample_type & PERF_SAMPLE_TIME) id.time = r.read<uint64_t>().value_or(0);
   if (layout.sample_type & PERF_SAMPLE_ID) r.skip(8);
   if (layout.sample_type & PERF_SAMPLE_STREAM_ID) r.skip(8);
@@ -125,6 +130,23 @@ std::optional<Record> parse_throttle(Bytes raw, bool throttled, const PerfLayout
   return t;
 }
 
+// PERF_RECORD_SWITCH: no body; who, when and where come from the sample_id
+// trailer (the off-CPU event's sample_type has TID, TIME and CPU).
+std::optional<Record> parse_switch(Bytes raw, uint16_t misc, const PerfLayout& layout) {
+  constexpr uint64_t kNeeded = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+  if ((layout.sample_type & kNeeded) != kNeeded) return std::nullopt;
+  auto id = read_sample_id(raw, layout);
+  if (!id) return std::nullopt;
+  SwitchRecord sw;
+  sw.time = id->time;
+  sw.pid = id->pid;
+  sw.tid = id->tid;
+  sw.cpu = id->cpu;
+  sw.out = (misc & PERF_RECORD_MISC_SWITCH_OUT) != 0;
+  sw.preempted = sw.out && (misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
+  return sw;
+}
+
 }  // namespace
 
 std::optional<SampleView> parse_perf_sample(Bytes raw, const PerfLayout& layout) {
@@ -132,6 +154,7 @@ std::optional<SampleView> parse_perf_sample(Bytes raw, const PerfLayout& layout)
   auto header = r.read<perf_event_header>();
   if (!header) return std::nullopt;
   SampleView s;
+  s.off_cpu = layout.off_cpu;
   const uint16_t cpumode = header->misc & PERF_RECORD_MISC_CPUMODE_MASK;
   s.in_kernel = cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL;
   const uint64_t st = layout.sample_type;
@@ -208,6 +231,7 @@ ParsedPerfRecord parse_perf_record(Bytes raw, const PerfLayout& layout) {
     case PERF_RECORD_LOST_SAMPLES: rec = parse_lost(raw, false, layout); break;
     case PERF_RECORD_THROTTLE: rec = parse_throttle(raw, true, layout); break;
     case PERF_RECORD_UNTHROTTLE: rec = parse_throttle(raw, false, layout); break;
+    case PERF_RECORD_SWITCH: rec = parse_switch(raw, header->misc, layout); break;
     default: known = false; break;
   }
   out.malformed = known && !rec;

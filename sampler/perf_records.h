@@ -1,7 +1,9 @@
 #pragma once
 // Parsing of raw perf ring-buffer records (include/uapi/linux/perf_event.h,
 // enum perf_event_type) for the attributes make_attr() sets: sample_type =
-// kSampleType (+ CALLCHAIN when kernel samples are on) and sample_id_all.
+// kSampleType (+ CALLCHAIN when kernel samples are on) and sample_id_all,
+// and for make_offcpu_attr(): kOffCpuSampleType, whose samples are taken at
+// switch-outs, plus PERF_RECORD_SWITCH records (context_switch).
 
 #include <cstdint>
 #include <optional>
@@ -14,6 +16,7 @@ namespace swprof {
 struct PerfLayout {
   uint64_t sample_type = 0;
   uint64_t regs_mask = 0;
+  bool off_cpu = false;  // the ring of the off-CPU event: its samples are switch-outs
 };
 
 // What a raw record turned out to be; nullopt in `record` for types swprof

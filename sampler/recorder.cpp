@@ -17,12 +17,60 @@ void Recorder::open(const std::string& path, const RecordingHeader& header) {
   }
 }
 
-void Recorder::handle(Bytes raw) {
-  ParsedPerfRecord parsed = parse_perf_record(raw, layout_);
+void Recorder::record_off_cpu(uint64_t min_ns) {
+  summary_.off_cpu = true;
+  if (min_ns) thinner_.emplace(min_ns, static_cast<OffCpuThinner::Output&>(*this));
+}
+
+void Recorder::handle(Bytes raw, const PerfLayout& layout) {
+  ParsedPerfRecord parsed = parse_perf_record(raw, layout);
   if (parsed.malformed) ++summary_.malformed;
   if (!parsed.record) return;
+  if (layout.off_cpu) {
+    off_cpu_layout_ = layout;
+    handle_off_cpu(raw, *parsed.record);
+    return;
+  }
   std::visit([&](auto& rec) { count(rec); }, *parsed.record);
   writer_->write(*parsed.record);
+}
+
+// The off-CPU rings: samples go through the thinner, switch records feed it
+// and are always written, losses are counted apart from the timer's.
+void Recorder::handle_off_cpu(Bytes raw, Record& rec) {
+  summary_.off_cpu = true;
+  if (auto* s = std::get_if<SampleView>(&rec)) {
+    if (thinner_) thinner_->add_sample(raw, *s);
+    else write_off_cpu(*s);
+    return;
+  }
+  if (auto* sw = std::get_if<SwitchRecord>(&rec)) {
+    summary_.switch_outs += sw->out;
+    writer_->write(rec);
+    if (thinner_) thinner_->add_switch(*sw);
+    return;
+  }
+  if (auto* lost = std::get_if<LostRecord>(&rec)) summary_.off_cpu_lost += lost->count;
+  writer_->write(rec);
+}
+
+void Recorder::write_off_cpu(const SampleView& s) {
+  ++summary_.off_cpu_samples;
+  tids_.insert(s.tid);
+  writer_->write(s);
+}
+
+void Recorder::off_cpu_sample(Bytes raw) {
+  if (auto s = parse_perf_sample(raw, off_cpu_layout_)) write_off_cpu(*s);
+}
+
+void Recorder::off_cpu_repeat(const OffCpuRepeatRecord& repeat) {
+  ++summary_.off_cpu_repeats;
+  writer_->write(repeat);
+}
+
+void Recorder::release_off_cpu(uint64_t now_ns) {
+  if (thinner_) thinner_->release_waits_longer_than_min(now_ns);
 }
 
 void Recorder::write_synthesized(Record rec) {
@@ -53,6 +101,7 @@ SessionSummary Recorder::finish(const std::string& end_reason, std::optional<int
     last.done = true;
     progress_(last);
   }
+  if (thinner_) thinner_->flush();
   summary_.end_reason = end_reason;
   summary_.duration_s = elapsed_s();
   summary_.threads = tids_.size();
@@ -76,6 +125,12 @@ void Recorder::write_end_record(const std::string& end_reason, std::optional<int
                         {"throttles", summary_.throttles},
                         {"malformed", summary_.malformed},
                         {"threads", summary_.threads}};
+  if (summary_.off_cpu) {
+    end["switch_outs"] = summary_.switch_outs;
+    end["off_cpu_samples"] = summary_.off_cpu_samples;
+    end["off_cpu_repeats"] = summary_.off_cpu_repeats;
+    end["off_cpu_lost"] = summary_.off_cpu_lost;
+  }
   if (wait_status) end["exit_code"] = exit_code_from_wait_status(*wait_status);
   writer_->finish(EndRecord{end.dump()});
 }

@@ -11,12 +11,13 @@
 #include "recording/build_id.h"
 #include "recording/recording_writer.h"
 #include "recording/records.h"
+#include "sampler/offcpu_thinner.h"
 #include "sampler/perf_records.h"
 #include "sampler/session_summary.h"
 
 namespace swprof {
 
-class Recorder {
+class Recorder : private OffCpuThinner::Output {
  public:
   using Clock = std::chrono::steady_clock;
 
@@ -25,8 +26,17 @@ class Recorder {
 
   // Creates the file and writes the header and swprof's own vDSO image.
   void open(const std::string& path, const RecordingHeader& header);
-  // One raw kernel record from a ring.
-  void handle(Bytes raw);
+  // The session has off-CPU events (the summary and end record count them).
+  // Their samples of waits shorter than `min_ns` whose stack repeats an
+  // earlier one are written as OffCpuRepeatRecord (OffCpuThinner); 0 writes
+  // every sample. Call before the first off-CPU record.
+  void record_off_cpu(uint64_t min_ns);
+  // One raw kernel record from a ring whose records follow `layout`.
+  void handle(Bytes raw, const PerfLayout& layout);
+  void handle(Bytes raw) { handle(raw, layout_); }
+  // After a drain: decides the held off-CPU samples whose wait has lasted
+  // --off-cpu-min by `now_ns` (CLOCK_MONOTONIC read before the drain).
+  void release_off_cpu(uint64_t now_ns);
   // A record made from /proc (attach: the threads and mappings that existed before).
   void write_synthesized(Record rec);
   // Between polls: flushes a chunk older than a second; reports progress.
@@ -44,12 +54,18 @@ class Recorder {
   template <typename T>
   void count(T&) {}
 
+  void handle_off_cpu(Bytes raw, Record& rec);
+  void write_off_cpu(const SampleView& s);
+  void off_cpu_sample(Bytes raw) override;
+  void off_cpu_repeat(const OffCpuRepeatRecord& repeat) override;
   void fill_build_id(MappingRecord& m);
   void write_end_record(const std::string& end_reason, std::optional<int> wait_status);
   SessionProgress progress() const;
   double elapsed_s() const { return std::chrono::duration<double>(Clock::now() - started_).count(); }
 
   PerfLayout layout_;
+  PerfLayout off_cpu_layout_;
+  std::optional<OffCpuThinner> thinner_;
   SessionProgressFn progress_;
   std::optional<RecordingWriter> writer_;
   SessionSummary summary_;

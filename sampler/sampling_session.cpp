@@ -6,6 +6,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -17,6 +18,7 @@
 
 #include "common/error.h"
 #include "recording/recording_writer.h"
+#include "sampler/blocked_threads.h"
 #include "sampler/event_set.h"
 #include "sampler/launcher.h"
 #include "sampler/proc.h"
@@ -28,22 +30,70 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+uint64_t monotonic_now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// The timer events and, with --off-cpu/--wall, the off-CPU events: each set
+// has its own rings and record layout.
+struct SessionEvents {
+  EventSet timer;
+  std::optional<EventSet> off_cpu;
+
+  SessionEvents(const SamplingOptions& o, bool enable_on_exec) : timer(o, enable_on_exec) {
+    if (o.off_cpu) off_cpu.emplace(o, enable_on_exec, EventRole::kOffCpu);
+  }
+  std::vector<EventSet*> sets() {
+    std::vector<EventSet*> out{&timer};
+    if (off_cpu) out.push_back(&*off_cpu);
+    return out;
+  }
+  // Opens both sets on one task; returns 0 or an errno, with the set that failed.
+  int open_task(pid_t pid, EventSet** failed) {
+    for (EventSet* set : sets()) {
+      if (int err = set->open_task(pid)) {
+        *failed = set;
+        return err;
+      }
+    }
+    return 0;
+  }
+  std::vector<pollfd> poll_fds() {
+    std::vector<pollfd> fds;
+    for (EventSet* set : sets())
+      for (const pollfd& p : set->poll_fds()) fds.push_back(p);
+    return fds;
+  }
+  void drain_into(Recorder& recorder) {
+    const uint64_t now = monotonic_now_ns();  // before the drain: every earlier switch-in is in a ring
+    for (EventSet* set : sets()) {
+      const PerfLayout layout = set->layout();
+      recorder.summary().malformed += set->drain([&](Bytes raw) { recorder.handle(raw, layout); });
+    }
+    recorder.release_off_cpu(now);
+  }
+  void describe(SessionSummary& summary) {
+    for (EventSet* set : sets()) set->describe(summary);
+  }
+};
+
 // Polls and drains until `done()` returns a reason or a stop signal arrives;
 // then stops the events and drains what is left.
 template <typename DoneFn>
-std::string drain_until(EventSet& events, Recorder& recorder, DoneFn&& done) {
-  auto handle = [&](Bytes raw) { recorder.handle(raw); };
+std::string drain_until(SessionEvents& events, Recorder& recorder, DoneFn&& done) {
   std::vector<pollfd> fds = events.poll_fds();
   std::string reason;
   while (reason.empty()) {
     poll(fds.data(), fds.size(), 100);
-    recorder.summary().malformed += events.drain(handle);
+    events.drain_into(recorder);
     recorder.tick();
     if (StopSignals::requested()) reason = StopSignals::reason();
     else reason = done();
   }
-  events.set_enabled(false);
-  recorder.summary().malformed += events.drain(handle);
+  for (EventSet* set : events.sets()) set->set_enabled(false);
+  events.drain_into(recorder);
   return reason;
 }
 
@@ -57,6 +107,11 @@ RecordingHeader make_header(const std::string& mode, const SamplingOptions& o, c
   h.regs_mask = kX86_64RegsMask;
   h.kernel_samples = events.kernel();
   h.kernel_note = events.kernel_note();
+  if (o.off_cpu) {
+    h.off_cpu = true;
+    h.off_cpu_settings = o.off_cpu->settings;
+    h.default_weight = o.off_cpu->default_weight();
+  }
   stamp_header(h);
   return h;
 }
@@ -144,18 +199,20 @@ SessionSummary run_record(const RecordRequest& req) {
   // the whole process tree has exited.
   prctl(PR_SET_CHILD_SUBREAPER, 1);
 
-  EventSet events(req.sampling, /*enable_on_exec=*/true);
+  SessionEvents events(req.sampling, /*enable_on_exec=*/true);
   Launcher child(req.command);
-  if (int err = events.open_task(child.pid())) throw Error(events.describe_setup_error(err, child.pid()));
+  EventSet* failed = nullptr;
+  if (int err = events.open_task(child.pid(), &failed)) throw Error(failed->describe_setup_error(err, child.pid()));
   // Stamped before the command runs: no sample is older than the start time.
-  RecordingHeader header = make_header("record", req.sampling, events);
+  RecordingHeader header = make_header("record", req.sampling, events.timer);
   header.command = req.command;
   header.target_pid = child.pid();
   child.release();
   CommandGuard command(child.pid());
   StopSignals::kill_on_abort(child.pid());
 
-  Recorder recorder(events.layout(), req.progress);
+  Recorder recorder(events.timer.layout(), req.progress);
+  if (req.sampling.off_cpu) recorder.record_off_cpu(req.sampling.off_cpu->settings.min_ns);
   recorder.open(req.output, header);
 
   std::optional<int> main_status;
@@ -189,16 +246,17 @@ namespace {
 
 // Opens events on every thread of `pid`, rescanning until no new thread shows
 // up (threads started meanwhile are followed by inherit from then on).
-void open_all_threads(EventSet& events, pid_t pid) {
+void open_all_threads(SessionEvents& events, pid_t pid) {
   std::unordered_set<pid_t> opened;
   for (int round = 0; round < 10; ++round) {
     bool added = false;
     for (pid_t tid : list_threads(pid)) {
       if (opened.count(tid)) continue;
-      int err = events.open_task(tid);
+      EventSet* failed = nullptr;
+      int err = events.open_task(tid, &failed);
       if (err == ESRCH && tid != pid) continue;  // the thread exited meanwhile
       if (err == ESRCH) throw Error("process " + std::to_string(pid) + " exited before sampling could start");
-      if (err) throw Error(events.describe_setup_error(err, pid));
+      if (err) throw Error(failed->describe_setup_error(err, pid));
       opened.insert(tid);
       added = true;
     }
@@ -217,6 +275,16 @@ void synthesize_process_state(Recorder& recorder, pid_t pid, uint64_t time) {
     recorder.write_synthesized(c);
   }
   for (MappingRecord& m : read_code_mappings(pid, time)) recorder.write_synthesized(std::move(m));
+}
+
+// --off-cpu: threads blocked in a system call at the attach get the off-CPU
+// sample and switch-out their events missed (sampler/blocked_threads.h).
+void synthesize_blocked_threads(Recorder& recorder, pid_t pid, uint32_t stack_size) {
+  for (const BlockedThread& t : find_blocked_threads(pid, stack_size)) {
+    recorder.write_synthesized(t.sample());
+    recorder.write_synthesized(t.switch_out());
+    ++recorder.summary().blocked_at_attach;
+  }
 }
 
 // Throws Error for a request that cannot be sampled.
@@ -253,18 +321,20 @@ SessionSummary run_attach(const AttachRequest& req) {
   raise_fd_limit();
   StopSignals signals;
 
-  EventSet events(req.sampling, /*enable_on_exec=*/false);
-  RecordingHeader header = make_header("attach", req.sampling, events);
+  SessionEvents events(req.sampling, /*enable_on_exec=*/false);
+  RecordingHeader header = make_header("attach", req.sampling, events.timer);
   const uint64_t start_ns = header.start_monotonic_ns;
   open_all_threads(events, req.pid);
-  header.kernel_samples = events.kernel();  // opening may have fallen back to user mode only
-  header.kernel_note = events.kernel_note();
+  header.kernel_samples = events.timer.kernel();  // opening may have fallen back to user mode only
+  header.kernel_note = events.timer.kernel_note();
 
-  Recorder recorder(events.layout(), req.progress);
+  Recorder recorder(events.timer.layout(), req.progress);
+  if (req.sampling.off_cpu) recorder.record_off_cpu(req.sampling.off_cpu->settings.min_ns);
   header.target_pid = req.pid;
   header.command = command_line_of(req.pid);
   recorder.open(req.output, header);
   synthesize_process_state(recorder, req.pid, start_ns);
+  if (req.sampling.off_cpu) synthesize_blocked_threads(recorder, req.pid, req.sampling.off_cpu->settings.stack_size);
 
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                            std::chrono::duration<double>(req.duration_s));

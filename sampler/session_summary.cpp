@@ -73,6 +73,20 @@ std::string malformed_line(const SessionSummary& s) {
   return format_line("swprof: %llu malformed kernel records skipped\n", static_cast<ull>(s.malformed));
 }
 
+std::string offcpu_line(const SessionSummary& s) {
+  if (!s.off_cpu) return {};
+  std::string out = format_line("swprof: off-CPU: %llu switch-outs, %llu samples with stacks, %llu short waits as repeats of a "
+                                "written stack, %llu lost",
+                                static_cast<ull>(s.switch_outs), static_cast<ull>(s.off_cpu_samples),
+                                static_cast<ull>(s.off_cpu_repeats), static_cast<ull>(s.off_cpu_lost));
+  if (s.blocked_at_attach)
+    out += format_line(", %llu threads already blocked at the attach", static_cast<ull>(s.blocked_at_attach));
+  if (s.off_cpu_lost)
+    out += format_line(": raise --buffer-size (now %s per CPU), --off-cpu-every or lower --off-cpu-stack-size",
+                       human_bytes(s.offcpu_ring_bytes).c_str());
+  return out + "\n";
+}
+
 std::string kernel_note_line(const SessionSummary& s) {
   return s.kernel_note.empty() ? std::string() : "swprof: note: " + s.kernel_note + "\n";
 }
@@ -81,7 +95,7 @@ std::string kernel_note_line(const SessionSummary& s) {
 
 std::string format_summary(const SessionSummary& s) {
   return totals_line(s) + kernel_mode_line(s) + lost_line(s) + truncated_line(s) + throttles_line(s) +
-         malformed_line(s) + kernel_note_line(s);
+         malformed_line(s) + offcpu_line(s) + kernel_note_line(s);
 }
 
 }  // namespace swprof

@@ -21,6 +21,14 @@ struct SessionSummary {
   uint64_t malformed = 0;
   uint64_t file_bytes = 0;
   uint64_t ring_bytes = 0;  // per CPU
+  // --off-cpu / --wall: what the off-CPU events delivered and what was kept.
+  bool off_cpu = false;
+  uint64_t switch_outs = 0;
+  uint64_t off_cpu_samples = 0;  // written with their stacks
+  uint64_t off_cpu_repeats = 0;  // short waits written as a reference to an earlier stack
+  uint64_t off_cpu_lost = 0;     // records lost on the off-CPU rings
+  uint64_t blocked_at_attach = 0;  // attach: threads found blocked, given a synthesized off-CPU sample
+  uint64_t offcpu_ring_bytes = 0;  // per CPU
   uint32_t stack_size = 0;
   bool kernel_samples = false;
   std::string kernel_note;

@@ -241,3 +241,19 @@ TEST_CASE("diff: unusable inputs are errors, doubtful ones warnings") {
   CHECK_THAT(d.warnings[0], Catch::Contains("different programs ('bench' and 'other')"));
   CHECK_THAT(d.warnings[1], Catch::Contains("sampled cpu-clock"));
 }
+
+TEST_CASE("diff: profiles of different weight kinds are refused; the same kind compares") {
+  Profile wall = bench(300, "wall.json");
+  wall.weight_kind = WeightKind::kWall;
+  try {
+    diff_profiles(bench(300, "cpu.json"), wall, {});
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()) ==
+          "'cpu.json' weighs cpu time and 'wall.json' weighs wall time: profiles of different weights cannot be "
+          "compared (use the same --weight on both)");
+  }
+  Profile wall_too = bench(300, "wall2.json");
+  wall_too.weight_kind = WeightKind::kWall;
+  CHECK_NOTHROW(diff_profiles(wall, wall_too, {}));
+}

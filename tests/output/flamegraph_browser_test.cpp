@@ -330,6 +330,45 @@ TEST_CASE("a differential page colours growth red and shrinkage blue", "[chromiu
   CHECK(contains_icase(r["legend"], "more samples than the base profile"));
 }
 
+TEST_CASE("an off-CPU page colours mostly off-CPU frames blue, the others warm, and splits the tooltip",
+          "[chromium][off_cpu]") {
+  const CctFrame main_f{"main", "prog", "", 0, 0};
+  CallTree tree;
+  const std::vector<uint32_t> waits{tree.intern(main_f), tree.intern({"waits", "prog", "", 0, 0})};
+  const std::vector<uint32_t> works{tree.intern(main_f), tree.intern({"works", "prog", "", 0, 0})};
+  tree.add(waits, 1, 6000, 6000);
+  tree.add(works, 4, 4000);
+  tree.sort_children();
+  FlamegraphOptions options;
+  options.off_cpu = true;
+  options.unit = "nanoseconds";
+  const BrowserRun run = run_page(page_of(tree, options), R"(
+    out.state = api.state();
+    out.waits = api.nodeInfo(api.findNode('waits'));
+    out.works = api.nodeInfo(api.findNode('works'));
+    out.main = api.nodeInfo(api.findNode('main'));
+    var c = center(api.findNode('main'));
+    fire('mousemove', c.x, c.y);
+    out.tooltip = api.tooltip();
+    out.legend = document.getElementById('legend').textContent;
+    out.legendClass = !!document.querySelector('#legend .off-cpu');
+  )");
+  check_clean(run);
+  const json& r = run.results;
+  INFO("results: " << r.dump());
+  CHECK(r["state"]["offCpu"] == true);
+  CHECK(r["waits"]["off"] == 6000);
+  auto hue = [](const json& color) { return std::stoi(color.get<std::string>().substr(4)); };  // "hsl(H,..."
+  CHECK(hue(r["waits"]["color"]) >= 200);  // blue: 200-218
+  CHECK(hue(r["waits"]["color"]) <= 218);
+  CHECK(hue(r["works"]["color"]) < 60);    // warm: 8-44
+  CHECK(hue(r["main"]["color"]) >= 200);   // 60 % off-CPU
+  CHECK(has(r["tooltip"]["lines"], "On-CPU: 4,000 (40.00%), off-CPU: 6,000 (60.00%)"));
+  CHECK(contains_icase(r["legend"], "mostly off-CPU (blocked or waiting)"));
+  CHECK(contains_icase(r["legend"], "warm: on-CPU"));
+  CHECK(r["legendClass"] == true);
+}
+
 TEST_CASE("100,000 distinct frames load and draw", "[chromium][large]") {
   const uint32_t kFrames = 100000;
   const auto build_start = std::chrono::steady_clock::now();

@@ -37,3 +37,12 @@ TEST_CASE("flame graph labels: folded stacks are named by their file and count s
   CHECK(labels.title == "swprof: stacks.folded");
   CHECK(labels.subtitle == "7 samples");
 }
+
+TEST_CASE("flame graph labels: off-CPU and wall profiles say what the widths are", "[flamegraph_labels]") {
+  const Profile wall = testing::wall_profile();
+  CHECK(flamegraph_labels(wall, InputKind::kJsonProfile).subtitle ==
+        "8 samples of cpu-clock over 0.10 s on host; wall time 24.000 ms, 83.3 % off-CPU");
+  const Profile off = testing::wall_profile(WeightKind::kOffCpu);
+  CHECK(flamegraph_labels(off, InputKind::kJsonProfile).subtitle ==
+        "4 samples of cpu-clock over 0.10 s on host; off-CPU time 20.000 ms");
+}

@@ -208,3 +208,23 @@ TEST_CASE("differential options must match the tree", "[writer][diff]") {
   std::ostringstream out;
   CHECK_THROWS_AS(swprof::write_flamegraph(small_tree(), options, out), swprof::Error);
 }
+
+TEST_CASE("flamegraph page: off-CPU pages are wide by weight and carry each node's off-CPU part", "[writer]") {
+  CallTree tree;
+  const CctFrame main_f{"main", "prog", "", 0, 0};
+  const CctFrame wait{"wait", "prog", "", 0, 0};
+  const CctFrame work{"work", "prog", "", 0, 0};
+  std::vector<uint32_t> waiting{tree.intern(main_f), tree.intern(wait)}, working{tree.intern(main_f), tree.intern(work)};
+  tree.add(waiting, 1, 9000, 9000);
+  tree.add(working, 3, 3000);
+  tree.sort_children();
+  FlamegraphOptions options;
+  options.off_cpu = true;
+  const json data = json::parse(data_text(page_of(tree, options)));
+  // Pre-order: all, main, wait, work (children sorted by name).
+  CHECK(data["nodes"]["total"] == json::array({12000, 12000, 9000, 3000}));
+  CHECK(data["nodes"]["off"] == json::array({9000, 9000, 9000, 0}));
+  const json plain = json::parse(data_text(page_of(tree)));
+  CHECK(plain["nodes"]["total"] == json::array({4, 4, 1, 3}));
+  CHECK_FALSE(plain["nodes"].contains("off"));
+}

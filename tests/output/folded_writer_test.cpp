@@ -54,3 +54,16 @@ TEST_CASE("folded: a backtick in a function name reads back as one frame") {
     CHECK(back.nodes().size() == t.nodes().size());
   }
 }
+
+TEST_CASE("folded: off-CPU and wall profiles write each stack's weight in ns") {
+  const Profile p = wall_profile();
+  std::ostringstream out;
+  FoldedOptions o;
+  o.weights = true;
+  write_folded(p.tree, o, out);
+  CHECK(out.str() ==
+        "main;nap;schedule_[k] 15000000\n"
+        "main;spin;schedule_[k];[preempted]_[k] 2000000\n"
+        "main;wait_pipe;schedule_[k] 3000000\n"
+        "main;work 4000000\n");
+}

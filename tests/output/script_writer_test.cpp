@@ -7,6 +7,7 @@
 
 #include "output/script_writer.h"
 #include "support/temp_dir.h"
+#include "support/off_cpu_recording.h"
 #include "support/thread_recording.h"
 
 using namespace swprof;
@@ -122,4 +123,51 @@ TEST_CASE("script: kernel frames first, leaf first, then the user frames", "[scr
   CHECK(leaf < caller);
   CHECK(user != std::string::npos);
   CHECK(user < script.find("? 100/101"));
+}
+
+namespace {
+
+// The script of testing::write_off_cpu_recording, the header lines only.
+std::vector<std::string> off_cpu_script_headers(std::optional<WeightKind> weight) {
+  testing::TempDir dir;
+  const std::string recording = dir.file("wall.swprof");
+  testing::write_off_cpu_recording(recording);
+  std::ofstream(dir.file("kallsyms")) << testing::off_cpu_kallsyms_text();
+  ScriptOptions options;
+  options.unwind.threads = 1;
+  options.symbolize.kallsyms_path = dir.file("kallsyms");
+  options.symbolize.perf_map_dir = dir.path();
+  options.weight = weight;
+  const std::string out_path = dir.file("script.txt");
+  FILE* out = std::fopen(out_path.c_str(), "w");
+  REQUIRE(out);
+  write_script(recording, options, out, nullptr);
+  std::fclose(out);
+  std::ifstream in(out_path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty() && line[0] != '\t') lines.push_back(line.substr(0, line.rfind(" (")));
+  return lines;
+}
+
+}  // namespace
+
+TEST_CASE("script: off-CPU samples show their time off the CPU and why: blocked, preempted or open", "[script]") {
+  const std::vector<std::string> all = off_cpu_script_headers(std::nullopt);
+  CHECK(all == std::vector<std::string>{
+                   "worker 100/101 [001] 0.001000: 1000000 cpu-clock",
+                   "worker 100/101 [001] 0.002000: 1000000 cpu-clock",
+                   "worker 100/101 [001] 0.003000: 1000000 cpu-clock",
+                   "worker 100/101 [001] 0.010000: off-cpu 5.000 ms (blocked)",  // 4 ms + the repeat's 1 ms
+                   "worker 100/101 [001] 0.020000: off-cpu 3.000 ms (blocked)",
+                   "worker 100/101 [001] 0.040000: off-cpu 2.000 ms (preempted)",
+                   "main 100/100 [000] 0.050000: off-cpu 10.000 ms (open)",
+                   "main 100/100 [000] 0.060000: 1000000 cpu-clock",
+               });
+  const std::vector<std::string> off = off_cpu_script_headers(WeightKind::kOffCpu);
+  CHECK(off.size() == 4);
+  for (const auto& line : off) CHECK(line.find(": off-cpu ") != std::string::npos);
+  const std::vector<std::string> cpu = off_cpu_script_headers(WeightKind::kCpu);
+  CHECK(cpu.size() == 4);
+  for (const auto& line : cpu) CHECK(line.find(" cpu-clock") != std::string::npos);
 }

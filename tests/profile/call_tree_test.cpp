@@ -116,3 +116,30 @@ TEST_CASE("interning keeps frames apart by module and flags") {
   // A name that would collide with a naive "function+module" key.
   CHECK(t.intern(fn("fo", "ne")) != a);
 }
+
+TEST_CASE("tree off-CPU weights: the off-CPU part of each weight adds up beside it, and merges with add_tree") {
+  CallTree t;
+  const uint32_t main_fn = t.intern(fn("main"));
+  const uint32_t wait = t.intern(fn("wait"));
+  const uint32_t work = t.intern(fn("work"));
+  const std::vector<uint32_t> waiting{main_fn, wait}, working{main_fn, work};
+  t.add(waiting, 1, 4000, 4000);
+  t.add(working, 2, 3000);
+  t.add(waiting, 1, 1000, 1000);
+  const uint32_t w = find_path(t, {"main", "wait"});
+  CHECK(t.node(w).self_off_weight == 5000);
+  CHECK(t.node(w).total_off_weight == 5000);
+  CHECK(t.node(find_path(t, {"main", "work"})).total_off_weight == 0);
+  CHECK(t.node(find_path(t, {"main"})).total_off_weight == 5000);
+  CHECK(t.node(find_path(t, {"main"})).self_off_weight == 0);
+  CHECK(t.total_weight() == 8000);
+  CHECK(t.total_off_weight() == 5000);
+
+  CallTree merged;
+  merged.add_tree(t);
+  merged.add_tree(t);
+  CHECK(merged.total_off_weight() == 10000);
+  CHECK(merged.node(find_path(merged, {"main", "wait"})).self_off_weight == 10000);
+  merged.add_self(find_path(merged, {"main", "wait"}), 1, 7, 7);
+  CHECK(merged.total_off_weight() == 10007);
+}

@@ -108,6 +108,22 @@ TEST_CASE("merge: different commands or events warn, leaf-first with root-first 
   CHECK_THROWS_AS(none.take(), Error);
 }
 
+TEST_CASE("merge: wall profiles merge with their off-CPU weights; different weight kinds are an error") {
+  ProfileMerger m;
+  m.add(wall_profile());
+  m.add(wall_profile());
+  const Profile merged = m.take();
+  CHECK(merged.weight_kind == WeightKind::kWall);
+  CHECK(merged.tree.total_weight() == 48'000'000);
+  CHECK(merged.tree.total_off_weight() == 40'000'000);
+
+  ProfileMerger mixed;
+  mixed.add(wall_profile());
+  Profile cpu = sample_profile();
+  cpu.source = "cpu.json";
+  CHECK_THROWS_WITH(mixed.add(cpu), Catch::Contains("'cpu.json' weighs cpu time") && Catch::Contains("cannot be merged"));
+}
+
 TEST_CASE("context ids: parsed as hex, decoded to their stack with a profile") {
   CHECK(parse_context_id("00000000000000ff") == 255);
   CHECK(parse_context_id("0xFF") == 255);

@@ -165,3 +165,27 @@ TEST_CASE("stack builder: a sample inside execve is its old program's frame unde
           std::vector<std::string>{"[unknown] [unknown]+0x7f0000001234/[unknown]", "load_elf_binary/[kernel]#4"});
   }
 }
+
+TEST_CASE("stack builder: an off-CPU sample switched out while runnable ends in [preempted]; a wait does not",
+          "[stack_builder]") {
+  const SymbolizedAddress main_fn = address({source("main", "app")});
+  const SymbolizedAddress schedule = address({source("schedule", "[kernel]")});
+  FakeSample s;
+  s.add_user(main_fn);
+  s.add_kernel(schedule);
+  OffCpuWeight preempted;
+  preempted.weight_ns = preempted.preempted_ns = 2000;
+  preempted.preempted = preempted.matched = true;
+  PipelineSample view = s.view();
+  view.kind = SampleKind::kOffCpu;
+  view.weight = 2000;
+  view.off_cpu = &preempted;
+  CallTree tree;
+  StackBuilder builder(tree, ThreadRoots::kNone, false);
+  CHECK(names(tree, builder.frames(view)) ==
+        std::vector<std::string>{"main/app", "schedule/[kernel]#4", "[preempted]/[kernel]#4"});
+  OffCpuWeight blocked = preempted;
+  blocked.preempted = false;
+  view.off_cpu = &blocked;
+  CHECK(names(tree, builder.frames(view)) == std::vector<std::string>{"main/app", "schedule/[kernel]#4"});
+}

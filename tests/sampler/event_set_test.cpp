@@ -26,3 +26,10 @@ TEST_CASE("the default ring holds 1/16 s of full-size samples, within bounds", "
   o.stack_size = 65528;
   CHECK(default_ring_bytes(o) == 32u << 20);  // the ceiling
 }
+
+TEST_CASE("the off-CPU ring holds 1/16 s of 20,000 switch-outs a second, between 1 and 16 MiB", "[events]") {
+  CHECK(default_offcpu_ring_bytes(8192) == 16u << 20);
+  CHECK(default_offcpu_ring_bytes(65528) == 16u << 20);
+  CHECK(default_offcpu_ring_bytes(8) == 1u << 20);
+  CHECK(default_offcpu_ring_bytes(1024) == 2u << 20);  // 20,000 * 1536 / 16 = 1.9 MB -> next power of two
+}

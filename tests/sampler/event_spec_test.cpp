@@ -74,3 +74,43 @@ TEST_CASE("the ring buffer must hold four of the largest samples", "[event_spec]
   CHECK(make(99, std::nullopt, 32768, 256 << 10).buffer_bytes == (256u << 10));
   CHECK(make(99, std::nullopt, 1024, 16 << 10).buffer_bytes == (16u << 10));
 }
+
+TEST_CASE("off-CPU options: defaults, limits and what they need", "[event_spec]") {
+  auto o = make(std::nullopt, std::nullopt, kDefaultStackSize);
+  add_offcpu_options(o, false, 1, kDefaultOffCpuMinNs, kDefaultOffCpuStackSize);
+  REQUIRE(o.off_cpu);
+  CHECK(o.off_cpu->settings.every == 1);
+  CHECK(o.off_cpu->settings.min_ns == 1'000'000);
+  CHECK(o.off_cpu->settings.stack_size == 8192);
+  CHECK(std::string(o.off_cpu->default_weight()) == "off-cpu");
+  auto w = make(std::nullopt, std::nullopt, kDefaultStackSize, 0, "task-clock");
+  add_offcpu_options(w, true, 4, 0, 16384);
+  CHECK(std::string(w.off_cpu->default_weight()) == "wall");
+  CHECK(w.off_cpu->settings.every == 4);
+
+  auto fresh = [] { return make(std::nullopt, std::nullopt, kDefaultStackSize); };
+  auto o1 = fresh();
+  CHECK_THROWS_WITH(add_offcpu_options(o1, false, 0, 0, 8192), Catch::Contains("invalid --off-cpu-every 0"));
+  CHECK_THROWS_WITH(add_offcpu_options(o1, false, 1, 0, 7), Catch::Contains("invalid --off-cpu-stack-size 7"));
+  CHECK_THROWS_WITH(add_offcpu_options(o1, false, 1, 0, 65536), Catch::Contains("invalid --off-cpu-stack-size 65536"));
+  CHECK_FALSE(o1.off_cpu);
+  auto faults = make(std::nullopt, std::nullopt, kDefaultStackSize, 0, "page-faults");
+  CHECK_THROWS_WITH(add_offcpu_options(faults, true, 1, 0, 8192),
+                    Catch::StartsWith("--wall adds off-CPU time") && Catch::Contains("use -e cpu-clock"));
+  auto user_only = make_sampling_options("cpu-clock", std::nullopt, std::nullopt, kDefaultStackSize, 0, true, false);
+  CHECK_THROWS_WITH(add_offcpu_options(user_only, false, 1, 0, 8192), Catch::Contains("drop --no-kernel"));
+  auto small_ring = make(std::nullopt, std::nullopt, 8, 16384);
+  CHECK_THROWS_WITH(add_offcpu_options(small_ring, false, 1, 0, 8192), Catch::Contains("invalid --buffer-size 16K"));
+}
+
+TEST_CASE("durations parse with a unit, or as a bare 0", "[event_spec]") {
+  CHECK(parse_duration_ns("0", "--off-cpu-min") == 0);
+  CHECK(parse_duration_ns("1ms", "--off-cpu-min") == 1'000'000);
+  CHECK(parse_duration_ns("500us", "--off-cpu-min") == 500'000);
+  CHECK(parse_duration_ns("250ns", "--off-cpu-min") == 250);
+  CHECK(parse_duration_ns("1.5s", "--off-cpu-min") == 1'500'000'000);
+  CHECK(parse_duration_ns("0ms", "--off-cpu-min") == 0);
+  for (const char* bad : {"", "-1ms", "abc", "1", "1h", "ms", "1e30s", "nan", "inf"})
+    CHECK_THROWS_WITH(parse_duration_ns(bad, "--off-cpu-min"),
+                      Catch::StartsWith(std::string("invalid --off-cpu-min '") + bad + "'"));
+}

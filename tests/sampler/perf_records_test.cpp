@@ -33,7 +33,7 @@ std::vector<uint8_t> raw_record(uint32_t type, uint16_t misc, const std::vector<
   return out;
 }
 
-std::vector<uint8_t> sample_body(uint64_t stack_request, uint64_t dyn_size, bool regs = true) {
+std::vector<uint8_t> sample_body(uint64_t stack_request, uint64_t dyn_size, bool regs = true, bool period = true) {
   std::vector<uint8_t> b;
   ByteWriter w(b);
   w.put<uint64_t>(0x401234);          // ip
@@ -42,7 +42,7 @@ std::vector<uint8_t> sample_body(uint64_t stack_request, uint64_t dyn_size, bool
   w.put<uint64_t>(5555);              // time
   w.put<uint32_t>(1);                 // cpu
   w.put<uint32_t>(0);
-  w.put<uint64_t>(1001001);           // period
+  if (period) w.put<uint64_t>(1001001);
   w.put<uint64_t>(3);                 // callchain nr
   w.put<uint64_t>(PERF_CONTEXT_KERNEL);
   w.put<uint64_t>(0xffffffff81001000ull);
@@ -194,5 +194,68 @@ TEST_CASE("COMM, FORK, EXIT, LOST and THROTTLE records", "[perf_records]") {
     auto parsed = parse_perf_record(Bytes(raw.data(), raw.size()), kLayout);
     CHECK_FALSE(parsed.record);
     CHECK_FALSE(parsed.malformed);
+  }
+}
+
+namespace {
+
+const PerfLayout kOffCpuLayout{kOffCpuSampleType, kX86_64RegsMask, true};
+
+}  // namespace
+
+TEST_CASE("an off-CPU sample has no period and is marked off-CPU", "[perf_records]") {
+  auto raw = raw_record(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL, sample_body(64, 40, true, false));
+  auto s = parse_perf_sample(Bytes(raw.data(), raw.size()), kOffCpuLayout);
+  REQUIRE(s);
+  CHECK(s->off_cpu);
+  CHECK(s->period == 0);
+  CHECK(s->time == 5555);
+  CHECK(s->cpu == 1);
+  REQUIRE(s->kernel_depth() == 2);
+  CHECK(s->kernel_ip(1) == 0xffffffff81002000ull);
+  CHECK(s->nregs == 20);
+  CHECK(s->stack.size() == 40);
+  // The same bytes read with the timer layout would take the chain length as the period.
+  auto timer = parse_perf_sample(Bytes(raw.data(), raw.size()), kLayout);
+  CHECK((!timer || !timer->off_cpu));
+}
+
+TEST_CASE("SWITCH records take tid, time and cpu from the sample_id trailer", "[perf_records]") {
+  SECTION("switch-out, preempted") {
+    auto raw = raw_record(PERF_RECORD_SWITCH, PERF_RECORD_MISC_SWITCH_OUT | PERF_RECORD_MISC_SWITCH_OUT_PREEMPT, {},
+                          9000, 1);
+    auto parsed = parse_perf_record(Bytes(raw.data(), raw.size()), kOffCpuLayout);
+    REQUIRE(parsed.record);
+    auto sw = std::get<SwitchRecord>(*parsed.record);
+    CHECK(sw.out);
+    CHECK(sw.preempted);
+    CHECK_FALSE(sw.synthesized);
+    CHECK(sw.pid == 100);
+    CHECK(sw.tid == 101);
+    CHECK(sw.time == 9000);
+    CHECK(sw.cpu == 1);
+  }
+  SECTION("switch-out, blocked") {
+    auto raw = raw_record(PERF_RECORD_SWITCH, PERF_RECORD_MISC_SWITCH_OUT, {}, 9000, 0);
+    auto sw = std::get<SwitchRecord>(*parse_perf_record(Bytes(raw.data(), raw.size()), kOffCpuLayout).record);
+    CHECK(sw.out);
+    CHECK_FALSE(sw.preempted);
+    CHECK(sw.cpu == 0);
+  }
+  SECTION("switch-in") {
+    auto raw = raw_record(PERF_RECORD_SWITCH, 0, {}, 9100, 1);
+    auto sw = std::get<SwitchRecord>(*parse_perf_record(Bytes(raw.data(), raw.size()), kOffCpuLayout).record);
+    CHECK_FALSE(sw.out);
+    CHECK_FALSE(sw.preempted);
+    CHECK(sw.time == 9100);
+    CHECK(sw.tid == 101);
+  }
+  SECTION("a record too short for its trailer is malformed") {
+    std::vector<uint8_t> raw(sizeof(perf_event_header) + 8, 0);
+    perf_event_header h{PERF_RECORD_SWITCH, PERF_RECORD_MISC_SWITCH_OUT, static_cast<uint16_t>(raw.size())};
+    std::memcpy(raw.data(), &h, sizeof h);
+    auto parsed = parse_perf_record(Bytes(raw.data(), raw.size()), kOffCpuLayout);
+    CHECK_FALSE(parsed.record);
+    CHECK(parsed.malformed);
   }
 }

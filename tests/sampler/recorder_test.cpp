@@ -7,6 +7,7 @@
 
 #include "recording/recording_reader.h"
 #include "sampler/perf_event.h"
+#include "support/offcpu_raw_records.h"
 #include "support/temp_dir.h"
 
 using namespace swprof;
@@ -55,4 +56,59 @@ TEST_CASE("Recorder without a progress callback stays silent and records the com
   SessionSummary summary = recorder.finish("exited", 7 << 8);
   CHECK(summary.has_wait_status);
   CHECK(exit_code_from_wait_status(summary.wait_status) == 7);
+}
+
+TEST_CASE("Recorder writes off-CPU rings: switch records always, samples through the thinner, losses apart",
+          "[recorder]") {
+  using namespace swprof::testing;
+  constexpr uint64_t kMs = 1'000'000;
+  TempDir dir;
+  const std::string path = dir.file("rec.swprof");
+  Recorder recorder(PerfLayout{kSampleType, kX86_64RegsMask}, {});
+  recorder.record_off_cpu(kMs);
+  recorder.open(path, RecordingHeader{});
+  auto feed = [&](const std::vector<uint8_t>& raw) { recorder.handle(Bytes(raw.data(), raw.size()), kOffCpuLayout); };
+  feed(raw_offcpu_sample(7, 10 * kMs));
+  feed(raw_switch(7, 10 * kMs + 10, true));
+  feed(raw_switch(7, 14 * kMs, false, 1));  // a long wait: its sample is written
+  feed(raw_offcpu_sample(7, 20 * kMs));
+  feed(raw_switch(7, 20 * kMs + 10, true));
+  feed(raw_switch(7, 20 * kMs + 100, false));  // short, same stack: a repeat
+  feed(raw_offcpu_sample(7, 30 * kMs));  // still waiting at the end: written at finish
+  std::vector<uint8_t> lost;
+  ByteWriter w(lost);
+  w.put(perf_event_header{PERF_RECORD_LOST, 0, 0});
+  w.put<uint64_t>(1);
+  w.put<uint64_t>(5);
+  for (uint64_t v : {uint64_t{100} | (uint64_t{7} << 32), 31 * kMs, uint64_t{0}}) w.put(v);
+  set_record_size(lost);
+  feed(lost);
+  SessionSummary summary = recorder.finish("exited", 0);
+  CHECK(summary.off_cpu);
+  CHECK(summary.switch_outs == 2);
+  CHECK(summary.off_cpu_samples == 2);
+  CHECK(summary.off_cpu_repeats == 1);
+  CHECK(summary.off_cpu_lost == 5);
+  CHECK(summary.lost == 0);  // the timer's rings lost nothing
+  CHECK(summary.samples == 0);
+
+  RecordingReader reader(path);
+  std::vector<uint64_t> sample_times;
+  std::vector<OffCpuRepeatRecord> repeats;
+  int switches = 0;
+  while (auto rec = reader.next()) {
+    if (auto* s = std::get_if<SampleView>(&*rec)) {
+      CHECK(s->off_cpu);
+      CHECK(s->period == 0);
+      CHECK(s->stack.size() == 512);
+      sample_times.push_back(s->time);
+    }
+    if (auto* r = std::get_if<OffCpuRepeatRecord>(&*rec)) repeats.push_back(*r);
+    switches += std::holds_alternative<SwitchRecord>(*rec);
+  }
+  CHECK(sample_times == std::vector<uint64_t>{10 * kMs, 30 * kMs});
+  CHECK(switches == 4);
+  REQUIRE(repeats.size() == 1);
+  CHECK(repeats[0].time == 20 * kMs);
+  CHECK(repeats[0].ref_time == 10 * kMs);
 }

@@ -85,3 +85,19 @@ TEST_CASE("summary: cut stacks advise a larger --stack-size only below the maxim
   CHECK(at_max.find("raise --stack-size") == std::string::npos);
   CHECK(format_summary(summary_with(32768, 100, 0)).find("stack copy") == std::string::npos);
 }
+
+TEST_CASE("an off-CPU session adds one line with its switch-outs, samples, repeats and losses", "[summary]") {
+  SessionSummary s = quiet_summary();
+  CHECK(format_summary(s).find("off-CPU") == std::string::npos);
+  s.off_cpu = true;
+  s.switch_outs = 300;
+  s.off_cpu_samples = 120;
+  s.off_cpu_repeats = 180;
+  s.offcpu_ring_bytes = 16 << 20;
+  const std::string text = format_summary(s);
+  CHECK(text.find("swprof: off-CPU: 300 switch-outs, 120 samples with stacks, 180 short waits as repeats of a written "
+                  "stack, 0 lost\n") != std::string::npos);
+  CHECK(text.find("raise --buffer-size") == std::string::npos);
+  s.off_cpu_lost = 7;
+  CHECK(format_summary(s).find("7 lost: raise --buffer-size (now 16.0 MB per CPU)") != std::string::npos);
+}

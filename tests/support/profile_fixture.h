@@ -54,4 +54,35 @@ inline Profile sample_profile() {
   return p;
 }
 
+// Adds `count` samples weighing `weight_ns` in all, `off_ns` of it off-CPU.
+inline void add_weighed(CallTree& tree, const std::vector<CctFrame>& frames, uint64_t count, uint64_t weight_ns,
+                        uint64_t off_ns) {
+  std::vector<uint32_t> ids;
+  for (const auto& f : frames) ids.push_back(tree.intern(f));
+  tree.add(ids, count, weight_ns, off_ns);
+}
+
+// A wall-time profile: main -> work (4 on-CPU samples, 4 ms), main -> nap ->
+// schedule [kernel] (2 off-CPU samples, 15 ms), main -> wait_pipe -> schedule
+// (1 off-CPU sample, 3 ms), main -> spin -> schedule -> [preempted] (1 off-CPU
+// sample, 2 ms): 24 ms, 20 of them off-CPU.
+inline Profile wall_profile(WeightKind kind = WeightKind::kWall) {
+  Profile p = sample_profile();
+  p.tree = CallTree();
+  p.weight_kind = kind;
+  p.weight_unit = "nanoseconds";
+  p.header.off_cpu = true;
+  p.header.default_weight = weight_kind_name(kind);
+  const CctFrame schedule = fn("schedule", "[kernel]", kCctKernel);
+  if (kind != WeightKind::kOffCpu) add_weighed(p.tree, {fn("main"), fn("work")}, 4, 4'000'000, 0);
+  add_weighed(p.tree, {fn("main"), fn("nap"), schedule}, 2, 15'000'000, 15'000'000);
+  add_weighed(p.tree, {fn("main"), fn("wait_pipe"), schedule}, 1, 3'000'000, 3'000'000);
+  add_weighed(p.tree, {fn("main"), fn("spin"), schedule, fn("[preempted]", "[kernel]", kCctKernel)}, 1, 2'000'000,
+              2'000'000);
+  p.samples_read = p.samples_kept = p.tree.total();
+  p.threads[42].samples = p.tree.total();
+  p.tree.sort_children();
+  return p;
+}
+
 }  // namespace swprof::testing

@@ -1,0 +1,68 @@
+#pragma once
+// attach --off-cpu: a thread already blocked in a system call when sampling
+// starts has no switch-out sample until it wakes and blocks again, so the
+// time it waits from the attach on would have no stack. For each such thread
+// this makes what the off-CPU event would have recorded, without stopping
+// anything: the user pc and sp from /proc/PID/task/TID/syscall, the top of
+// its stack read with process_vm_readv, and its kernel frames from
+// /proc/PID/task/TID/stack with their addresses from /proc/kallsyms (when
+// readable: root); plus a synthesized switch-out at the time it was seen.
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "recording/records.h"
+
+namespace swprof {
+
+// One line of /proc/PID/task/TID/syscall: "NR ARG1..ARG6 SP PC" (hex args),
+// or "-1 SP PC" when blocked outside a system call; nullopt for "running"
+// and for anything malformed.
+struct TaskSyscall {
+  int64_t nr = -1;
+  uint64_t sp = 0;
+  uint64_t pc = 0;
+};
+std::optional<TaskSyscall> parse_task_syscall(std::string_view text);
+
+// Lines of /proc/PID/task/TID/stack, "[<0>] do_nanosleep+0x5e/0x140",
+// innermost first; malformed lines are skipped.
+struct KernelFrameName {
+  std::string symbol;
+  uint64_t offset = 0;
+};
+std::vector<KernelFrameName> parse_task_stack(std::string_view text);
+
+// The frames' addresses from the text of /proc/kallsyms; empty when a symbol
+// is missing or the addresses are hidden (all zero, kernel.kptr_restrict).
+std::vector<uint64_t> resolve_kernel_frames(const std::vector<KernelFrameName>& frames, std::string_view kallsyms);
+
+// Up to `len` bytes of process `pid`'s memory at `addr`, page by page,
+// stopping at the first page that cannot be read (the end of the stack).
+std::vector<uint8_t> read_remote_memory(pid_t pid, uint64_t addr, size_t len);
+
+struct BlockedThread {
+  uint32_t pid = 0;
+  uint32_t tid = 0;
+  uint64_t time = 0;  // CLOCK_MONOTONIC when its state was read
+  TaskSyscall syscall;
+  std::vector<uint8_t> stack;         // from syscall.sp up
+  std::vector<uint8_t> kernel_chain;  // u64 little-endian each, innermost first
+
+  // The off-CPU sample and the switch-out the events would have recorded
+  // (the sample views this object's bytes).
+  SampleView sample() const;
+  SwitchRecord switch_out() const;
+};
+
+// The threads of `pid` blocked in a system call now, with up to `stack_size`
+// bytes of their stacks. Threads that run, exit meanwhile or cannot be read
+// are left out.
+std::vector<BlockedThread> find_blocked_threads(pid_t pid, uint32_t stack_size);
+
+}  // namespace swprof

@@ -1,0 +1,320 @@
+// `record --off-cpu` / `--wall` and `attach --off-cpu` on programs whose
+// waits are known (tests/programs/known_waits.c, known_contention.c).
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "recording/recording_reader.h"
+#include "sampler/perf_event.h"
+#include "support/cli_harness.h"
+#include "support/temp_dir.h"
+
+using namespace swprof::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string program(const std::string& name) { return std::string(KNOWN_STACK_DIR) + "/" + name; }
+
+// What the off-CPU events left in a recording.
+struct OffCpuContents {
+  swprof::RecordingHeader header;
+  std::map<uint32_t, uint64_t> samples_by_tid;  // off-CPU samples
+  std::map<uint32_t, uint64_t> outs_by_tid;     // switch-outs
+  uint64_t switch_ins = 0;
+  std::map<uint32_t, uint64_t> synthesized_outs_by_tid;
+  uint64_t repeats = 0;
+  std::map<uint32_t, uint64_t> repeats_by_tid;
+  uint64_t on_cpu_samples = 0;
+  uint64_t off_cpu_with_period = 0;
+
+  uint32_t busiest_tid() const {
+    uint32_t tid = 0;
+    uint64_t most = 0;
+    for (auto [t, n] : samples_by_tid)
+      if (n > most) most = n, tid = t;
+    return tid;
+  }
+};
+
+OffCpuContents read_off_cpu(const std::string& path) {
+  swprof::RecordingReader reader(path);
+  OffCpuContents c;
+  c.header = reader.header();
+  while (auto rec = reader.next()) {
+    if (auto* s = std::get_if<swprof::SampleView>(&*rec)) {
+      if (s->off_cpu) {
+        ++c.samples_by_tid[s->tid];
+        c.off_cpu_with_period += s->period != 0;
+      } else {
+        ++c.on_cpu_samples;
+      }
+    }
+    if (auto* sw = std::get_if<swprof::SwitchRecord>(&*rec)) {
+      if (sw->out) ++c.outs_by_tid[sw->tid];
+      if (sw->synthesized) ++c.synthesized_outs_by_tid[sw->tid];
+      else ++c.switch_ins;
+    }
+    if (auto* r = std::get_if<swprof::OffCpuRepeatRecord>(&*rec)) {
+      ++c.repeats;
+      ++c.repeats_by_tid[r->tid];
+    }
+  }
+  return c;
+}
+
+// `swprof script` split into samples; the off-CPU ones are those stopped
+// in schedule() (the context-switch event fires there).
+struct ScriptSample {
+  std::string text;
+  bool complete = false;
+};
+
+std::vector<ScriptSample> script_samples_in_schedule(const std::string& script) {
+  std::vector<ScriptSample> out;
+  std::istringstream lines(script);
+  std::string header;
+  bool first_frame = false, collecting = false;
+  for (std::string l; std::getline(lines, l);) {
+    if (l.empty()) continue;
+    if (l[0] != '\t') {
+      header = l;
+      first_frame = true;
+      collecting = false;
+      continue;
+    }
+    if (first_frame && l.find(" schedule+") != std::string::npos) {
+      out.push_back({header + "\n", header.find("(complete)") != std::string::npos});
+      collecting = true;
+    }
+    first_frame = false;
+    if (collecting) out.back().text += l + "\n";
+  }
+  return out;
+}
+
+size_t count_with(const std::vector<ScriptSample>& samples, const std::vector<std::string>& parts) {
+  size_t n = 0;
+  for (const auto& s : samples) {
+    bool all = true;
+    for (const auto& p : parts) all = all && s.text.find(p) != std::string::npos;
+    n += all;
+  }
+  return n;
+}
+
+bool off_cpu_permitted() {
+  if (swprof::kernel_sampling_permitted()) return true;
+  WARN("off-CPU sampling needs kernel sampling (perf_event_paranoid <= 1, CAP_PERFMON or root); skipped");
+  return false;
+}
+
+void check_one_line_error(const ProcessResult& r, const std::string& expected) {
+  INFO("stderr: " << r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(line_count(r.err) == 1);
+  CHECK(r.err.find(expected) != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("off-CPU: record --wall on known_waits keeps every switch and the worker's waits with whole stacks",
+          "[integration]") {
+  if (!off_cpu_permitted()) return;
+  TempDir dir;
+  const std::string out = dir.file("wall.swprof");
+  auto r = run({swprof_bin(), "record", "--wall", "-o", out, program("known_waits")}, dir.path());
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("known_waits: 100 iterations") != std::string::npos);
+  CHECK(r.err.find("swprof: off-CPU: ") != std::string::npos);
+  CHECK(r.err.find(", 0 lost\n") != std::string::npos);
+
+  const OffCpuContents c = read_off_cpu(out);
+  CHECK(c.header.off_cpu);
+  CHECK(c.header.default_weight == "wall");
+  CHECK(c.header.off_cpu_settings.every == 1);
+  CHECK(c.header.off_cpu_settings.min_ns == 1'000'000);
+  CHECK(c.header.off_cpu_settings.stack_size == 8192);
+  CHECK(c.off_cpu_with_period == 0);
+  CHECK(c.on_cpu_samples > 100);  // spin() and the rest, from the timer
+  const uint32_t worker = c.busiest_tid();
+  INFO("worker " << worker);
+  // 100 iterations of nap() and wait_pipe(): at least 200 switch-outs, each
+  // wait >= 1 ms so each has its own sample (none thinned to a repeat).
+  CHECK(c.outs_by_tid.at(worker) >= 200);
+  CHECK(c.samples_by_tid.at(worker) >= 200);
+  CHECK(c.switch_ins >= 200);
+
+  auto script = run({swprof_bin(), "script", out}, dir.path());
+  REQUIRE(script.exit_code == 0);
+  const auto waits = script_samples_in_schedule(script.out);
+  uint64_t off_cpu_total = 0;
+  for (auto [tid, n] : c.samples_by_tid) off_cpu_total += n;
+  CHECK(waits.size() >= off_cpu_total * 95 / 100);
+  size_t complete = 0;
+  for (const auto& w : waits) complete += w.complete;
+  CHECK(complete >= waits.size() * 95 / 100);
+  // The blocking reason in the kernel chain, and the user stack below it.
+  CHECK(count_with(waits, {"do_nanosleep+", " nap+", " worker+"}) >= 95);
+  CHECK(count_with(waits, {"pipe_read+", " wait_pipe+", " worker+"}) >= 95);
+}
+
+TEST_CASE("off-CPU: known_contention waits under contended_lock in the futex", "[integration]") {
+  if (!off_cpu_permitted()) return;
+  TempDir dir;
+  const std::string out = dir.file("lock.swprof");
+  auto r = run({swprof_bin(), "record", "--off-cpu", "-o", out, program("known_contention"), "1"}, dir.path());
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  const OffCpuContents c = read_off_cpu(out);
+  CHECK(c.header.default_weight == "off-cpu");
+  auto script = run({swprof_bin(), "script", out}, dir.path());
+  REQUIRE(script.exit_code == 0);
+  // The main thread's waits in a system call; it also spins on the CPU between
+  // the holder's turns and is preempted there (irqentry_exit, exit_to_user_mode_loop).
+  std::vector<ScriptSample> blocked;
+  for (const auto& w : script_samples_in_schedule(script.out))
+    if (w.text.find(" main+") != std::string::npos && w.text.find("irqentry_exit") == std::string::npos &&
+        w.text.find("exit_to_user_mode_loop") == std::string::npos)
+      blocked.push_back(w);
+  const size_t in_lock = count_with(blocked, {" contended_lock+", "futex_wait", "pthread_mutex_lock"});
+  INFO(in_lock << " of " << blocked.size() << " blocking waits of the main thread in the lock");
+  CHECK(blocked.size() >= 50);
+  CHECK(in_lock >= blocked.size() * 80 / 100);
+}
+
+TEST_CASE("off-CPU: --off-cpu-min 0 writes every stack, 10ms writes short repeated waits as repeats",
+          "[integration]") {
+  if (!off_cpu_permitted()) return;
+  TempDir dir;
+  auto all = run({swprof_bin(), "record", "--off-cpu", "--off-cpu-min", "0", "-o", dir.file("all.swprof"),
+                  program("known_waits"), "50"},
+                 dir.path());
+  REQUIRE(all.exit_code == 0);
+  const OffCpuContents every = read_off_cpu(dir.file("all.swprof"));
+  CHECK(every.repeats == 0);
+  CHECK(every.header.off_cpu_settings.min_ns == 0);
+  // 10 ms: every wait of known_waits (4 and 3 ms) is short. The feeder's two
+  // waits repeat their stacks exactly; the worker's do not (its loop counter
+  // lies within the first 256 stack bytes), so each of its waits is written.
+  auto thin = run({swprof_bin(), "record", "--off-cpu", "--off-cpu-min", "10ms", "-o", dir.file("thin.swprof"),
+                   program("known_waits"), "50"},
+                  dir.path());
+  INFO(thin.err);
+  REQUIRE(thin.exit_code == 0);
+  const OffCpuContents thinned = read_off_cpu(dir.file("thin.swprof"));
+  uint64_t samples = 0, outs = 0;
+  for (auto [tid, n] : thinned.samples_by_tid) samples += n;
+  for (auto [tid, n] : thinned.outs_by_tid) outs += n;
+  uint32_t feeder = 0;
+  uint64_t feeder_repeats = 0;
+  for (auto [tid, n] : thinned.repeats_by_tid)
+    if (n > feeder_repeats) feeder = tid, feeder_repeats = n;
+  REQUIRE(feeder != 0);
+  CHECK(feeder_repeats >= thinned.outs_by_tid.at(feeder) * 2 / 3);
+  CHECK(feeder_repeats >= 50);
+  CHECK(samples + thinned.repeats <= outs);  // every switch-out has at most one of the two
+  CHECK(samples + thinned.repeats >= outs * 95 / 100);
+}
+
+TEST_CASE("off-CPU: attach --off-cpu follows every thread of a running process", "[integration]") {
+  if (!off_cpu_permitted()) return;
+  TempDir dir;
+  auto target = spawn({program("known_waits"), "1000"}, dir.path());
+  for (int i = 0; i < 500; ++i) {
+    std::ifstream in(target.out_path);
+    std::string line;
+    if (std::getline(in, line) && line == "ready") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  const std::string out = dir.file("attach.swprof");
+  auto r = run({swprof_bin(), "attach", "--off-cpu", std::to_string(target.pid), "--duration", "1", "-o", out},
+               dir.path());
+  kill(target.pid, SIGKILL);
+  waitpid(target.pid, nullptr, 0);
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  const OffCpuContents c = read_off_cpu(out);
+  CHECK(c.header.off_cpu);
+  CHECK(c.header.mode == "attach");
+  REQUIRE(c.samples_by_tid.size() >= 2);  // the worker and the feeder
+  CHECK(c.outs_by_tid.at(c.busiest_tid()) >= 100);
+  CHECK(c.samples_by_tid.at(c.busiest_tid()) >= 100);
+  // The main thread waits in pthread_join all along: blocked at the attach,
+  // it has a synthesized switch-out and its off-CPU sample.
+  const uint32_t main_tid = static_cast<uint32_t>(target.pid);
+  CHECK(c.synthesized_outs_by_tid.count(main_tid) == 1);
+  CHECK(c.synthesized_outs_by_tid.at(main_tid) == 1);
+  CHECK(c.samples_by_tid.count(main_tid) == 1);
+  CHECK(r.err.find("threads already blocked at the attach") != std::string::npos);
+}
+
+TEST_CASE("off-CPU: a plain record has no switch records", "[integration]") {
+  TempDir dir;
+  auto r = run({swprof_bin(), "record", "-o", dir.file("plain.swprof"), program("known_waits"), "20"}, dir.path());
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("off-CPU") == std::string::npos);
+  const OffCpuContents c = read_off_cpu(dir.file("plain.swprof"));
+  CHECK_FALSE(c.header.off_cpu);
+  CHECK(c.header.default_weight == "cpu");
+  CHECK(c.samples_by_tid.empty());
+  CHECK(c.outs_by_tid.empty());
+}
+
+TEST_CASE("off-CPU: bad options are one line each and nothing is recorded", "[integration]") {
+  TempDir dir;
+  const std::string out = dir.file("bad.swprof");
+  auto record = [&](std::vector<std::string> options) {
+    std::vector<std::string> argv{swprof_bin(), "record", "-o", out};
+    argv.insert(argv.end(), options.begin(), options.end());
+    argv.push_back(program("known_waits"));
+    return run(argv, dir.path());
+  };
+  check_one_line_error(record({"--off-cpu-every", "0", "--off-cpu"}), "invalid --off-cpu-every 0");
+  check_one_line_error(record({"--off-cpu-every", "-1", "--off-cpu"}), "invalid --off-cpu-every '-1'");
+  check_one_line_error(record({"--off-cpu-every", "x", "--wall"}), "invalid --off-cpu-every 'x'");
+  check_one_line_error(record({"--off-cpu-min", "-1ms", "--off-cpu"}), "invalid --off-cpu-min '-1ms'");
+  check_one_line_error(record({"--off-cpu-min", "abc", "--off-cpu"}), "invalid --off-cpu-min 'abc'");
+  check_one_line_error(record({"--off-cpu-min", "5", "--off-cpu"}), "invalid --off-cpu-min '5'");
+  check_one_line_error(record({"--off-cpu-stack-size", "7", "--off-cpu"}), "invalid --off-cpu-stack-size 7");
+  check_one_line_error(record({"--off-cpu-stack-size", "65536", "--off-cpu"}), "invalid --off-cpu-stack-size 65536");
+  check_one_line_error(record({"--wall", "-e", "page-faults"}), "--wall adds off-CPU time");
+  check_one_line_error(record({"--off-cpu", "-e", "page-faults"}), "use -e cpu-clock");
+  check_one_line_error(record({"--off-cpu", "--wall"}), "--off-cpu and --wall cannot be used together");
+  check_one_line_error(record({"--off-cpu-min", "1ms"}), "--off-cpu-min needs --off-cpu or --wall");
+  check_one_line_error(record({"--off-cpu", "--no-kernel"}), "drop --no-kernel");
+  check_one_line_error(run({swprof_bin(), "attach", "--off-cpu-every", "0", "--off-cpu", "1", "-o", out}, dir.path()),
+                       "invalid --off-cpu-every 0");
+  CHECK_FALSE(fs::exists(out));
+}
+
+TEST_CASE("off-CPU: refused without kernel sampling, naming perf_event_paranoid", "[integration]") {
+  auto paranoid = swprof::perf_event_paranoid();
+  if (geteuid() != 0 || access("/usr/bin/setpriv", X_OK) != 0 || !paranoid || *paranoid <= 1) {
+    WARN("needs root, setpriv and kernel.perf_event_paranoid >= 2 to be refused as nobody; skipped");
+    return;
+  }
+  TempDir dir;
+  chmod(dir.path().c_str(), 0777);
+  const std::string out = dir.file("denied.swprof");
+  auto r = run({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", swprof_bin(), "record",
+                "--off-cpu", "-o", out, program("known_waits"), "5"},
+               dir.path());
+  check_one_line_error(r, "off-CPU sampling needs kernel sampling: kernel.perf_event_paranoid is " +
+                              std::to_string(*paranoid) + " here (<= 1 needed), or CAP_PERFMON");
+  CHECK(r.err.find("or root") != std::string::npos);
+  CHECK_FALSE(fs::exists(out));
+}
