@@ -237,12 +237,12 @@ ThreadSnapshot describe_thread(pid_t pid, pid_t tid) {
 bool read_without_stopping(pid_t pid, ThreadSnapshot& t, uint32_t stack_bytes) {
   auto before = read_task_syscall(pid, static_cast<pid_t>(t.tid));
   for (int attempt = 0; attempt < 2; ++attempt) {
-    if (!before || before->running || before->sp == 0) return false;
+    if (!before || before->sp == 0) return false;  // running (or unreadable)
     const uint64_t time = now_ns();
     std::vector<uint8_t> stack = read_remote_stack(pid, before->sp, stack_bytes);
     if (stack.empty()) return false;
     auto after = read_task_syscall(pid, static_cast<pid_t>(t.tid));
-    if (after && *after == *before) {
+    if (after && after->nr == before->nr && after->sp == before->sp && after->pc == before->pc) {
       t.time = time;
       t.syscall = before->nr;
       t.ip_sp_only = true;

@@ -1,7 +1,6 @@
 #include "sampler/task_files.h"
 
 #include <fcntl.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -31,49 +30,22 @@ std::optional<uint64_t> parse_number(const std::string& word) {
 
 }  // namespace
 
-std::optional<TaskSyscall> parse_task_syscall(const std::string& text) {
-  std::istringstream in(text);
-  std::vector<std::string> words;
-  for (std::string w; in >> w;) words.push_back(w);
-  TaskSyscall s;
-  if (words.size() == 1 && words[0] == "running") {
-    s.running = true;
-    return s;
-  }
-  if (words.size() != 3 && words.size() != 9) return std::nullopt;
-  auto nr = parse_number(words[0]);
-  auto sp = parse_number(words[words.size() - 2]);
-  auto pc = parse_number(words.back());
-  if (!nr || !sp || !pc) return std::nullopt;
-  s.nr = static_cast<int64_t>(*nr);
-  s.sp = *sp;
-  s.pc = *pc;
-  return s;
-}
-
 std::optional<TaskSyscall> read_task_syscall(pid_t pid, pid_t tid) {
   auto text = read_text_file(task_file(pid, tid, "syscall"));
   if (!text) return std::nullopt;
   return parse_task_syscall(*text);
 }
 
-std::vector<std::string> parse_kernel_stack(const std::string& text) {
-  std::vector<std::string> frames;
-  std::istringstream lines(text);
-  for (std::string line; std::getline(lines, line);) {
-    // "[<0>] anon_pipe_read+0x366/0x410" (the address shows as 0 unless kptr_restrict allows)
-    auto close = line.find("] ");
-    std::string name = close == std::string::npos ? line : line.substr(close + 2);
-    while (!name.empty() && (name.back() == ' ' || name.back() == '\r')) name.pop_back();
-    if (!name.empty()) frames.push_back(name);
-  }
-  return frames;
-}
-
 std::optional<std::vector<std::string>> read_task_kernel_stack(pid_t pid, pid_t tid) {
   auto text = read_text_file(task_file(pid, tid, "stack"));
   if (!text) return std::nullopt;
-  return parse_kernel_stack(*text);
+  std::vector<std::string> frames;
+  char offset[24];
+  for (const KernelFrameName& f : parse_task_stack(*text)) {
+    snprintf(offset, sizeof offset, "+0x%llx", static_cast<unsigned long long>(f.offset));
+    frames.push_back(f.symbol + offset);
+  }
+  return frames;
 }
 
 std::optional<TaskStat> parse_task_stat(const std::string& text) {
@@ -144,17 +116,14 @@ ssize_t read_proc_mem(pid_t pid, uint64_t sp, uint8_t* out, size_t bytes) {
 }  // namespace
 
 std::vector<uint8_t> read_remote_stack(pid_t pid, uint64_t sp, size_t bytes, int* err) {
-  std::vector<uint8_t> stack(bytes);
-  iovec local{stack.data(), bytes};
-  iovec remote{reinterpret_cast<void*>(sp), bytes};
-  ssize_t n = bytes ? ::process_vm_readv(pid, &local, 1, &remote, 1, 0) : 0;
-  if (n < 0 && errno == EPERM) n = read_proc_mem(pid, sp, stack.data(), bytes);
-  if (n < 0) {
-    if (err) *err = errno ? errno : EFAULT;
-    return {};
+  errno = 0;
+  std::vector<uint8_t> stack = read_remote_memory(pid, sp, bytes);
+  if (stack.empty() && bytes && errno == EPERM) {
+    stack.resize(bytes);
+    ssize_t n = read_proc_mem(pid, sp, stack.data(), bytes);
+    stack.resize(n > 0 ? static_cast<size_t>(n) : 0);
   }
-  stack.resize(static_cast<size_t>(n));
-  if (err) *err = 0;
+  if (err) *err = stack.empty() && bytes ? (errno ? errno : EFAULT) : 0;
   return stack;
 }
 

@@ -11,25 +11,17 @@
 #include <string>
 #include <vector>
 
+#include "sampler/blocked_threads.h"
+
 namespace swprof {
 
-// /proc/PID/task/TID/syscall: "running", or the system call the thread is
-// blocked in with the user sp and pc saved at its entry:
-//   "NR ARG1 .. ARG6 SP PC"   (NR -1: blocked in the kernel, not in a call: "-1 SP PC")
-struct TaskSyscall {
-  bool running = false;  // on a CPU or runnable: no user registers saved
-  int64_t nr = -1;
-  uint64_t sp = 0;
-  uint64_t pc = 0;
-
-  bool operator==(const TaskSyscall&) const = default;
-};
-std::optional<TaskSyscall> parse_task_syscall(const std::string& text);
+// /proc/PID/task/TID/syscall (parse_task_syscall of blocked_threads.h): the
+// system call the thread is blocked in, with the user sp and pc saved at its
+// entry; nullopt when it runs ("running") or the file cannot be read.
 std::optional<TaskSyscall> read_task_syscall(pid_t pid, pid_t tid);
 
-// /proc/PID/task/TID/stack: the kernel frames, innermost first, as the kernel
-// names them ("anon_pipe_read+0x366/0x410"). Readable by root only.
-std::vector<std::string> parse_kernel_stack(const std::string& text);
+// /proc/PID/task/TID/stack: the kernel frames, innermost first
+// ("anon_pipe_read+0x366"). Readable by root only: nullopt otherwise.
 std::optional<std::vector<std::string>> read_task_kernel_stack(pid_t pid, pid_t tid);
 
 // Field 3 of /proc/PID/task/TID/stat ('R', 'S', 'D', 'T', 't', 'Z', ...), and
@@ -51,8 +43,9 @@ const char* task_state_name(char state);
 
 // Up to `bytes` of the thread's memory from `sp` upwards. A read that the end
 // of the stack mapping cuts short is no error: the bytes before it are
-// returned. process_vm_readv first; /proc/PID/mem when that is refused
-// (EPERM). Empty with *err set (an errno value) when nothing could be read.
+// returned. read_remote_memory (process_vm_readv) first; /proc/PID/mem when
+// that is refused (EPERM). Empty with *err set (an errno value) when nothing
+// could be read.
 std::vector<uint8_t> read_remote_stack(pid_t pid, uint64_t sp, size_t bytes, int* err = nullptr);
 
 }  // namespace swprof
