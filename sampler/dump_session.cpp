@@ -27,6 +27,7 @@ RecordingHeader dump_header(pid_t pid, const SnapshotOptions& options, uint64_t 
   h.kernel_note = "dump reads kernel stacks as text, not into samples";
   h.target_pid = pid;
   h.default_weight = "wall";
+  h.off_cpu = true;  // off-CPU samples (threads not running), weighed by their period: no switch records
   stamp_header(h);
   return h;
 }
