@@ -22,6 +22,7 @@ DashDash split_dashdash(std::vector<std::string>& args);
 // Registers the subcommand; the returned callback runs it and gives the exit code.
 std::function<int()> add_record_command(CLI::App& app, DashDash dashdash);
 std::function<int()> add_attach_command(CLI::App& app);
+std::function<int()> add_dump_command(CLI::App& app);
 std::function<int()> add_info_command(CLI::App& app);
 std::function<int()> add_script_command(CLI::App& app);
 std::function<int()> add_report_command(CLI::App& app);

@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
   auto add = [&](std::function<int()> run) { commands.emplace_back(app.get_subcommands({}).back(), std::move(run)); };
   add(swprof::cli::add_record_command(app, std::move(dashdash)));
   add(swprof::cli::add_attach_command(app));
+  add(swprof::cli::add_dump_command(app));
   add(swprof::cli::add_info_command(app));
   add(swprof::cli::add_script_command(app));
   add(swprof::cli::add_report_command(app));

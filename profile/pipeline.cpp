@@ -32,7 +32,9 @@ class PipelineRun {
     if (!filter_.keep(s.time, s.tid, comm)) return;
     symbolize(s);
     const OffCpuWeight* off = s.off_cpu ? intervals_.weight(s.tid, s.time) : nullptr;
-    const uint64_t weight = s.off_cpu ? (off ? off->weight_ns : 0) : s.period;
+    // An off-CPU sample no switch records time weighs its period: 0 for the
+    // kernel's (it has none), the interval for a `dump --samples` snapshot.
+    const uint64_t weight = s.off_cpu && off && off->weight_ns ? off->weight_ns : s.period;
     sink_.add(PipelineSample{s, comm, names_.named_by_record(s.tid), user_symbols_, kernel_symbols_,
                              s.off_cpu ? SampleKind::kOffCpu : SampleKind::kOnCpu, weight, off});
   }

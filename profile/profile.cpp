@@ -9,7 +9,10 @@ namespace swprof {
 
 namespace {
 
-bool time_based(const std::string& event) { return event == "cpu-clock" || event == "task-clock"; }
+// ptrace-wall: `swprof dump --samples`, every thread's snapshot weighing the interval.
+bool time_based(const std::string& event) {
+  return event == "cpu-clock" || event == "task-clock" || event == "ptrace-wall";
+}
 
 // The pipeline's sink for a profile: each kept sample's stack, filtered by
 // function name, into the calling-context tree.

@@ -6,6 +6,7 @@ namespace {
 constexpr uint16_t kSampleInKernel = 1;
 constexpr uint16_t kSampleTruncated = 2;
 constexpr uint16_t kSampleOffCpu = 4;
+constexpr uint16_t kSampleIpSpOnly = 8;
 constexpr uint16_t kSwitchOut = 1;
 constexpr uint16_t kSwitchPreempted = 2;
 constexpr uint16_t kSwitchSynthesized = 4;
@@ -83,7 +84,7 @@ void RecordEncoder::encode(const Record& record, std::vector<uint8_t>& out) {
         using T = std::decay_t<decltype(rec)>;
         if constexpr (std::is_same_v<T, SampleView>) {
           flags = (rec.in_kernel ? kSampleInKernel : 0) | (rec.stack_truncated ? kSampleTruncated : 0) |
-                  (rec.off_cpu ? kSampleOffCpu : 0);
+                  (rec.off_cpu ? kSampleOffCpu : 0) | (rec.ip_sp_only ? kSampleIpSpOnly : 0);
           encode_sample(rec, w);
         } else if constexpr (std::is_same_v<T, MappingRecord>) {
           flags = rec.synthesized ? kMappingSynthesized : 0;
@@ -126,6 +127,7 @@ std::optional<Record> RecordDecoder::decode_sample(ByteReader& r, uint16_t flags
   s.in_kernel = flags & kSampleInKernel;
   s.stack_truncated = flags & kSampleTruncated;
   s.off_cpu = flags & kSampleOffCpu;
+  s.ip_sp_only = flags & kSampleIpSpOnly;
   uint32_t abi = 0;
   uint16_t nregs = 0;
   uint16_t nkernel = 0;

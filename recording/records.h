@@ -32,6 +32,9 @@ struct SampleView {
   // Taken as the thread was switched out (--off-cpu): no period; its weight is
   // the time until the thread ran again (SwitchRecord pairs).
   bool off_cpu = false;
+  // Of the registers only ip and sp are known (a blocked thread read without
+  // stopping it: /proc/PID/task/TID/syscall saves no others); the rest are 0.
+  bool ip_sp_only = false;
   uint64_t abi = 0;        // PERF_SAMPLE_REGS_ABI_*; 0 (NONE): no user registers
   uint32_t nregs = 0;      // registers in kX86_64RegsMask bit order
   std::array<uint64_t, kMaxSampleRegs> regs{};

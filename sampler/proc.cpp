@@ -42,6 +42,33 @@ std::vector<ProcMapping> parse_proc_maps(const std::string& text) {
   return out;
 }
 
+std::vector<MappingRecord> code_mappings(pid_t pid, const std::vector<ProcMapping>& maps, uint64_t time) {
+  std::vector<MappingRecord> out;
+  for (const ProcMapping& pm : maps) {
+    if (pm.perms.size() < 3 || pm.perms[2] != 'x') continue;  // code only, as the kernel reports
+    MappingRecord m;
+    m.time = time;
+    m.pid = m.tid = static_cast<uint32_t>(pid);
+    m.start = pm.start;
+    m.length = pm.end - pm.start;
+    m.file_offset = pm.offset;
+    m.prot = 0x4 | (pm.perms[0] == 'r' ? 0x1 : 0) | (pm.perms[1] == 'w' ? 0x2 : 0);
+    m.dev_major = pm.dev_major;
+    m.dev_minor = pm.dev_minor;
+    m.inode = pm.inode;
+    m.path = pm.path;
+    m.synthesized = true;
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+std::vector<MappingRecord> read_code_mappings(pid_t pid, uint64_t time) {
+  auto maps = read_text_file("/proc/" + std::to_string(pid) + "/maps");
+  if (!maps) return {};
+  return code_mappings(pid, parse_proc_maps(*maps), time);
+}
+
 std::vector<pid_t> list_threads(pid_t pid) {
   std::vector<pid_t> tids;
   const std::string dir = "/proc/" + std::to_string(pid) + "/task";

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "recording/records.h"
+
 namespace swprof {
 
 struct ProcMapping {
@@ -23,6 +25,12 @@ struct ProcMapping {
 
 // Parses the text of /proc/PID/maps. Malformed lines are skipped.
 std::vector<ProcMapping> parse_proc_maps(const std::string& text);
+
+// The executable mappings of /proc/PID/maps as the kernel's mapping records
+// would report them (code only), marked synthesized and stamped `time`.
+// Empty when the file cannot be read.
+std::vector<MappingRecord> read_code_mappings(pid_t pid, uint64_t time);
+std::vector<MappingRecord> code_mappings(pid_t pid, const std::vector<ProcMapping>& maps, uint64_t time);
 
 // The contents of a regular file (most /proc and /sys files are), at most
 // max_bytes; nullopt when it cannot be read, is not a regular file (a FIFO

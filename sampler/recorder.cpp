@@ -74,7 +74,7 @@ void Recorder::release_off_cpu(uint64_t now_ns) {
 }
 
 void Recorder::write_synthesized(Record rec) {
-  if (auto* m = std::get_if<MappingRecord>(&rec)) fill_build_id(*m);
+  std::visit([&](auto& r) { count(r); }, rec);  // a mapping's build-id, a sample's totals
   writer_->write(rec);
 }
 

@@ -274,24 +274,7 @@ void synthesize_process_state(Recorder& recorder, pid_t pid, uint64_t time) {
     c.comm = thread_comm(pid, tid);
     recorder.write_synthesized(c);
   }
-  auto maps = read_text_file("/proc/" + std::to_string(pid) + "/maps");
-  if (!maps) return;
-  for (const ProcMapping& pm : parse_proc_maps(*maps)) {
-    if (pm.perms.size() < 3 || pm.perms[2] != 'x') continue;  // code only, as the kernel reports
-    MappingRecord m;
-    m.time = time;
-    m.pid = m.tid = static_cast<uint32_t>(pid);
-    m.start = pm.start;
-    m.length = pm.end - pm.start;
-    m.file_offset = pm.offset;
-    m.prot = 0x4 | (pm.perms[0] == 'r' ? 0x1 : 0) | (pm.perms[1] == 'w' ? 0x2 : 0);
-    m.dev_major = pm.dev_major;
-    m.dev_minor = pm.dev_minor;
-    m.inode = pm.inode;
-    m.path = pm.path;
-    m.synthesized = true;
-    recorder.write_synthesized(m);
-  }
+  for (MappingRecord& m : read_code_mappings(pid, time)) recorder.write_synthesized(std::move(m));
 }
 
 // --off-cpu: threads blocked in a system call at the attach get the off-CPU

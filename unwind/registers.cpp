@@ -13,6 +13,7 @@ Registers Registers::from_sample(const SampleView& s) {
   if (s.nregs != sizeof kPerfToDwarf / sizeof kPerfToDwarf[0]) return r;
   for (uint32_t i = 0; i < s.nregs; ++i)
     if (kPerfToDwarf[i] >= 0) r.set(kPerfToDwarf[i], s.regs[i]);
+  if (s.ip_sp_only) r.keep_only((1u << kRip) | (1u << kRsp));
   return r;
 }
 

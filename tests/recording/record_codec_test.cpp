@@ -68,6 +68,25 @@ TEST_CASE("off-CPU samples and switch records keep their flags", "[record_codec]
   CHECK(out[2] == "switch-in t=1200 100/7 cpu=0 preempted=0 syn=1");
 }
 
+TEST_CASE("a sample whose registers are only ip and sp keeps that flag", "[record_codec]") {
+  auto partial = make_sample(7, 1000, 0x7ffc0000f000, std::vector<uint8_t>(64, 1));
+  partial.view.ip_sp_only = true;
+  auto full = make_sample(7, 2000, 0x7ffc0000f000, std::vector<uint8_t>(64, 1));
+  RecordEncoder enc;
+  std::vector<uint8_t> buf;
+  enc.encode(partial.view, buf);
+  enc.encode(full.view, buf);
+  RecordDecoder dec;
+  ByteReader reader(Bytes(buf.data(), buf.size()));
+  auto first = dec.decode(reader);
+  auto second = dec.decode(reader);
+  REQUIRE(first.status == DecodeResult::Status::kOk);
+  REQUIRE(second.status == DecodeResult::Status::kOk);
+  CHECK(std::get<SampleView>(first.record).ip_sp_only);
+  CHECK_FALSE(std::get<SampleView>(second.record).ip_sp_only);
+  CHECK(std::get<SampleView>(first.record).regs[7] == 0x7ffc0000f000);
+}
+
 TEST_CASE("synthesized mappings keep their flag", "[record_codec]") {
   auto m = make_mapping(1, "/bin/x", false);
   m.synthesized = true;

@@ -1,0 +1,130 @@
+#include "sampler/task_files.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <sstream>
+
+#include "common/unique_fd.h"
+#include "sampler/proc.h"
+
+namespace swprof {
+namespace {
+
+std::string task_file(pid_t pid, pid_t tid, const char* name) {
+  return "/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/" + name;
+}
+
+std::optional<uint64_t> parse_number(const std::string& word) {
+  if (word.empty()) return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  const bool negative = word[0] == '-';
+  uint64_t v = negative ? static_cast<uint64_t>(std::strtoll(word.c_str(), &end, 0))
+                        : std::strtoull(word.c_str(), &end, 0);
+  if (errno != 0 || *end != '\0') return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+std::optional<TaskSyscall> read_task_syscall(pid_t pid, pid_t tid) {
+  auto text = read_text_file(task_file(pid, tid, "syscall"));
+  if (!text) return std::nullopt;
+  return parse_task_syscall(*text);
+}
+
+std::optional<std::vector<std::string>> read_task_kernel_stack(pid_t pid, pid_t tid) {
+  auto text = read_text_file(task_file(pid, tid, "stack"));
+  if (!text) return std::nullopt;
+  std::vector<std::string> frames;
+  char offset[24];
+  for (const KernelFrameName& f : parse_task_stack(*text)) {
+    snprintf(offset, sizeof offset, "+0x%llx", static_cast<unsigned long long>(f.offset));
+    frames.push_back(f.symbol + offset);
+  }
+  return frames;
+}
+
+std::optional<TaskStat> parse_task_stat(const std::string& text) {
+  // "tid (comm) S ppid pgrp session tty tpgid flags ..." -- comm may hold
+  // spaces and parentheses: the fields start after the last ')'.
+  auto close = text.rfind(')');
+  if (close == std::string::npos || close + 2 >= text.size()) return std::nullopt;
+  std::istringstream in(text.substr(close + 2));
+  std::string field;
+  TaskStat stat;
+  for (int i = 3; i <= 9 && in >> field; ++i) {
+    if (i == 3) stat.state = field[0];
+    if (i == 9) {
+      auto flags = parse_number(field);
+      if (!flags) return std::nullopt;
+      stat.flags = *flags;
+      return stat;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<TaskStat> read_task_stat(pid_t pid, pid_t tid) {
+  auto text = read_text_file(task_file(pid, tid, "stat"));
+  if (!text) return std::nullopt;
+  return parse_task_stat(*text);
+}
+
+std::string read_task_wchan(pid_t pid, pid_t tid) {
+  auto text = read_text_file(task_file(pid, tid, "wchan"));
+  if (!text) return "";
+  while (!text->empty() && (text->back() == '\n' || text->back() == ' ')) text->pop_back();
+  return *text == "0" ? "" : *text;
+}
+
+const char* task_state_name(char state) {
+  switch (state) {
+    case 'R': return "running";
+    case 'S': return "sleeping";
+    case 'D': return "disk sleep";
+    case 'T': return "stopped";
+    case 't': return "tracing stop";
+    case 'Z': return "zombie";
+    case 'X': return "dead";
+    case 'I': return "idle";
+    case 'P': return "parked";
+    default: return "unknown";
+  }
+}
+
+namespace {
+
+ssize_t read_proc_mem(pid_t pid, uint64_t sp, uint8_t* out, size_t bytes) {
+  UniqueFd fd(::open(("/proc/" + std::to_string(pid) + "/mem").c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return -1;
+  // pread stops at the first unreadable page: read page by page to keep the bytes before it.
+  size_t got = 0;
+  while (got < bytes) {
+    const uint64_t at = sp + got;
+    const size_t to_page_end = 4096 - (at & 4095);
+    ssize_t n = ::pread(fd.get(), out + got, std::min(bytes - got, to_page_end), static_cast<off_t>(at));
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  return got > 0 ? static_cast<ssize_t>(got) : -1;
+}
+
+}  // namespace
+
+std::vector<uint8_t> read_remote_stack(pid_t pid, uint64_t sp, size_t bytes, int* err) {
+  errno = 0;
+  std::vector<uint8_t> stack = read_remote_memory(pid, sp, bytes);
+  if (stack.empty() && bytes && errno == EPERM) {
+    stack.resize(bytes);
+    ssize_t n = read_proc_mem(pid, sp, stack.data(), bytes);
+    stack.resize(n > 0 ? static_cast<size_t>(n) : 0);
+  }
+  if (err) *err = stack.empty() && bytes ? (errno ? errno : EFAULT) : 0;
+  return stack;
+}
+
+}  // namespace swprof
