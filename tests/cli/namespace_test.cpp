@@ -215,6 +215,29 @@ TEST_CASE("namespace: attach to the host pid of a program seen only inside its n
   CHECK(info.find("), embedded ") != std::string::npos);
 }
 
+TEST_CASE("namespace: dump names the stack of a program seen only inside its namespace", "[integration][namespace]") {
+  SKIP_WITHOUT_NAMESPACES();
+  TempDir dir;
+  const std::string root = dir.file("ns");
+  std::filesystem::create_directory(root);
+  auto unshare = spawn(in_namespace(root, {"forever"}), dir.path());
+  KillGroupOnExit guard{unshare.pid};
+  const pid_t app = wait_for_app(unshare);
+  auto r = run({swprof_bin(), "dump", std::to_string(app)}, dir.path());
+  kill(app, SIGKILL);
+  wait_for(unshare, 30);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  // The running thread is stopped for an instant and read whole: its leaf
+  // is in inside_only (or a function it calls), under outer_call and main.
+  const size_t inside = r.out.find("inside_only");
+  REQUIRE(inside != std::string::npos);
+  const size_t outer = r.out.find("outer_call", inside);
+  REQUIRE(outer != std::string::npos);
+  CHECK(r.out.find("main", outer) != std::string::npos);
+  CHECK_FALSE(mounted(root));
+}
+
 TEST_CASE("namespace: a JIT's perf map written inside its namespace names the generated code",
           "[integration][namespace]") {
   SKIP_WITHOUT_NAMESPACES();
