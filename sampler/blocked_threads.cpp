@@ -133,6 +133,7 @@ SampleView BlockedThread::sample() const {
   s.nregs = static_cast<uint32_t>(__builtin_popcountll(kX86_64RegsMask));
   s.regs[kRegIp] = syscall.pc;
   s.regs[kRegSp] = syscall.sp;
+  s.ip_sp_only = true;  // the syscall line gives no other register
   s.kernel_chain = Bytes(kernel_chain.data(), kernel_chain.size());
   s.stack = Bytes(stack.data(), stack.size());
   return s;

@@ -80,6 +80,7 @@ TEST_CASE("a blocked thread becomes an off-CPU sample and a synthesized switch-o
   CHECK(s.period == 0);
   CHECK(s.regs[kRegIp] == 0x401234);
   CHECK(s.regs[kRegSp] == 0x7ffc1000);
+  CHECK(s.ip_sp_only);  // the other registers are unknown, not zero
   CHECK(s.nregs == 20);
   CHECK(s.stack.size() == 8);
   REQUIRE(s.kernel_depth() == 1);
