@@ -46,21 +46,22 @@ class Pairing {
     close(time);
     pending_ = pending_repeat_ = nullptr;
   }
-  void sample(OffCpuWeight* w) {
-    pending_ = w;
-    if (w) latest_ = w;
-  }
+  void sample(OffCpuWeight* w) { pending_ = w; }
   void repeat(OffCpuWeight* ref) { pending_repeat_ = ref; }
 
   // The first switch-out at or after a sample (and before the next in) is
   // that sample's; without one, a repeat record names where its time goes,
-  // else (every > 1) the thread's latest sample.
+  // else (every > 1) the thread's latest sample of the same kind: a wait
+  // goes to the latest wait, a preemption to the latest preemption (charging
+  // a wait to where the thread last ran would put sleep under busy code).
   void switch_out(uint64_t time, bool preempted) {
     close(time);  // out then out: the in between was lost
-    OffCpuWeight* charge = pending_ ? pending_ : pending_repeat_ ? pending_repeat_ : every_ > 1 ? latest_ : nullptr;
+    OffCpuWeight*& latest = preempted ? latest_preempted_ : latest_blocked_;
+    OffCpuWeight* charge = pending_ ? pending_ : pending_repeat_ ? pending_repeat_ : every_ > 1 ? latest : nullptr;
     if (pending_) {
       pending_->matched = true;
       pending_->preempted = preempted;
+      latest = pending_;
     }
     open_ = Interval{time, pending_, charge, preempted, true};
     pending_ = pending_repeat_ = nullptr;
@@ -99,7 +100,8 @@ class Pairing {
   Interval open_;
   OffCpuWeight* pending_ = nullptr;         // sample since the last switch-in, not matched yet
   OffCpuWeight* pending_repeat_ = nullptr;  // the written sample a repeat record named
-  OffCpuWeight* latest_ = nullptr;          // the thread's latest written sample
+  OffCpuWeight* latest_blocked_ = nullptr;    // the thread's latest written sample of a wait
+  OffCpuWeight* latest_preempted_ = nullptr;  // ... and of a preemption
 };
 
 }  // namespace

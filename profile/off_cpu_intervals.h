@@ -13,7 +13,9 @@
 //                                           next in)
 //   repeat(t3, ref=t0)  out(t4) in(t5)      charged to the sample at t0
 //   out(t6) in(t7), no sample               charged to the thread's latest
-//                                           sample when every > 1 (unsampled)
+//                                           sample of the same kind (a wait
+//                                           or a preemption) when every > 1
+//                                           (unsampled)
 //   in(t8) with no out before it            skipped (first record after
 //                                           attach, lost records)
 //   out(t9) out(t10)                        lost in: the first ends at t10

@@ -146,6 +146,26 @@ TEST_CASE("off-CPU intervals: with every > 1, unsampled intervals go to the thre
   CHECK(iv.unattributed_ns() == 100 + 900);
 }
 
+TEST_CASE("off-CPU intervals: with every > 1, an unsampled wait goes to the latest wait, an unsampled "
+          "preemption to the latest preemption", "[off_cpu]") {
+  OffCpuIntervals iv(2);
+  iv.add_sample(7, 1'000);  // a wait (nanosleep, say)
+  iv.add(out(7, 1'000));
+  iv.add(in(7, 2'000));
+  iv.add_sample(7, 3'000);  // preempted while running
+  iv.add(out(7, 3'000, true));
+  iv.add(in(7, 3'100));
+  iv.add(out(7, 4'000));  // unsampled wait: the wait's stack, not where it last ran
+  iv.add(in(7, 8'000));
+  iv.add(out(7, 9'000, true));  // unsampled preemption
+  iv.add(in(7, 9'050));
+  iv.finish(10'000);
+  CHECK(iv.weight(7, 1'000)->weight_ns == 1'000 + 4'000);
+  CHECK(iv.weight(7, 3'000)->weight_ns == 100 + 50);
+  CHECK(iv.weight(7, 3'000)->preempted_ns == 150);
+  CHECK(iv.unattributed_ns() == 0);
+}
+
 TEST_CASE("off-CPU intervals: read pairs a recording's switch records and off-CPU samples", "[off_cpu]") {
   TempDir dir;
   const std::string path = dir.file("off.swprof");
