@@ -18,11 +18,21 @@ bool SignalStepper::is_trampoline(const ElfBinary& binary, uint64_t vaddr) {
   return code.size() == sizeof kRestoreRt && std::memcmp(code.data(), kRestoreRt, sizeof kRestoreRt) == 0;
 }
 
+bool SignalStepper::in_trampoline(const ElfBinary& binary, uint64_t vaddr, bool exact) {
+  if (is_trampoline(binary, vaddr)) return true;
+  // A sample taken in the trampoline itself: at its `syscall`, or in the
+  // kernel during rt_sigreturn before it restored the registers (the user pc
+  // is then just past the `syscall`). rsp still points at the ucontext.
+  return exact && ((vaddr >= kSyscallOffset && is_trampoline(binary, vaddr - kSyscallOffset)) ||
+                   (vaddr >= sizeof kRestoreRt && is_trampoline(binary, vaddr - sizeof kRestoreRt)));
+}
+
 StepAnswer SignalStepper::step(const StepInput& in, Registers& caller) {
   // The handler's return address is the trampoline's first byte: no "- 1".
   const uint64_t pc = in.regs.pc();
   const Mapping* m = in.mapping && pc >= in.mapping->start && pc < in.mapping->end ? in.mapping : in.maps.find(pc);
-  if (!m || !m->binary || !is_trampoline(*m->binary, m->to_vaddr(pc))) return StepAnswer::not_mine_by_pc();
+  if (!m || !m->binary || !in_trampoline(*m->binary, m->to_vaddr(pc), in.address.is_exact()))
+    return StepAnswer::not_mine_by_pc();
   caller = Registers();
   const uint64_t gregs = in.regs.sp() + kGregsOffset;
   for (size_t i = 0; i < sizeof kGregToDwarf / sizeof kGregToDwarf[0]; ++i) {

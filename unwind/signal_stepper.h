@@ -5,7 +5,8 @@
 //   48 c7 c0 0f 00 00 00    mov $0xf, %rax      (rt_sigreturn)
 //   0f 05                   syscall
 //
-// When the pc is there, rsp points at the ucontext_t the kernel pushed, and
+// When the pc is there (or, for a sample taken in the trampoline, at its
+// `syscall` or just past it), rsp points at the ucontext_t the kernel pushed, and
 // the interrupted registers are rebuilt from its mcontext (gregs):
 //
 //   rsp -> ucontext_t { uc_flags; uc_link; stack_t uc_stack;   // 40 bytes
@@ -31,6 +32,10 @@ class SignalStepper : public FrameStepper {
   // the binary: a browser's code is hundreds of megabytes. The walker
   // caches the answer per address.
   static bool is_trampoline(const ElfBinary& binary, uint64_t vaddr);
+  // The trampoline's start, or (for an exact pc: the sampled frame or an
+  // interrupted one) its `syscall` at +7 or the byte after it at +9.
+  static bool in_trampoline(const ElfBinary& binary, uint64_t vaddr, bool exact);
+  static constexpr uint64_t kSyscallOffset = 7;
 };
 
 }  // namespace swprof

@@ -57,6 +57,20 @@ TEST_CASE("signal stepper rebuilds the interrupted registers from the ucontext",
     CHECK(cut.kind == StepKind::kFailed);
     CHECK(cut.failure == WalkEnd::kStackExhausted);
   }
+  SECTION("a sample in the trampoline itself: at its syscall, or in the kernel during rt_sigreturn") {
+    for (uint64_t offset : {7, 9}) {
+      Registers inside = regs_at(*restore_rt + offset, sp);
+      Stepped in_sigreturn = step(stepper, StepInput{inside, stack, maps->find(*restore_rt), *maps,
+                                                     FrameAddress::exact_pc(inside.pc()), 0});
+      REQUIRE(in_sigreturn.kind == StepKind::kCaller);
+      CHECK(in_sigreturn.caller.pc() == 0x401234);
+      CHECK(in_sigreturn.caller.sp() == 0x7ff800);
+      // As a return address it is no signal frame: nothing calls the trampoline.
+      CHECK(step(stepper, StepInput{inside, stack, maps->find(*restore_rt), *maps,
+                                    FrameAddress::return_address(inside.pc()), 1})
+                .kind == StepKind::kNotMine);
+    }
+  }
   SECTION("any other pc is not a signal frame") {
     Registers other = regs_at(*restore_rt + 1, sp);
     CHECK(step(stepper, StepInput{other, stack, maps->find(*restore_rt), *maps, FrameAddress::of(other.pc(), false), 1}).kind == StepKind::kNotMine);
