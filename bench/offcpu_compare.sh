@@ -23,9 +23,10 @@ SIZES="${2:-20000 50000}"
 SWPROF="${SWPROF:-build/swprof}"
 WAITS="${WAITS:-build/tests/programs/known_waits}"
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/swprof-offcpu.XXXXXX")"
+touch "$WORK/.start"
 # perf leaves a copy of the vDSO as /tmp/perf-vdso.so-XXXXXX: remove the ones
 # made by this run.
-trap 'find /tmp -maxdepth 1 -name "perf-vdso.so-*" -newer "$WORK" -user "$(id -u)" -delete 2>/dev/null; rm -rf "$WORK"' EXIT
+trap 'find /tmp -maxdepth 1 -name "perf-vdso.so-*" -newer "$WORK/.start" -user "$(id -u)" -delete 2>/dev/null; rm -rf "$WORK"' EXIT
 cc -O2 -g -pthread -o "$WORK/pingpong" bench/pingpong.c
 
 now() { date +%s.%N; }
