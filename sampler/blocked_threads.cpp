@@ -11,20 +11,12 @@
 #include <sstream>
 
 #include "sampler/perf_event.h"
+#include "recording/recording_format.h"
 #include "sampler/proc.h"
+#include "sampler/task_files.h"
 
 namespace swprof {
 namespace {
-
-uint64_t monotonic_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-
-std::string task_file(pid_t pid, pid_t tid, const char* name) {
-  return "/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/" + name;
-}
 
 std::optional<uint64_t> parse_hex(const std::string& word) {
   if (word.empty()) return std::nullopt;
@@ -154,9 +146,8 @@ std::vector<BlockedThread> find_blocked_threads(pid_t pid, uint32_t stack_size) 
   std::optional<std::string> kallsyms;
   for (pid_t tid : list_threads(pid)) {
     BlockedThread t;
-    t.time = monotonic_ns();
-    auto text = read_text_file(task_file(pid, tid, "syscall"));
-    auto sc = text ? parse_task_syscall(*text) : std::nullopt;
+    t.time = monotonic_now_ns();
+    auto sc = read_task_syscall(pid, tid);
     if (!sc || sc->nr < 0 || sc->sp == 0) continue;
     t.pid = static_cast<uint32_t>(pid);
     t.tid = static_cast<uint32_t>(tid);

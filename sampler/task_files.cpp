@@ -11,11 +11,11 @@
 #include "sampler/proc.h"
 
 namespace swprof {
-namespace {
-
 std::string task_file(pid_t pid, pid_t tid, const char* name) {
   return "/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/" + name;
 }
+
+namespace {
 
 std::optional<uint64_t> parse_number(const std::string& word) {
   if (word.empty()) return std::nullopt;

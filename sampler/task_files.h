@@ -15,6 +15,9 @@
 
 namespace swprof {
 
+// "/proc/PID/task/TID/NAME".
+std::string task_file(pid_t pid, pid_t tid, const char* name);
+
 // /proc/PID/task/TID/syscall (parse_task_syscall of blocked_threads.h): the
 // system call the thread is blocked in, with the user sp and pc saved at its
 // entry; nullopt when it runs ("running") or the file cannot be read.
