@@ -15,6 +15,7 @@
 #include "compare/diff_format.h"
 #include "compare/differential_flamegraph.h"
 #include "output/output_file.h"
+#include "profile/interrupts.h"
 
 namespace swprof::cli {
 
@@ -26,6 +27,7 @@ std::function<int()> add_diff_command(CLI::App& app) {
     std::string output, html, folded;
     std::string fail_on = "total";
     size_t top = 10;
+    bool keep_interrupts = false;
     DiffOptions diff;
     ProfileArgs profile;
   };
@@ -45,6 +47,8 @@ std::function<int()> add_diff_command(CLI::App& app) {
   add_number(sub, "--min-z", a->diff.min_z, {0}, "z statistic a change needs to be significant (default 4)");
   sub->add_option("--fail-on", a->fail_on, "which share's regression fails: self, total (default) or both");
   sub->add_option("--only", a->diff.only, "judge only functions whose name matches this regex");
+  sub->add_flag("--keep-interrupts", a->keep_interrupts,
+                "judge time in interrupt handlers as kernel functions (default: it counts for the code interrupted)");
   add_number(sub, "--top", a->top, {0, 1000000, true}, "rows per table in text and markdown (default 10)");
   a->profile.add_to(sub);
   return [a]() {
@@ -64,7 +68,13 @@ std::function<int()> add_diff_command(CLI::App& app) {
     base.source = a->base;
     Profile current = load_profile(a->current, a->profile, "diff");
     current.source = a->current;
-    const ProfileDiff diff = diff_profiles(base, current, a->diff);
+    uint64_t base_interrupts = 0, current_interrupts = 0;
+    if (!a->keep_interrupts) {
+      base_interrupts = charge_interrupts_to_interrupted(base);
+      current_interrupts = charge_interrupts_to_interrupted(current);
+    }
+    ProfileDiff diff = diff_profiles(base, current, a->diff);
+    note_interrupts(diff, base, base_interrupts, current, current_interrupts);
     for (const auto& w : diff.warnings) std::fprintf(stderr, "swprof: warning: %s\n", terminal_safe(w).c_str());
 
     DiffReportOptions report;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <optional>
 #include <tuple>
 #include <unordered_map>
@@ -329,6 +330,21 @@ double two_proportion_z(uint64_t x1, uint64_t n1, uint64_t x2, uint64_t n2) {
 
 size_t ProfileDiff::failing() const {
   return static_cast<size_t>(std::count_if(functions.begin(), functions.end(), [](const FunctionDiff& f) { return f.fails_gate; }));
+}
+
+void note_interrupts(ProfileDiff& diff, const Profile& base_profile, uint64_t base_moved, const Profile& current_profile,
+                     uint64_t current_moved) {
+  auto share = [](uint64_t moved, const Profile& p) {
+    return p.tree.total() ? 100.0 * static_cast<double>(moved) / static_cast<double>(p.tree.total()) : 0.0;
+  };
+  const double base = share(base_moved, base_profile), current = share(current_moved, current_profile);
+  if (std::max(base, current) < 1) return;
+  char text[320];
+  std::snprintf(text, sizeof text,
+                "%.1f%% of BASE's samples and %.1f%% of NEW's were taken in interrupt handlers (a busy machine: "
+                "preemption, IPIs); they count for the code they interrupted (--keep-interrupts judges them)",
+                base, current);
+  diff.warnings.emplace_back(text);
 }
 
 ProfileDiff diff_profiles(const Profile& base, const Profile& current, const DiffOptions& options) {

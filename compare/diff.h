@@ -115,6 +115,12 @@ struct ProfileDiff {
 // 0 when it is undefined (an empty side, or p of 0 or 1).
 double two_proportion_z(uint64_t x1, uint64_t n1, uint64_t x2, uint64_t n2);
 
+// Adds a note to `diff`'s warnings when either side had at least 1% of its
+// samples in interrupt handlers (charge_interrupts_to_interrupted moved them):
+// a busy machine, which the gate does not judge.
+void note_interrupts(ProfileDiff& diff, const Profile& base, uint64_t base_moved, const Profile& current,
+                     uint64_t current_moved);
+
 // Compares BASE and NEW. Throws Error for a side without samples, a reversed
 // (leaf-first) profile, or a bad `only` regex.
 ProfileDiff diff_profiles(const Profile& base, const Profile& current, const DiffOptions& options);

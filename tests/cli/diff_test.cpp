@@ -187,6 +187,31 @@ TEST_CASE("diff: A/A, runs of the same program never fail the gate") {
   CHECK(pairs == 6);
 }
 
+TEST_CASE("diff: a busy machine's interrupts do not fail the gate") {
+  // Real profiles of the same program on a quiet and a busy machine (see
+  // tests/golden/diff/README.md): on the busy one 44% of the samples are in
+  // the scheduler under reschedule interrupts.
+  const std::string golden = std::string(GOLDEN_DIR) + "/diff";
+  TempDir dir;
+  for (const char* input : {"quiet-machine.json", "busy-machine.json"})
+    std::filesystem::copy_file(golden + "/" + input, dir.file(input));
+  for (const auto& [a, b] : {std::pair{"quiet-machine.json", "busy-machine.json"}, {"busy-machine.json", "quiet-machine.json"}}) {
+    auto r = run({swprof_bin(), "diff", a, b, "-f", "json", "--fail-on", "both"}, dir.path());
+    INFO(a << " -> " << b << "\n" << r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    const json d = json::parse(r.out);
+    CHECK(d["failing"] == 0);
+    REQUIRE(d["warnings"].size() == 1);
+    CHECK(d["warnings"][0].get<std::string>().find("taken in interrupt handlers") != std::string::npos);
+    CHECK(r.err.find("--keep-interrupts judges them") != std::string::npos);
+    // Judged as kernel functions, the scheduler's share fails the gate one
+    // way, and the user functions' self shares the other.
+    auto kept = run({swprof_bin(), "diff", a, b, "-f", "json", "--fail-on", "both", "--keep-interrupts"}, dir.path());
+    CHECK(kept.exit_code == 1);
+    CHECK(json::parse(kept.out)["warnings"].empty());
+  }
+}
+
 TEST_CASE("diff outputs: markdown for a pull request, difffolded lines, a differential flame graph") {
   auto& runs = Runs::get();
   TempDir dir;
