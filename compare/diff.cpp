@@ -177,12 +177,28 @@ class OnlyFilter {
   std::optional<NameFilter> re_;
 };
 
+const char* measure_of(const Profile& p) {
+  switch (p.weight_kind) {
+    case WeightKind::kOffCpu: return "off-CPU time";
+    case WeightKind::kWall: return "wall time";
+    case WeightKind::kCpu: break;
+  }
+  return "samples";
+}
+
 DiffSide describe(const Profile& p) {
   DiffSide s;
   s.source = p.source;
   s.command = p.header.command;
   s.event = p.header.event;
   s.samples = profile_total(p);
+  char amount[96];
+  if (p.weight_kind == WeightKind::kCpu)
+    std::snprintf(amount, sizeof amount, "%llu %s", static_cast<unsigned long long>(s.samples),
+                  s.samples == 1 ? "sample" : "samples");
+  else
+    std::snprintf(amount, sizeof amount, "%.2f s of %s", static_cast<double>(p.tree.total_weight()) / 1e9, measure_of(p));
+  s.amount = amount;
   s.duration_seconds = p.duration_seconds();
   return s;
 }
@@ -359,6 +375,7 @@ ProfileDiff diff_profiles(const Profile& base, const Profile& current, const Dif
   ProfileDiff d;
   d.base = describe(base);
   d.current = describe(current);
+  d.measure = measure_of(base);
   d.options = options;
   d.warnings = comparison_warnings(base, current);
   const Judge judge(options, profile_total(base), profile_total(current));

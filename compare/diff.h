@@ -90,13 +90,15 @@ struct DiffSide {
   std::string source;
   std::vector<std::string> command;
   std::string event;
-  uint64_t samples = 0;
+  uint64_t samples = 0;  // samples; in sampling intervals for off-CPU and wall profiles (see Amount)
+  std::string amount;    // what the reports say it holds: "1234 samples", "3.20 s of wall time"
   double duration_seconds = 0;
 };
 
 struct ProfileDiff {
   DiffSide base;
   DiffSide current;
+  std::string measure = "samples";  // what the shares are of: "samples", "off-CPU time", "wall time"
   DiffOptions options;
   // Every function with samples on either side, largest rise of total share
   // first (then self, then name).

@@ -22,8 +22,8 @@ void write_summary(const ProfileDiff& d, std::ostream& out) {
   else
     out << "**swprof diff: no significant regression.**";
   out << " " << plural(improved_functions(d), "function", "functions") << " improved. Base "
-      << markdown_code(d.base.source) << ": " << plural(d.base.samples, "sample", "samples") << "; new "
-      << markdown_code(d.current.source) << ": " << plural(d.current.samples, "sample", "samples") << ".\n";
+      << markdown_code(d.base.source) << ": " << d.base.amount << "; new "
+      << markdown_code(d.current.source) << ": " << d.current.amount << ".\n";
 }
 
 void write_rows(const std::vector<Row>& rows, size_t top, bool gate_column, std::ostream& out) {
@@ -71,7 +71,7 @@ void write_diff_markdown(const ProfileDiff& d, const DiffReportOptions& options,
   out << "\n#### Improvements\n\n";
   write_rows(rows_of(d, Change::kImprovement), options.top, false, out);
   write_contexts(d, options.top, out);
-  out << "\n<sub>Shares of each profile's samples. Gate: " << markdown_text(gate_text(d.options))
+  out << "\n<sub>Shares of each profile's " << d.measure << ". Gate: " << markdown_text(gate_text(d.options))
       << ". Improvements never fail.</sub>\n";
 }
 

@@ -15,7 +15,7 @@ using namespace diff_tables;
 
 std::string side_text(const DiffSide& s) {
   std::string t = s.command.empty() ? std::string("(no command)") : quote_command(s.command);
-  return t + " (" + plural(s.samples, "sample", "samples") + ", " + fixed("%.2f", s.duration_seconds) + " s)";
+  return t + " (" + s.amount + ", " + fixed("%.2f", s.duration_seconds) + " s)";
 }
 
 void write_verdict(const ProfileDiff& d, std::ostream& out) {
@@ -72,7 +72,7 @@ void write_diff_text(const ProfileDiff& d, const DiffReportOptions& options, std
   out << "  gate:  " << terminal_safe(gate_text(d.options)) << "\n";
   for (const auto& w : d.warnings) out << "  warning: " << terminal_safe(w) << "\n";
   write_verdict(d, out);
-  out << "\nRegressions (share of samples, base -> new; * fails the gate):\n";
+  out << "\nRegressions (share of " << d.measure << ", base -> new; * fails the gate):\n";
   write_rows(rows_of(d, Change::kRegression), options.top, out);
   out << "\nImprovements:\n";
   write_rows(rows_of(d, Change::kImprovement), options.top, out);
