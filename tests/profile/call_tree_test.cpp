@@ -15,18 +15,6 @@ uint64_t fnv(const std::string& bytes) {
   return h;
 }
 
-uint32_t find_path(const CallTree& t, const std::vector<std::string>& names) {
-  uint32_t at = CallTree::kRoot;
-  for (const auto& n : names) {
-    uint32_t next = UINT32_MAX;
-    for (uint32_t c : t.node(at).children)
-      if (t.frame(t.node(c).frame).function == n) next = c;
-    if (next == UINT32_MAX) return UINT32_MAX;
-    at = next;
-  }
-  return at;
-}
-
 }  // namespace
 
 TEST_CASE("context ids follow id(child) = 3*id(parent) + hash(module, function)") {

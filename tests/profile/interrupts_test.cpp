@@ -10,19 +10,6 @@ namespace {
 
 CctFrame k(const std::string& name) { return fn(name, "[kernel]", kCctKernel); }
 
-// The node at the end of `names` (root first), or UINT32_MAX.
-uint32_t find(const CallTree& t, const std::vector<std::string>& names) {
-  uint32_t at = CallTree::kRoot;
-  for (const auto& n : names) {
-    uint32_t next = UINT32_MAX;
-    for (uint32_t c : t.node(at).children)
-      if (t.frame(t.node(c).frame).function == n) next = c;
-    if (next == UINT32_MAX) return UINT32_MAX;
-    at = next;
-  }
-  return at;
-}
-
 }  // namespace
 
 TEST_CASE("interrupts: entry points of asynchronous interrupts, not system calls or exceptions") {
@@ -56,17 +43,17 @@ TEST_CASE("interrupts: samples under an interrupt entry count for the frame it i
   const CallTree& t = p.tree;
   CHECK(t.total() == 105);
   CHECK(t.total_weight() == weight);
-  const uint32_t work = find(t, {"main", "work"});
+  const uint32_t work = find_path(t, {"main", "work"});
   REQUIRE(work != UINT32_MAX);
   CHECK(t.node(work).self == 90);
   CHECK(t.node(work).total == 95);
   CHECK(t.node(work).self_weight == 90 * 1000);
-  CHECK(find(t, {"main", "work", "asm_sysvec_reschedule_ipi"}) == UINT32_MAX);
-  const uint32_t ksys_read = find(t, {"main", "read", "entry_SYSCALL_64", "ksys_read"});
+  CHECK(find_path(t, {"main", "work", "asm_sysvec_reschedule_ipi"}) == UINT32_MAX);
+  const uint32_t ksys_read = find_path(t, {"main", "read", "entry_SYSCALL_64", "ksys_read"});
   REQUIRE(ksys_read != UINT32_MAX);
   CHECK(t.node(ksys_read).self == 10);
   CHECK(t.node(ksys_read).children.empty());
-  const uint32_t fault = find(t, {"main", "work", "asm_exc_page_fault", "handle_mm_fault"});
+  const uint32_t fault = find_path(t, {"main", "work", "asm_exc_page_fault", "handle_mm_fault"});
   REQUIRE(fault != UINT32_MAX);
   CHECK(t.node(fault).self == 5);
 }

@@ -10,6 +10,20 @@ struct StackSpec {
   uint64_t count;
 };
 
+// The node at the end of a path of function names, root first; UINT32_MAX
+// when the tree has no such path.
+inline uint32_t find_path(const CallTree& t, const std::vector<std::string>& names) {
+  uint32_t at = CallTree::kRoot;
+  for (const auto& n : names) {
+    uint32_t next = UINT32_MAX;
+    for (uint32_t c : t.node(at).children)
+      if (t.frame(t.node(c).frame).function == n) next = c;
+    if (next == UINT32_MAX) return UINT32_MAX;
+    at = next;
+  }
+  return at;
+}
+
 inline CctFrame fn(const std::string& name, const std::string& module = "app", uint8_t flags = 0) {
   CctFrame f;
   f.function = name;
