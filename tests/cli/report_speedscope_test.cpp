@@ -27,14 +27,19 @@ struct AlternatingRecording {
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
   }
-  json report(std::vector<std::string> args) const {
-    const std::string out = dir.file("report.json");
+  // Writes `swprof report` of the recording with `args` to `name` in the
+  // folder; returns its path.
+  std::string write(std::vector<std::string> args, const std::string& name) const {
+    const std::string out = dir.file(name);
     std::vector<std::string> argv{swprof_bin(), "report", path, "-o", out};
     argv.insert(argv.end(), args.begin(), args.end());
     auto r = run(argv, dir.path());
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
-    std::ifstream in(out);
+    return out;
+  }
+  json report(std::vector<std::string> args) const {
+    std::ifstream in(write(std::move(args), "report.json"));
     return json::parse(in);
   }
 };
@@ -124,4 +129,14 @@ TEST_CASE("report speedscope --thread-names: one profile per name, still in time
   const json& p = alternating_thread(doc);
   CHECK(p["name"] == "known_alternati");  // the 15 bytes of a thread name
   CHECK(alternations(doc, p, [](const json& s) { return s.back(); }) >= 100);
+}
+
+TEST_CASE("report speedscope: the time-ordered file follows the speedscope app's schema") {
+  const std::string schema = std::string(SPEEDSCOPE_APP_DIR) + "/file-format-schema.json";
+  INFO("the speedscope app: run scripts/setup.sh (or scripts/setup_speedscope.sh)");
+  REQUIRE(std::ifstream(schema).good());
+  const std::string file = recording().write({"-f", "speedscope"}, "schema.speedscope.json");
+  auto check = run({"/usr/bin/env", "python3", SCHEMA_CHECKER, schema, file}, recording().dir.path());
+  INFO(check.out << check.err);
+  CHECK(check.exit_code == 0);
 }
