@@ -119,7 +119,12 @@ std::string find_chromium() {
   return {};
 }
 
-DomDump dump_dom(const std::string& url, const std::string& work_dir, int virtual_time_ms) {
+namespace {
+
+// Runs headless Chromium on `url` with `output` (--dump-dom: the DOM on
+// stdout, kept in dom; --screenshot=PATH).
+DomDump run_headless(const std::string& url, const std::string& work_dir, int virtual_time_ms,
+                     const std::string& output) {
   const std::string chromium = find_chromium();
   if (chromium.empty())
     throw std::runtime_error("Chromium not found (install it with scripts/setup.sh, or set SWPROF_CHROMIUM)");
@@ -132,7 +137,7 @@ DomDump dump_dom(const std::string& url, const std::string& work_dir, int virtua
       "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--disable-background-networking",
       "--disable-sync", "--mute-audio", "--hide-scrollbars", "--window-size=1280,900",
       "--virtual-time-budget=" + std::to_string(virtual_time_ms), "--user-data-dir=" + work_dir + "/profile",
-      "--dump-dom", url};
+      output, url};
   std::string command;
   for (const auto& a : args) command += shell_quote(a) + " ";
   command += ">" + shell_quote(dom_path) + " 2>" + shell_quote(log_path) + " </dev/null";
@@ -145,6 +150,17 @@ DomDump dump_dom(const std::string& url, const std::string& work_dir, int virtua
   out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   out.log_tail = tail_lines(read_file(log_path), 15);
   return out;
+}
+
+}  // namespace
+
+DomDump dump_dom(const std::string& url, const std::string& work_dir, int virtual_time_ms) {
+  return run_headless(url, work_dir, virtual_time_ms, "--dump-dom");
+}
+
+DomDump screenshot(const std::string& url, const std::string& work_dir, int virtual_time_ms,
+                   const std::string& png_path) {
+  return run_headless(url, work_dir, virtual_time_ms, "--screenshot=" + png_path);
 }
 
 BrowserRun run_in_chromium(const std::string& html, const std::string& driver, const nlohmann::json& input,

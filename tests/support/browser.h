@@ -39,6 +39,9 @@ struct DomDump {
   double seconds = 0;    // wall time of the run
 };
 DomDump dump_dom(const std::string& url, const std::string& work_dir, int virtual_time_ms);
+// The same, writing a PNG of the 1280x900 window to `png_path` (dom empty).
+DomDump screenshot(const std::string& url, const std::string& work_dir, int virtual_time_ms,
+                   const std::string& png_path);
 
 // Throws std::runtime_error (with Chromium's last log lines) when Chromium is
 // missing, fails, times out, or the page wrote no results.
