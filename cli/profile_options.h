@@ -26,6 +26,7 @@ struct ProfileArgs {
   bool no_kernel = false;
   bool per_thread = false;
   bool thread_names = false;
+  bool timeline = false;  // set by outputs that show time order (speedscope), not an option
   SymbolizeArgs symbols;
   bool symbols_applied = false;  // apply_symbols() ran for this command
 
@@ -73,6 +74,7 @@ struct ProfileArgs {
     if (per_thread && thread_names) throw Error("--per-thread and --thread-names exclude each other");
     o.thread_roots = per_thread ? ThreadRoots::kThread : thread_names ? ThreadRoots::kComm : ThreadRoots::kNone;
     o.symbols = symbols.to_options();
+    o.timeline = timeline;
     return o;
   }
 

@@ -66,9 +66,11 @@ std::function<int()> add_report_command(CLI::App& app) {
     OutputFile out(a->output);  // fails before any work when it cannot be written
     const InputKind kind = detect_input(a->path);
     ProfileArgs args = a->profile;
-    // speedscope has one profile per thread.
-    if (format == ReportFormat::kSpeedscope && !args.thread_names && kind == InputKind::kRecording)
-      args.per_thread = true;
+    // speedscope has one profile per thread, its samples in time order.
+    if (format == ReportFormat::kSpeedscope && kind == InputKind::kRecording) {
+      if (!args.thread_names) args.per_thread = true;
+      args.timeline = !by_context;
+    }
     const Profile profile = load_profile(a->path, kind, args, "report");
     if (by_context) write_context_stack(profile, context_id, out.stream());
     else write_report(profile, format, *a, out.stream());

@@ -59,7 +59,7 @@ uint32_t CallTree::child(uint32_t parent, uint32_t frame) {
   return it->second;
 }
 
-void CallTree::add(std::span<const uint32_t> stack_root_first, uint64_t count, uint64_t weight, uint64_t off_weight) {
+uint32_t CallTree::add(std::span<const uint32_t> stack_root_first, uint64_t count, uint64_t weight, uint64_t off_weight) {
   uint32_t at = kRoot;
   auto add_total = [&](CctNode& n) {
     n.total += count;
@@ -74,6 +74,7 @@ void CallTree::add(std::span<const uint32_t> stack_root_first, uint64_t count, u
   nodes_[at].self += count;
   nodes_[at].self_weight += weight;
   nodes_[at].self_off_weight += off_weight;
+  return at;
 }
 
 void CallTree::add_self(uint32_t node, uint64_t count, uint64_t weight, uint64_t off_weight) {

@@ -53,8 +53,9 @@ class CallTree {
   // function, module and flags are; file and line are kept from the first.
   uint32_t intern(const CctFrame& frame);
   // Adds `count` samples of weight `weight` for a stack given root first;
-  // `off_weight` of that weight is off-CPU time.
-  void add(std::span<const uint32_t> stack_root_first, uint64_t count, uint64_t weight, uint64_t off_weight = 0);
+  // `off_weight` of that weight is off-CPU time. Returns the stack's leaf
+  // node (the root for an empty stack).
+  uint32_t add(std::span<const uint32_t> stack_root_first, uint64_t count, uint64_t weight, uint64_t off_weight = 0);
   // Adds `count` samples of weight `weight` (`off_weight` of it off-CPU)
   // whose leaf is the existing `node`.
   void add_self(uint32_t node, uint64_t count, uint64_t weight, uint64_t off_weight = 0);

@@ -21,6 +21,7 @@ class CallTreeSink : public SampleSink {
   CallTreeSink(Profile& profile, const ProfileOptions& options)
       : profile_(profile),
         asked_(options.weight),
+        timeline_(options.timeline),
         functions_(profile.tree, options.filter.include, options.filter.exclude),
         stacks_(profile.tree, options.thread_roots, options.filter.reverse) {}
 
@@ -38,7 +39,8 @@ class CallTreeSink : public SampleSink {
     std::vector<uint32_t>& stack = stacks_.frames(s);
     if (!functions_.keep(stack)) return;
     stacks_.arrange(stack, s.unwound.tid, s.comm);
-    profile_.tree.add(stack, 1, s.weight, off_cpu ? s.weight : 0);
+    const uint32_t leaf = profile_.tree.add(stack, 1, s.weight, off_cpu ? s.weight : 0);
+    if (timeline_) profile_.timeline.push_back({s.unwound.time, s.weight, s.unwound.tid, leaf});
     count_kept(s);
   }
 
@@ -53,6 +55,7 @@ class CallTreeSink : public SampleSink {
 
   Profile& profile_;
   const std::optional<WeightKind> asked_;
+  const bool timeline_;
   StackFilter functions_;  // include/exclude; compiles the patterns before any work
   StackBuilder stacks_;
 };
@@ -145,6 +148,7 @@ Profile build_profile(const std::string& recording, const ProfileOptions& option
   take_pass(p, run_pipeline(recording, pipeline_options(options), sink));
   p.reversed = options.filter.reverse;
   p.tree.sort_children();
+  order_timeline(p.timeline);
   p.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return p;
 }

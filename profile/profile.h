@@ -15,6 +15,7 @@
 #include "profile/pipeline.h"
 #include "profile/sample_filter.h"
 #include "profile/stack_builder.h"
+#include "profile/timeline.h"
 #include "recording/recording_format.h"
 #include "symbolize/symbolizer.h"
 #include "unwind/recording_unwinder.h"
@@ -43,6 +44,9 @@ struct ProfileOptions {
   SymbolizerOptions symbols;
   ProfileFilter filter;
   ThreadRoots thread_roots = ThreadRoots::kNone;
+  // Keep Profile::timeline (speedscope's time order); off, nothing is kept
+  // per sample.
+  bool timeline = false;
   // Called every so often while reading (on the calling thread).
   std::function<void(const ProfileProgress&)> progress;
 };
@@ -70,6 +74,10 @@ struct Profile {
   std::map<uint32_t, ProfileThread> threads;  // by tid, threads with kept samples
   std::vector<std::string> warnings;          // missing binaries, damaged file, ...
   CallTree tree;
+  // Only when ProfileOptions::timeline asked for it: every kept sample, in
+  // time order, its leaf a node of `tree` (so its stack runs as the tree's:
+  // leaf first with --reverse, under its thread root with thread roots).
+  std::vector<TimelineSample> timeline;
 
   double duration_seconds() const {
     return last_time > first_time ? static_cast<double>(last_time - first_time) / 1e9 : 0.0;

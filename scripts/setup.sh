@@ -21,7 +21,10 @@ for p in "${PACKAGES[@]}"; do
   fi
 done
 
+# After the packages: the speedscope app for the browser test (npm).
+SCRIPTS="$(cd "$(dirname "$0")" && pwd)"
 if [ ${#missing[@]} -eq 0 ]; then
+  "$SCRIPTS/setup_speedscope.sh"
   exit 0
 fi
 
@@ -31,3 +34,4 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+"$SCRIPTS/setup_speedscope.sh"

@@ -1,5 +1,5 @@
 // build_profile (profile/profile.h) on recordings written by the test: the
-// samples taken inside execve.
+// samples taken inside execve, weights, the timeline.
 
 #include "profile/profile.h"
 
@@ -222,4 +222,55 @@ TEST_CASE("weight kinds: names round trip; an unknown name lists the choices", "
     CHECK(parse_weight_kind(weight_kind_name(k)) == k);
   CHECK_THROWS_WITH(parse_weight_kind("foo"), "unknown weight 'foo': choose cpu, off-cpu or wall");
   CHECK_THROWS_AS(parse_weight_kind("CPU"), Error);
+}
+
+TEST_CASE("build_profile: the timeline is kept only when asked, every kept sample in time order", "[profile][timeline]") {
+  CHECK(OffCpuProfile(WeightKind::kWall).build().timeline.empty());
+
+  OffCpuProfile f(WeightKind::kWall);
+  f.options.timeline = true;
+  const Profile p = f.build();
+  REQUIRE(p.timeline.size() == p.samples_kept);
+  uint64_t weight = 0;
+  std::map<uint32_t, uint64_t> self;  // node -> samples
+  for (size_t i = 0; i < p.timeline.size(); ++i) {
+    const TimelineSample& s = p.timeline[i];
+    if (i) CHECK(s.time >= p.timeline[i - 1].time);
+    weight += s.weight;
+    ++self[s.node];
+  }
+  CHECK(weight == p.tree.total_weight());
+  for (const auto& [node, n] : self) CHECK(p.tree.node(node).self == n);
+  // The worker's first on-CPU sample (1 ms, 1 ms of weight), then its sleep.
+  CHECK(p.timeline[0].time == off_cpu_at_ms(1));
+  CHECK(p.timeline[0].tid == 101);
+  CHECK(p.timeline[0].weight == 1'000'000);
+  CHECK(p.timeline[3].time == off_cpu_at_ms(10));
+  CHECK(p.timeline[3].weight == 5'000'000);  // the sleep and its repeat at 30
+  CHECK(p.timeline.back().time == off_cpu_at_ms(60));
+  CHECK(p.timeline.back().tid == 100);
+}
+
+TEST_CASE("build_profile: a timeline delivered out of time order (past the reorder window) is sorted",
+          "[profile][timeline]") {
+  TempDir dir;
+  const std::string recording = dir.file("late.swprof");
+  {
+    RecordingHeader header;
+    header.mode = "record";
+    header.event = "cpu-clock";
+    RecordingWriter w(recording, header);
+    write_comm(w, 1000, "late", false);
+    for (uint64_t t : {5000, 3000, 4000, 2000}) write_sample_without_stack(w, t, 0x7e0000001000 + t);
+    w.finish(EndRecord{"{}"});
+  }
+  ProfileOptions options;
+  options.unwind.threads = 1;
+  options.unwind.reorder_max_records = 0;  // every record leaves the window at once: file order
+  options.timeline = true;
+  const Profile p = build_profile(recording, options);
+  std::vector<uint64_t> times;
+  for (const TimelineSample& s : p.timeline) times.push_back(s.time);
+  CHECK(times == std::vector<uint64_t>{2000, 3000, 4000, 5000});
+  CHECK(p.timeline[0].node == p.timeline[3].node);  // the same stack: [in execve]
 }

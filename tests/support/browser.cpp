@@ -119,38 +119,63 @@ std::string find_chromium() {
   return {};
 }
 
-BrowserRun run_in_chromium(const std::string& html, const std::string& driver, const nlohmann::json& input,
-                           const std::string& work_dir) {
+namespace {
+
+// Runs headless Chromium on `url` with `output` (--dump-dom: the DOM on
+// stdout, kept in dom; --screenshot=PATH).
+DomDump run_headless(const std::string& url, const std::string& work_dir, int virtual_time_ms,
+                     const std::string& output) {
   const std::string chromium = find_chromium();
   if (chromium.empty())
     throw std::runtime_error("Chromium not found (install it with scripts/setup.sh, or set SWPROF_CHROMIUM)");
-  const std::string page_path = work_dir + "/page.html";
   const std::string dom_path = work_dir + "/dom.html";
   const std::string log_path = work_dir + "/chromium.log";
-  std::ofstream(page_path, std::ios::binary) << instrument(html, driver, input);
-
   // --virtual-time-budget lets timers and pending events (an injected
   // <img onerror>, say) run before the DOM is dumped.
   const std::vector<std::string> args = {
       "timeout", "120", chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
       "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--disable-background-networking",
-      "--disable-sync", "--mute-audio", "--hide-scrollbars", "--window-size=1280,900", "--virtual-time-budget=2000",
-      "--user-data-dir=" + work_dir + "/profile", "--dump-dom", "file://" + page_path};
+      "--disable-sync", "--mute-audio", "--hide-scrollbars", "--window-size=1280,900",
+      "--virtual-time-budget=" + std::to_string(virtual_time_ms), "--user-data-dir=" + work_dir + "/profile",
+      output, url};
   std::string command;
   for (const auto& a : args) command += shell_quote(a) + " ";
   command += ">" + shell_quote(dom_path) + " 2>" + shell_quote(log_path) + " </dev/null";
 
   const auto start = std::chrono::steady_clock::now();
   const int status = std::system(command.c_str());
+  DomDump out;
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out.dom = read_file(dom_path);
+  out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  out.log_tail = tail_lines(read_file(log_path), 15);
+  return out;
+}
+
+}  // namespace
+
+DomDump dump_dom(const std::string& url, const std::string& work_dir, int virtual_time_ms) {
+  return run_headless(url, work_dir, virtual_time_ms, "--dump-dom");
+}
+
+DomDump screenshot(const std::string& url, const std::string& work_dir, int virtual_time_ms,
+                   const std::string& png_path) {
+  return run_headless(url, work_dir, virtual_time_ms, "--screenshot=" + png_path);
+}
+
+BrowserRun run_in_chromium(const std::string& html, const std::string& driver, const nlohmann::json& input,
+                           const std::string& work_dir) {
+  const std::string page_path = work_dir + "/page.html";
+  std::ofstream(page_path, std::ios::binary) << instrument(html, driver, input);
+  const DomDump dump = dump_dom("file://" + page_path, work_dir, 2000);
   BrowserRun run;
-  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  run.dom = read_file(dom_path);
-  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  run.seconds = dump.seconds;
+  run.dom = dump.dom;
+  const int code = dump.exit_code;
   const std::string results = results_text(run.dom);
   if (code != 0 || results.empty()) {
     throw std::runtime_error("Chromium " + std::string(code == 124 ? "timed out" : "failed") + " (exit " +
-                             std::to_string(code) + ") or the page wrote no results; log tail:\n" +
-                             tail_lines(read_file(log_path), 15));
+                             std::to_string(code) + ") or the page wrote no results; log tail:\n" + dump.log_tail);
   }
   run.results = nlohmann::json::parse(results);
   return run;

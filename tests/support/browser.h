@@ -1,6 +1,6 @@
 #pragma once
 // Runs a flame graph page in headless Chromium and reads back what a test
-// script in the page found.
+// script in the page found; or dumps the DOM of any page Chromium loads.
 //
 // The page is written to a scratch file with two extra scripts:
 //  - a prelude right after <head>, before anything of the page runs, that
@@ -28,6 +28,20 @@ struct BrowserRun {
   std::string dom;         // the whole dumped DOM
   double seconds = 0;      // wall time of the Chromium run
 };
+
+// What headless Chromium shows of `url` after loading it and letting
+// `virtual_time_ms` of timers run (--dump-dom). Throws std::runtime_error
+// when there is no Chromium; a failed run is in exit_code (124: timed out).
+struct DomDump {
+  std::string dom;
+  int exit_code = -1;
+  std::string log_tail;  // Chromium's last log lines
+  double seconds = 0;    // wall time of the run
+};
+DomDump dump_dom(const std::string& url, const std::string& work_dir, int virtual_time_ms);
+// The same, writing a PNG of the 1280x900 window to `png_path` (dom empty).
+DomDump screenshot(const std::string& url, const std::string& work_dir, int virtual_time_ms,
+                   const std::string& png_path);
 
 // Throws std::runtime_error (with Chromium's last log lines) when Chromium is
 // missing, fails, times out, or the page wrote no results.

@@ -38,6 +38,15 @@ inline void add_stack(CallTree& tree, const std::vector<CctFrame>& frames, uint6
   tree.add(ids, count, count * weight_each);
 }
 
+// Adds one sample of `frames` to the tree and to the timeline, as
+// build_profile with a timeline does.
+inline void add_timed_sample(Profile& p, const std::vector<CctFrame>& frames, uint32_t tid, uint64_t time,
+                             uint64_t weight) {
+  std::vector<uint32_t> ids;
+  for (const auto& f : frames) ids.push_back(p.tree.intern(f));
+  p.timeline.push_back({time, weight, tid, p.tree.add(ids, 1, weight)});
+}
+
 // main -> a -> b (60), main -> a (10), main -> c -> b (25), main -> rec -> rec -> rec (5):
 // 100 samples.
 inline Profile sample_profile() {
