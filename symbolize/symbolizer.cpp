@@ -21,10 +21,9 @@ namespace {
 // process's mapping) and the address.
 constexpr uint64_t kProcessOwner = uint64_t{1} << 63;  // marks a pid as owner, never a pointer
 
-// Sane bounds for files that are text: a JIT map of millions of functions,
-// a kallsyms of a kernel with every module loaded (~20 MiB).
+// A sane bound for a file that is text: a JIT map of millions of functions
+// (kallsyms: kMaxKallsymsBytes).
 constexpr uint64_t kMaxPerfMapBytes = uint64_t{1} << 30;
-constexpr uint64_t kMaxKallsymsBytes = uint64_t{256} << 20;
 
 struct AddressKey {
   uint64_t owner;    // ElfBinary*, or kProcessOwner | pid for code outside binaries
