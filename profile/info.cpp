@@ -78,6 +78,11 @@ struct InfoCollector {
   }
   void operator()(const TaskRecord&) {}
   void operator()(const ImageRecord& img) {
+    if (img.name == kKallsymsImageName) {
+      info.kernel_symbols_bytes += img.bytes.size();
+      info.kernel_symbols += static_cast<uint64_t>(std::count(img.bytes.begin(), img.bytes.end(), '\n'));
+    }
+    if (auto pid = pid_of_perf_map_image(img.name)) info.perf_map_bytes[*pid] += img.bytes.size();
     const std::string prefix = embedded_file_image_name("");
     if (!img.name.starts_with(prefix)) return;
     info.binaries[img.name.substr(prefix.size())].embedded_bytes = img.bytes.size();

@@ -62,6 +62,11 @@ struct RecordingInfo {
   std::map<std::string, BinaryInfo> binaries;       // by path
   std::vector<uint32_t> stack_sizes;                // dyn_size of every sample
   std::string end_json;                             // the end record, if finalized
+  // Kept for reports elsewhere: the kernel symbols the samples hit (bytes,
+  // symbols) and the JIT perf maps (bytes, by pid).
+  uint64_t kernel_symbols_bytes = 0;
+  uint64_t kernel_symbols = 0;
+  std::map<uint32_t, uint64_t> perf_map_bytes;
   // The copies of binaries embedded in the recording (found only inside a
   // process's mount namespace), which inspect_binaries reads before the file system.
   std::shared_ptr<BinaryCache> embedded = std::make_shared<BinaryCache>();

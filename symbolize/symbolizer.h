@@ -76,10 +76,18 @@ class Symbolizer {
   // an empty function in module "[kernel]".
   const SymbolizedAddress& symbolize_kernel(uint64_t addr);
 
-  // Lines of process `pid`'s perf map kept in the recording (a JIT in
-  // another mount namespace wrote them where a report cannot look): used
-  // instead of <perf_map_dir>/perf-PID.map, the lines appended in order.
+  // Lines of process `pid`'s perf map kept in the recording (what the map
+  // held at record time; the file may be gone, or be another process's by
+  // now): used instead of <perf_map_dir>/perf-PID.map, the lines appended
+  // in order.
   void add_recorded_perf_map(uint32_t pid, std::string_view lines);
+  // The same for the lines the recording kept when it ended (known before
+  // the samples are read): they apply after every line added otherwise,
+  // since the map's later lines replace the earlier ones they overlap.
+  void add_final_perf_map(uint32_t pid, std::string_view lines);
+  // The kernel symbols the recording kept (kallsyms lines for the
+  // addresses its samples hit): used instead of kallsyms_path.
+  void use_recorded_kernel_symbols(std::string_view lines);
 
   // Unreadable or corrupt debuginfo and similar, once per binary.
   std::vector<std::string> warnings() const;
