@@ -127,7 +127,7 @@ UnwindQuality measure_unwinding(const std::string& recording, const UnwindOption
   RecordingReader reader(recording);
   RecordingUnwinder unwinder(options);
   unwinder.run(reader, [](const UnwoundSample&) {});
-  return UnwindQuality{unwinder.stats(), options.unwinder, unwinder.warnings()};
+  return UnwindQuality{unwinder.stats(), options.unwinder, unwinder.warnings(), unwinder.archive_supplied()};
 }
 
 void inspect_binaries(RecordingInfo& info, const InfoOptions& options) {
@@ -150,9 +150,18 @@ InfoResult run_info(const std::string& recording, const InfoOptions& options) {
   InfoResult result;
   RecordingReader reader(recording);
   result.recording = collect_info(reader);
-  if (options.inspect_binaries) inspect_binaries(result.recording, options);
+  InfoOptions with = options;
+  if (auto archive = find_archive(recording, options.symbols.archive_path)) {
+    result.archive_path = archive->path();
+    for (const ArchiveEntry& e : archive->entries())
+      ++(e.kind == ArchiveKind::kBinary ? result.archive_binaries : result.archive_debuginfo);
+    with.unwind.archive = archive;
+    with.symbols.archive = archive;
+    result.recording.embedded->use_archive(archive);
+  }
+  if (options.inspect_binaries) inspect_binaries(result.recording, with);
   if (options.unwind_quality && result.recording.samples > 0)
-    result.unwinding = measure_unwinding(recording, options.unwind);
+    result.unwinding = measure_unwinding(recording, with.unwind);
   return result;
 }
 

@@ -87,6 +87,7 @@ struct UnwindQuality {
   UnwindStats stats;
   UnwinderChoice unwinder = UnwinderChoice::kChain;
   std::vector<std::string> warnings;
+  size_t archive_supplied = 0;  // binaries the archive supplied (UnwindOptions::archive)
 };
 UnwindQuality measure_unwinding(const std::string& recording, const UnwindOptions& options);
 
@@ -104,6 +105,11 @@ void inspect_binaries(RecordingInfo& info, const InfoOptions& options);
 struct InfoResult {
   RecordingInfo recording;
   std::optional<UnwindQuality> unwinding;  // when asked for and there are samples
+  // The archive found for the recording (find_archive), and how many
+  // binaries it holds; how many it supplied is unwinding->archive_supplied.
+  std::string archive_path;
+  size_t archive_binaries = 0;
+  size_t archive_debuginfo = 0;
 };
 // `swprof info`: collect_info, then measure_unwinding when asked.
 InfoResult run_info(const std::string& recording, const InfoOptions& options);

@@ -54,6 +54,7 @@ class PipelineRun {
   PipelineResult finish(const RecordingUnwinder& unwinder) {
     result_.status = reader_.status();
     result_.unwind = unwinder.stats();
+    if (options_.unwind.archive) result_.archive = ArchiveUse{options_.unwind.archive->path(), unwinder.archive_supplied()};
     result_.warnings = unwinder.warnings();
     for (auto& w : symbols_.warnings()) result_.warnings.push_back(std::move(w));
     return std::move(result_);
@@ -120,8 +121,17 @@ class PipelineRun {
 
 }  // namespace
 
-PipelineResult run_pipeline(const std::string& recording, const PipelineOptions& options, SampleSink& sink) {
+PipelineOptions with_archive(const std::string& recording, const PipelineOptions& options) {
+  PipelineOptions out = options;
+  auto archive = find_archive(recording, options.symbols.archive_path);
+  out.unwind.archive = archive;
+  out.symbols.archive = std::move(archive);
+  return out;
+}
+
+PipelineResult run_pipeline(const std::string& recording, const PipelineOptions& given, SampleSink& sink) {
   RecordingReader reader(recording);
+  const PipelineOptions options = with_archive(recording, given);
   sink.begin(reader.header());
   PipelineRun run(reader, options, sink);
   RecordingUnwinder unwinder(options.unwind);

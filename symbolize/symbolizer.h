@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "recording/binary_archive.h"
 #include "unwind/address_space.h"
 #include "unwind/frame.h"
 
@@ -53,8 +54,14 @@ struct SymbolizerOptions {
   // when it is a regular file owned by this user or root (/tmp is writable by
   // anyone); otherwise it is skipped with a warning saying why.
   std::string perf_map_dir = "/tmp";
-  // Kernel symbols ("ADDRESS TYPE NAME [MODULE]" lines), read on first use.
+  // Kernel symbols ("ADDRESS TYPE NAME [MODULE]" lines), read on first use
+  // when the recording kept none (use_recorded_kernel_symbols).
   std::string kallsyms_path = "/proc/kallsyms";
+  // The archive to use (`--archive`); empty: REC.archive when it exists.
+  std::string archive_path;
+  // The archive opened for the recording at hand (find_archive): separate
+  // debuginfo by build-id, also for binaries found on disk. May be null.
+  std::shared_ptr<const BinaryArchive> archive;
 };
 
 class Symbolizer {

@@ -198,7 +198,13 @@ TEST_CASE("pipeline: kernel frames are named from the recording's kernel symbols
           "[pipeline][integration]") {
   TempDir dir;
   const std::string out = dir.file("sys.swprof");
-  auto r = run({swprof_bin(), "record", "-o", out, workload_bin(), "syscalls", "0.4"}, dir.path());
+  // On-CPU samples in system calls, and off-CPU samples taken in the scheduler.
+  const bool off_cpu = GENERATE(false, true);
+  const std::vector<std::string> args =
+      off_cpu ? std::vector<std::string>{swprof_bin(), "record", "--wall", "-o", out,
+                                         std::string(KNOWN_STACK_DIR) + "/known_waits"}
+              : std::vector<std::string>{swprof_bin(), "record", "-o", out, workload_bin(), "syscalls", "0.4"};
+  auto r = run(args, dir.path());
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   PipelineOptions options;
