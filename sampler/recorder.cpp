@@ -59,6 +59,7 @@ void Recorder::handle_off_cpu(Bytes raw, Record& rec) {
 void Recorder::write_off_cpu(const SampleView& s) {
   ++summary_.off_cpu_samples;
   tids_.insert(s.tid);
+  note_kernel_addresses(s);
   writer_->write(s);
 }
 
@@ -152,6 +153,10 @@ void Recorder::count(SampleView& s) {
   summary_.kernel_mode_samples += s.in_kernel;
   summary_.truncated += s.stack_truncated;
   tids_.insert(s.tid);
+  note_kernel_addresses(s);
+}
+
+void Recorder::note_kernel_addresses(const SampleView& s) {
   if (!kernel_samples_) return;
   if (s.in_kernel) kernel_addresses_.add(s.ip);
   for (size_t i = 0; i < s.kernel_depth(); ++i) kernel_addresses_.add(s.kernel_ip(i));

@@ -55,6 +55,8 @@ class Recorder : private OffCpuThinner::Output {
 
  private:
   void count(SampleView& s);
+  // Kernel samples: the addresses whose symbols the end keeps (write_kernel_symbols).
+  void note_kernel_addresses(const SampleView& s);
   void count(MappingRecord& m) { fill_build_id(m); }
   void count(LostRecord& l) { summary_.lost += l.count; }
   void count(ThrottleRecord& t) { summary_.throttles += t.throttled; }
