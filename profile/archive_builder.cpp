@@ -3,8 +3,8 @@
 #include <sys/mman.h>
 
 #include <filesystem>
-#include <map>
 #include <set>
+#include <tuple>
 
 #include "binary/elf_binary.h"
 #include "common/error.h"
