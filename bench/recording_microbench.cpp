@@ -12,9 +12,11 @@
 #include <random>
 #include <unistd.h>
 
+#include "common/regular_file.h"
 #include "recording/record_codec.h"
 #include "recording/recording_reader.h"
 #include "recording/recording_writer.h"
+#include "sampler/kernel_symbol_subset.h"
 
 using namespace swprof;
 
@@ -108,6 +110,40 @@ void BM_ReadSample(benchmark::State& state) {
   unlink(path.c_str());
 }
 BENCHMARK(BM_ReadSample)->Unit(benchmark::kMillisecond);
+
+// What the recorder adds per kernel sample: its ip and a 16-deep kernel
+// chain into the set of sampled kernel addresses (a syscall-heavy program
+// hits a few hundred distinct addresses, so most inserts find them there).
+void BM_CollectKernelAddresses(benchmark::State& state) {
+  std::mt19937 rng{11};
+  KernelAddresses addrs;
+  uint64_t chain[16];
+  for (auto _ : state) {
+    for (uint64_t& a : chain) a = 0xffffffff81000000 + (rng() % 512) * 0x40;
+    for (uint64_t a : chain) addrs.add(a);
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.counters["distinct"] = static_cast<double>(addrs.size());
+}
+BENCHMARK(BM_CollectKernelAddresses);
+
+// What the recorder pays once at the end: /proc/kallsyms read and cut to
+// the symbols of `range(0)` sampled addresses.
+void BM_KallsymsSubset(benchmark::State& state) {
+  auto text = read_regular_file("/proc/kallsyms", kMaxKallsymsBytes);
+  if (!text) {
+    state.SkipWithError("/proc/kallsyms is not readable");
+    return;
+  }
+  std::mt19937 rng{13};
+  std::unordered_set<uint64_t> addrs;
+  while (addrs.size() < static_cast<size_t>(state.range(0))) addrs.insert(0xffffffff81000000 + rng() % 0x1000000);
+  size_t bytes = 0;
+  for (auto _ : state) bytes = kallsyms_subset(*text.value, addrs).size();
+  state.counters["kallsyms_bytes"] = static_cast<double>(text.value->size());
+  state.counters["subset_bytes"] = static_cast<double>(bytes);
+}
+BENCHMARK(BM_KallsymsSubset)->Arg(100)->Arg(2000)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -1,5 +1,6 @@
 #include "binary/binary_cache.h"
 
+#include "common/error.h"
 #include "common/hex.h"
 
 namespace swprof {
@@ -14,6 +15,14 @@ BinaryCache::Lookup BinaryCache::get(const std::string& path, const std::vector<
   if (!is_anonymous_path(path)) {
     auto opened = ElfBinary::open_file(path);
     found.binary = opened.value.value_or(nullptr);
+    const bool usable = found.binary && (build_id.empty() || found.binary->build_id() == build_id);
+    if (!usable) {
+      if (auto copy = archived_copy(path, build_id)) {
+        found.binary = copy;
+        by_path_[key] = found;
+        return found;
+      }
+    }
     if (!found.binary) {
       warnings_.push_back("cannot open " + path + " (" + opened.reason +
                           "): its frames are unwound without its unwind info");
@@ -38,6 +47,32 @@ std::shared_ptr<const ElfBinary> BinaryCache::embedded_copy(const std::string& p
   if (img == images_.end()) return nullptr;
   if (!build_id.empty() && img->second->build_id() != build_id) return nullptr;
   return img->second;
+}
+
+// The archive's copy of the binary with `build_id` (one ElfBinary per
+// build-id, whatever path maps it), or nullptr. A damaged copy is a warning.
+std::shared_ptr<const ElfBinary> BinaryCache::archived_copy(const std::string& path,
+                                                            const std::vector<uint8_t>& build_id) {
+  if (!archive_ || build_id.empty()) return nullptr;
+  if (auto it = archived_.find(build_id); it != archived_.end()) return it->second;
+  std::shared_ptr<const ElfBinary> binary;
+  if (const ArchiveEntry* entry = archive_->find(ArchiveKind::kBinary, build_id)) {
+    try {
+      binary = ElfBinary::from_image(archived_image_name(path), archive_->read(*entry));
+    } catch (const Error& e) {
+      warnings_.push_back(std::string(e.what()) + ": " + path + " is not taken from it");
+    }
+    if (binary && binary->build_id() != build_id) binary = nullptr;
+  }
+  archived_[build_id] = binary;
+  return binary;
+}
+
+size_t BinaryCache::archive_supplied() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  size_t n = 0;
+  for (const auto& [id, binary] : archived_) n += binary != nullptr;
+  return n;
 }
 
 void BinaryCache::add_image(const std::string& name, std::vector<uint8_t> bytes) {

@@ -34,6 +34,7 @@ void print_off_cpu(const RecordingInfo& info) {
 void print_info(const InfoResult& result) {
   std::fputs(format_info(result.recording).c_str(), stdout);
   print_off_cpu(result.recording);
+  std::fputs(format_archive(result).c_str(), stdout);
   if (result.unwinding) {
     std::fputs(format_unwind_quality(result.unwinding->stats, result.unwinding->unwinder).c_str(), stdout);
     for (const auto& w : result.unwinding->warnings)
@@ -65,14 +66,17 @@ std::function<int()> add_info_command(CLI::App& app) {
   auto path = std::make_shared<std::string>("swprof.data");
   auto unwind = std::make_shared<UnwindArgs>();
   auto no_unwind = std::make_shared<bool>(false);
+  auto archive = std::make_shared<std::string>();
   sub->add_option("file", *path, "recording file (default swprof.data)");
+  sub->add_option("--archive", *archive, "the recording's archive of binaries (default: FILE.archive when it exists)");
   sub->add_flag("--no-unwind", *no_unwind, "skip unwinding (no unwind-quality section)");
   unwind->add_to(sub);
-  return [path, unwind, no_unwind]() {
+  return [path, unwind, no_unwind, archive]() {
     InfoOptions options;
     options.unwind = unwind->to_options();
     options.unwind_quality = !*no_unwind;
     options.inspect_binaries = true;
+    options.symbols.archive_path = *archive;
     SymbolizeArgs().apply_debuginfod();  // never waits on a debuginfod server
     const InfoResult result = run_info(*path, options);
     print_info(result);

@@ -17,6 +17,7 @@ struct SymbolizeArgs {
   bool no_inline = false;
   bool debuginfod = false;
   std::vector<std::string> debug_dirs;
+  std::string archive;
 
   void add_to(CLI::App* sub) {
     sub->add_flag("--no-demangle", no_demangle, "keep C++ names mangled, as in the symbol table");
@@ -24,6 +25,9 @@ struct SymbolizeArgs {
     sub->add_option("--debug-dir", debug_dirs,
                     "also look for separate debuginfo under this root (.build-id/ and .gnu_debuglink; "
                     "repeatable; searched in order, before /usr/lib/debug)");
+    sub->add_option("--archive", archive,
+                    "binaries and debuginfo for this recording (swprof archive), used where a binary is missing "
+                    "or changed; default: RECORDING.archive when it exists");
     sub->add_flag("--debuginfod", debuginfod,
                   "fetch missing debuginfo from the debuginfod servers in DEBUGINFOD_URLS (off by default: "
                   "never waits on the network)");
@@ -34,6 +38,7 @@ struct SymbolizeArgs {
     o.demangle = !no_demangle;
     o.inline_frames = !no_inline;
     o.debug_roots.insert(o.debug_roots.begin(), debug_dirs.begin(), debug_dirs.end());
+    o.archive_path = archive;
     return o;
   }
 

@@ -10,12 +10,12 @@ CORPUS=fuzz/corpus
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 
-for t in recording record cfi elf json_profile folded function_starts go_pclntab; do
+for t in recording record archive cfi elf json_profile folded function_starts go_pclntab; do
   rm -rf "${CORPUS:?}/$t"
   mkdir -p "$CORPUS/$t"
 done
 
-# recording, record: written by the library's writer and encoder.
+# recording, record, archive: written by the library's writers and encoder.
 "$BUILD_DIR/fuzz/seed_recordings" "$CORPUS"
 
 # go_pclntab: the tests' table builder, each layout, with and without section headers.

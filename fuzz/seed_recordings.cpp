@@ -5,6 +5,7 @@
 //     DIR/recording/one_chunk.swprof    every record type in one chunk, finalized
 //     DIR/recording/two_chunks.swprof   the same split into small chunks, not finalized
 //     DIR/record/all_types.bin          the raw records of one chunk (no file header, no zstd)
+//     DIR/archive/two_files.archive     a binary archive: a file and its debuginfo, and another file
 //
 // The records are fixed (no clock, no host name), so the output is the same
 // on every run.
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "recording/binary_archive.h"
 #include "recording/record_codec.h"
 #include "recording/recording_writer.h"
 
@@ -112,11 +114,24 @@ void write_raw_records(const std::string& path) {
   if (!out) throw Error("cannot write '" + path + "'");
 }
 
+// A small archive (recording/binary_archive.h) of fixed bytes.
+void write_archive(const std::string& path) {
+  ArchiveWriter w(path);
+  const std::string app = "\x7f" "ELF app bytes, repeated: " + std::string(200, 'a');
+  w.add(ArchiveKind::kBinary, {0x12, 0x34, 0x56, 0x78}, "/usr/bin/app", Bytes(reinterpret_cast<const uint8_t*>(app.data()), app.size()));
+  const std::string debug = "debuginfo of app";
+  w.add(ArchiveKind::kDebuginfo, {0x12, 0x34, 0x56, 0x78}, "/usr/lib/debug/.build-id/12/345678.debug",
+        Bytes(reinterpret_cast<const uint8_t*>(debug.data()), debug.size()));
+  const std::string lib = "libz";
+  w.add(ArchiveKind::kBinary, {0x9a}, "/lib/libz.so.1", Bytes(reinterpret_cast<const uint8_t*>(lib.data()), lib.size()));
+  w.finish();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 2) {
-    std::cerr << "usage: seed_recordings DIR (DIR/recording and DIR/record must exist)\n";
+    std::cerr << "usage: seed_recordings DIR (DIR/recording, DIR/record and DIR/archive must exist)\n";
     return kExitUsage;
   }
   const std::string dir = argv[1];
@@ -124,6 +139,7 @@ int main(int argc, char** argv) {
     write_recording(dir + "/recording/one_chunk.swprof", RecordingWriter::kDefaultChunkBytes, true);
     write_recording(dir + "/recording/two_chunks.swprof", 512, false);
     write_raw_records(dir + "/record/all_types.bin");
+    write_archive(dir + "/archive/two_files.archive");
   } catch (const Error& e) {
     std::cerr << "seed_recordings: " << e.what() << "\n";
     return e.exit_code();

@@ -190,14 +190,36 @@ std::string format_binary_report(const BinaryReport& r, const std::string& packa
   return out;
 }
 
+// What the recording keeps so that reports elsewhere name kernel and JIT
+// frames; nothing for recordings that keep neither.
+static void add_kept_for_reports(TextLines& t, const RecordingInfo& info) {
+  if (!info.kernel_symbols_bytes && info.perf_map_bytes.empty()) return;
+  t.add_text("\nkept for reports elsewhere:\n");
+  if (info.kernel_symbols_bytes)
+    t.add("  kernel symbols %llu symbols, %s (those the samples hit)\n", ull(info.kernel_symbols),
+          human_bytes(info.kernel_symbols_bytes).c_str());
+  for (const auto& [pid, bytes] : info.perf_map_bytes)
+    t.add("  perf map       process %u, %s\n", pid, human_bytes(bytes).c_str());
+}
+
 std::string format_info(const RecordingInfo& info) {
   TextLines t;
   add_header(t, info);
   add_records(t, info);
   add_samples(t, info);
+  add_kept_for_reports(t, info);
   add_threads_and_binaries(t, info);
   t.add_text("\nstatus:       " + status_text(info.status) + "\n");
   return t.take();
+}
+
+std::string format_archive(const InfoResult& result) {
+  if (result.archive_path.empty()) return "\narchive:      none (swprof archive adds the binaries to one)\n";
+  std::string out = "\narchive:      " + safe(result.archive_path) + ": " + std::to_string(result.archive_binaries) +
+                    " binaries, " + std::to_string(result.archive_debuginfo) + " debuginfo files";
+  if (result.unwinding)
+    out += "; supplied " + std::to_string(result.unwinding->archive_supplied) + " missing or changed binaries";
+  return out + "\n";
 }
 
 std::string format_unwind_quality(const UnwindStats& st, UnwinderChoice unwinder) {

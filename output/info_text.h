@@ -18,6 +18,10 @@ std::string format_info(const RecordingInfo& info);
 std::string format_binary_report(const BinaryReport& report, const std::string& package,
                                  const std::vector<std::string>& advice);
 
+// "archive:" line: the archive found for the recording, what it holds and
+// how many binaries it supplied.
+std::string format_archive(const InfoResult& result);
+
 // "unwind quality" section: complete stacks, frames per stepper, why walks
 // ended early.
 std::string format_unwind_quality(const UnwindStats& stats, UnwinderChoice unwinder);

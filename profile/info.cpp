@@ -78,6 +78,11 @@ struct InfoCollector {
   }
   void operator()(const TaskRecord&) {}
   void operator()(const ImageRecord& img) {
+    if (img.name == kKallsymsImageName) {
+      info.kernel_symbols_bytes += img.bytes.size();
+      info.kernel_symbols += static_cast<uint64_t>(std::count(img.bytes.begin(), img.bytes.end(), '\n'));
+    }
+    if (auto pid = pid_of_perf_map_image(img.name)) info.perf_map_bytes[*pid] += img.bytes.size();
     const std::string prefix = embedded_file_image_name("");
     if (!img.name.starts_with(prefix)) return;
     info.binaries[img.name.substr(prefix.size())].embedded_bytes = img.bytes.size();
@@ -122,7 +127,7 @@ UnwindQuality measure_unwinding(const std::string& recording, const UnwindOption
   RecordingReader reader(recording);
   RecordingUnwinder unwinder(options);
   unwinder.run(reader, [](const UnwoundSample&) {});
-  return UnwindQuality{unwinder.stats(), options.unwinder, unwinder.warnings()};
+  return UnwindQuality{unwinder.stats(), options.unwinder, unwinder.warnings(), unwinder.archive_supplied()};
 }
 
 void inspect_binaries(RecordingInfo& info, const InfoOptions& options) {
@@ -145,9 +150,18 @@ InfoResult run_info(const std::string& recording, const InfoOptions& options) {
   InfoResult result;
   RecordingReader reader(recording);
   result.recording = collect_info(reader);
-  if (options.inspect_binaries) inspect_binaries(result.recording, options);
+  InfoOptions with = options;
+  if (auto archive = find_archive(recording, options.symbols.archive_path)) {
+    result.archive_path = archive->path();
+    for (const ArchiveEntry& e : archive->entries())
+      ++(e.kind == ArchiveKind::kBinary ? result.archive_binaries : result.archive_debuginfo);
+    with.unwind.archive = archive;
+    with.symbols.archive = archive;
+    result.recording.embedded->use_archive(archive);
+  }
+  if (options.inspect_binaries) inspect_binaries(result.recording, with);
   if (options.unwind_quality && result.recording.samples > 0)
-    result.unwinding = measure_unwinding(recording, options.unwind);
+    result.unwinding = measure_unwinding(recording, with.unwind);
   return result;
 }
 

@@ -62,6 +62,11 @@ struct RecordingInfo {
   std::map<std::string, BinaryInfo> binaries;       // by path
   std::vector<uint32_t> stack_sizes;                // dyn_size of every sample
   std::string end_json;                             // the end record, if finalized
+  // Kept for reports elsewhere: the kernel symbols the samples hit (bytes,
+  // symbols) and the JIT perf maps (bytes, by pid).
+  uint64_t kernel_symbols_bytes = 0;
+  uint64_t kernel_symbols = 0;
+  std::map<uint32_t, uint64_t> perf_map_bytes;
   // The copies of binaries embedded in the recording (found only inside a
   // process's mount namespace), which inspect_binaries reads before the file system.
   std::shared_ptr<BinaryCache> embedded = std::make_shared<BinaryCache>();
@@ -82,6 +87,7 @@ struct UnwindQuality {
   UnwindStats stats;
   UnwinderChoice unwinder = UnwinderChoice::kChain;
   std::vector<std::string> warnings;
+  size_t archive_supplied = 0;  // binaries the archive supplied (UnwindOptions::archive)
 };
 UnwindQuality measure_unwinding(const std::string& recording, const UnwindOptions& options);
 
@@ -99,6 +105,11 @@ void inspect_binaries(RecordingInfo& info, const InfoOptions& options);
 struct InfoResult {
   RecordingInfo recording;
   std::optional<UnwindQuality> unwinding;  // when asked for and there are samples
+  // The archive found for the recording (find_archive), and how many
+  // binaries it holds; how many it supplied is unwinding->archive_supplied.
+  std::string archive_path;
+  size_t archive_binaries = 0;
+  size_t archive_debuginfo = 0;
 };
 // `swprof info`: collect_info, then measure_unwinding when asked.
 InfoResult run_info(const std::string& recording, const InfoOptions& options);

@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "profile/thread_names.h"
+#include "recording/trailing_images.h"
 
 namespace swprof {
 namespace {
@@ -23,6 +24,7 @@ class PipelineRun {
         symbols_(options.symbols) {
     result_.header = reader.header();
     if (reader.header().off_cpu && kinds_.off_cpu) intervals_ = OffCpuIntervals::read(reader.path());
+    use_final_images(read_trailing_images(reader.path()));
   }
 
   void on_sample(const UnwoundSample& s) {
@@ -52,6 +54,7 @@ class PipelineRun {
   PipelineResult finish(const RecordingUnwinder& unwinder) {
     result_.status = reader_.status();
     result_.unwind = unwinder.stats();
+    if (options_.unwind.archive) result_.archive = ArchiveUse{options_.unwind.archive->path(), unwinder.archive_supplied()};
     result_.warnings = unwinder.warnings();
     for (auto& w : symbols_.warnings()) result_.warnings.push_back(std::move(w));
     return std::move(result_);
@@ -72,6 +75,15 @@ class PipelineRun {
     p.file_bytes = reader_.status().file_bytes;
     p.seconds = std::chrono::duration<double>(Clock::now() - started_).count();
     options_.progress(p);
+  }
+
+  // What the recorder kept when it stopped, needed from the first sample on.
+  void use_final_images(const std::vector<StoredImage>& images) {
+    for (const StoredImage& img : images) {
+      const std::string_view text(reinterpret_cast<const char*>(img.bytes.data()), img.bytes.size());
+      if (img.name == kKallsymsImageName) symbols_.use_recorded_kernel_symbols(text);
+      else if (auto pid = pid_of_perf_map_image(img.name)) symbols_.add_final_perf_map(*pid, text);
+    }
   }
 
   void symbolize(const UnwoundSample& s) {
@@ -109,8 +121,17 @@ class PipelineRun {
 
 }  // namespace
 
-PipelineResult run_pipeline(const std::string& recording, const PipelineOptions& options, SampleSink& sink) {
+PipelineOptions with_archive(const std::string& recording, const PipelineOptions& options) {
+  PipelineOptions out = options;
+  auto archive = find_archive(recording, options.symbols.archive_path);
+  out.unwind.archive = archive;
+  out.symbols.archive = std::move(archive);
+  return out;
+}
+
+PipelineResult run_pipeline(const std::string& recording, const PipelineOptions& given, SampleSink& sink) {
   RecordingReader reader(recording);
+  const PipelineOptions options = with_archive(recording, given);
   sink.begin(reader.header());
   PipelineRun run(reader, options, sink);
   RecordingUnwinder unwinder(options.unwind);

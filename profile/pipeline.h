@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -83,6 +84,13 @@ class SampleSink {
   virtual void add(const PipelineSample& sample) = 0;
 };
 
+// The archive a pass used (`swprof archive`), and how many binaries it
+// supplied that were missing or changed on this machine.
+struct ArchiveUse {
+  std::string path;
+  size_t binaries_supplied = 0;
+};
+
 // What the pass saw, over every sample read (before filters).
 struct PipelineResult {
   RecordingHeader header;
@@ -93,7 +101,12 @@ struct PipelineResult {
   uint64_t first_time = 0;   // monotonic ns of the first and last sample read
   uint64_t last_time = 0;
   std::vector<std::string> warnings;  // the unwinder's, then the symbolizer's (missing binaries, ...)
+  std::optional<ArchiveUse> archive;  // when one was found
 };
+
+// `options` with the archive of `recording` opened (find_archive, from
+// options.symbols.archive_path) into its unwind and symbol options.
+PipelineOptions with_archive(const std::string& recording, const PipelineOptions& options);
 
 // Runs the pass over `recording`. Throws Error for a file that is no
 // recording; a damaged or cut file ends the pass at the damage (see

@@ -129,6 +129,10 @@ struct ImageRecord {
 // Image names besides "[vdso]": a copy of the file a process mapped at `path`
 // (found only inside its mount namespace), and the perf map (JIT symbols) of
 // host process `pid`.
+// The kernel symbols the samples hit: /proc/kallsyms lines (sampler/kernel_symbol_subset.h).
+inline constexpr char kKallsymsImageName[] = "kallsyms";
+// The most of a kallsyms text read (a kernel with every module loaded has ~20 MiB).
+inline constexpr uint64_t kMaxKallsymsBytes = uint64_t{256} << 20;
 inline std::string embedded_file_image_name(const std::string& path) { return "file:" + path; }
 inline std::string perf_map_image_name(uint32_t pid) { return "perf-map:" + std::to_string(pid); }
 // The pid of a perf_map_image_name; nullopt for any other name.

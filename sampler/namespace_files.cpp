@@ -1,5 +1,6 @@
 #include "sampler/namespace_files.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -36,8 +37,8 @@ void NamespaceFiles::resolve(MappingRecord& m, const ImageSink& sink) {
   if (m.path.empty() || m.path[0] != '/') return;
   const std::string& ns = roots_.mount_namespace(m.pid);
   const bool foreign = !ns.empty() && ns != roots_.own_mount_namespace();
+  if (!perf_maps_.count(m.pid)) watch_perf_map(m.pid, foreign);
   if (!foreign && m.build_id_size > 0) return;  // nothing to learn about a host file
-  if (foreign && !perf_maps_.count(m.pid)) perf_maps_.emplace(m.pid, PerfMapCopy{roots_.perf_map_path(m.pid), 0});
   const std::string key = ns + '\n' + m.path;
   auto it = build_ids_.find(key);
   if (it == build_ids_.end()) {
@@ -91,10 +92,27 @@ uint64_t NamespaceFiles::embed(const std::string& path, const std::string& open_
   return bytes.value->size();
 }
 
-// The whole lines of `path` from byte `from` on ("" when none are new).
-std::string NamespaceFiles::new_perf_map_lines(const std::string& path, uint64_t from) {
+void NamespaceFiles::watch_perf_map(uint32_t pid, bool foreign) {
+  PerfMapCopy copy;
+  if (foreign) {
+    copy.path = roots_.perf_map_path(pid);
+  } else {
+    copy.path = host_perf_map_dir_ + "/perf-" + std::to_string(pid) + ".map";
+    struct stat st;  // /proc/PID belongs to the process's user (this user's, when it is gone)
+    const bool known = ::stat((roots_.proc() + "/" + std::to_string(pid)).c_str(), &st) == 0;
+    copy.process_uid = known ? st.st_uid : geteuid();
+  }
+  perf_maps_.emplace(pid, std::move(copy));
+}
+
+// The whole lines of `path` from byte `from` on ("" when none are new). A
+// host map (process_uid set) is read only when its owner could be its writer.
+std::string NamespaceFiles::new_perf_map_lines(const std::string& path, uint64_t from,
+                                               std::optional<uid_t> process_uid) {
   auto file = open_regular_file(path);
   if (!file || file.value->size <= from) return {};
+  const uid_t owner = file.value->owner;
+  if (process_uid && owner != 0 && owner != geteuid() && owner != *process_uid) return {};
   std::string text(std::min<uint64_t>(file.value->size - from, kMaxEmbeddedFileBytes), '\0');
   const ssize_t n = pread(file.value->fd.get(), text.data(), text.size(), static_cast<off_t>(from));
   text.resize(n > 0 ? static_cast<size_t>(n) : 0);
@@ -106,7 +124,7 @@ std::string NamespaceFiles::new_perf_map_lines(const std::string& path, uint64_t
 void NamespaceFiles::copy_perf_maps(const ImageSink& sink) {
   for (auto& [pid, copy] : perf_maps_) {
     if (!copy.path) continue;
-    const std::string lines = new_perf_map_lines(*copy.path, copy.bytes);
+    const std::string lines = new_perf_map_lines(*copy.path, copy.bytes, copy.process_uid);
     if (lines.empty()) continue;
     sink(ImageRecord{perf_map_image_name(pid), bytes_of(lines)});
     copy.bytes += lines.size();

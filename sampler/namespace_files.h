@@ -4,8 +4,10 @@
 // on the host, and the namespace is usually gone by the time a report runs:
 // such a binary is found through /proc (sampler/process_root.h) and embedded
 // into the recording as an image (embedded_file_image_name), which the report side
-// uses before the file system. A JIT's perf map, written inside the
-// namespace, is embedded too (perf_map_image_name).
+// uses before the file system. A JIT's perf map is embedded too
+// (perf_map_image_name), for every process that writes one (in its
+// namespace's /tmp, or the host's): a report after the map file is gone,
+// or on another machine, still names the JIT's code.
 
 #include <cstdint>
 #include <functional>
@@ -39,10 +41,14 @@ class NamespaceFiles {
   // namespace and path), and the first time a file is found only inside the
   // process's namespace, hands its bytes to `sink` (to be written before m).
   void resolve(MappingRecord& m, const ImageSink& sink);
-  // Copies the lines added since the last call to the perf maps of
-  // processes in other namespaces (a perf map only grows: each image holds
-  // the lines that follow the previous one's).
+  // Copies the lines added since the last call to the perf maps of the
+  // processes resolve() has seen (a perf map only grows: each image holds
+  // the lines that follow the previous one's). A host process's map in the
+  // world-writable /tmp is copied only when owned by root, this user, or
+  // the process's own user.
   void copy_perf_maps(const ImageSink& sink);
+  // Where host processes write their perf maps (tests point it elsewhere).
+  void set_host_perf_map_dir(std::string dir) { host_perf_map_dir_ = std::move(dir); }
   // An exec or an exit: the pid's namespace is read again next time.
   void forget(uint32_t pid) { roots_.forget(pid); }
 
@@ -54,16 +60,19 @@ class NamespaceFiles {
  private:
   BuildId resolve_foreign(const MappedFile& file, const ImageSink& sink);
   uint64_t embed(const std::string& path, const std::string& open_path, const ImageSink& sink);
-  static std::string new_perf_map_lines(const std::string& path, uint64_t from);
+  void watch_perf_map(uint32_t pid, bool foreign);
+  static std::string new_perf_map_lines(const std::string& path, uint64_t from, std::optional<uid_t> process_uid);
 
   uint64_t embed_max_;
   ProcessRoots roots_;
   std::unordered_map<std::string, BuildId> build_ids_;  // by mount ns + '\n' + path
   struct PerfMapCopy {
-    std::optional<std::string> path;  // /proc/PID/root/tmp/perf-NSPID.map
+    std::optional<std::string> path;  // /proc/PID/root/tmp/perf-NSPID.map, or <host dir>/perf-PID.map
     uint64_t bytes = 0;               // copied so far
+    std::optional<uid_t> process_uid;  // a host process's user, who may own its map
   };
-  std::unordered_map<uint32_t, PerfMapCopy> perf_maps_;  // processes in other namespaces
+  std::unordered_map<uint32_t, PerfMapCopy> perf_maps_;  // by pid
+  std::string host_perf_map_dir_ = "/tmp";
   uint64_t embedded_bytes_ = 0;
   std::vector<NamespaceFileNote> notes_;
   std::vector<std::string> warnings_;

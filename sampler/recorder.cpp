@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "common/regular_file.h"
 #include "sampler/proc.h"
 
 namespace swprof {
 
 void Recorder::open(const std::string& path, const RecordingHeader& header) {
   writer_.emplace(path, header);
+  kernel_samples_ = header.kernel_samples;
   started_ = Clock::now();
   auto vdso = read_own_vdso();
   if (!vdso.empty()) {
@@ -57,6 +59,7 @@ void Recorder::handle_off_cpu(Bytes raw, Record& rec) {
 void Recorder::write_off_cpu(const SampleView& s) {
   ++summary_.off_cpu_samples;
   tids_.insert(s.tid);
+  note_kernel_addresses(s);
   writer_->write(s);
 }
 
@@ -103,7 +106,11 @@ SessionSummary Recorder::finish(const std::string& end_reason, std::optional<int
     progress_(last);
   }
   if (thinner_) thinner_->flush();
+  // What only the end knows goes into chunks of its own after the samples,
+  // where a report finds it before reading them (recording/trailing_images.h).
+  writer_->flush();
   copy_perf_maps();
+  write_kernel_symbols();
   note_namespace_files();
   summary_.end_reason = end_reason;
   summary_.duration_s = elapsed_s();
@@ -146,6 +153,26 @@ void Recorder::count(SampleView& s) {
   summary_.kernel_mode_samples += s.in_kernel;
   summary_.truncated += s.stack_truncated;
   tids_.insert(s.tid);
+  note_kernel_addresses(s);
+}
+
+void Recorder::note_kernel_addresses(const SampleView& s) {
+  if (!kernel_samples_) return;
+  if (s.in_kernel) kernel_addresses_.add(s.ip);
+  for (size_t i = 0; i < s.kernel_depth(); ++i) kernel_addresses_.add(s.kernel_ip(i));
+}
+
+// The kernel symbols the samples hit (sampler/kernel_symbol_subset.h), so
+// that reports elsewhere name the kernel frames; nothing when kallsyms hides
+// its addresses or cannot be read (reports then say so, as for old recordings).
+void Recorder::write_kernel_symbols() {
+  if (!kernel_samples_ || kernel_addresses_.size() == 0) return;
+  auto text = read_regular_file(kallsyms_path_, kMaxKallsymsBytes);
+  if (!text) return;
+  const std::string subset = kallsyms_subset(*text.value, kernel_addresses_.addresses());
+  if (subset.empty()) return;
+  writer_->write(ImageRecord{kKallsymsImageName, Bytes(reinterpret_cast<const uint8_t*>(subset.data()), subset.size())});
+  summary_.kernel_symbols_bytes = subset.size();
 }
 
 void Recorder::copy_perf_maps() {

@@ -11,6 +11,7 @@
 #include "recording/build_id.h"
 #include "recording/recording_writer.h"
 #include "recording/records.h"
+#include "sampler/kernel_symbol_subset.h"
 #include "sampler/namespace_files.h"
 #include "sampler/offcpu_thinner.h"
 #include "sampler/perf_records.h"
@@ -49,9 +50,13 @@ class Recorder : private OffCpuThinner::Output {
   SessionSummary finish(const std::string& end_reason, std::optional<int> wait_status);
 
   SessionSummary& summary() { return summary_; }
+  // Where finish() reads the kernel's symbols from (tests point it elsewhere).
+  void set_kallsyms_path(std::string path) { kallsyms_path_ = std::move(path); }
 
  private:
   void count(SampleView& s);
+  // Kernel samples: the addresses whose symbols the end keeps (write_kernel_symbols).
+  void note_kernel_addresses(const SampleView& s);
   void count(MappingRecord& m) { fill_build_id(m); }
   void count(LostRecord& l) { summary_.lost += l.count; }
   void count(ThrottleRecord& t) { summary_.throttles += t.throttled; }
@@ -71,6 +76,7 @@ class Recorder : private OffCpuThinner::Output {
   void fill_build_id(MappingRecord& m);
   void write_image(const ImageRecord& image) { writer_->write(image); }
   void copy_perf_maps();
+  void write_kernel_symbols();
   void note_namespace_files();
   void write_end_record(const std::string& end_reason, std::optional<int> wait_status);
   SessionProgress progress() const;
@@ -85,6 +91,9 @@ class Recorder : private OffCpuThinner::Output {
   std::unordered_set<uint32_t> tids_;
   std::map<std::string, BuildId> build_ids_;  // of images ([vdso])
   NamespaceFiles namespace_files_;
+  bool kernel_samples_ = false;      // the header's: kernel addresses are collected and named at the end
+  KernelAddresses kernel_addresses_;
+  std::string kallsyms_path_ = "/proc/kallsyms";
   Clock::time_point last_perf_map_copy_;
   Clock::time_point started_;
   Clock::time_point last_progress_;

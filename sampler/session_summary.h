@@ -37,6 +37,7 @@ struct SessionSummary {
   bool has_wait_status = false;
   uint64_t embedded_files = 0;  // binaries found only inside a process's mount namespace, embedded
   uint64_t embedded_bytes = 0;
+  uint64_t kernel_symbols_bytes = 0;  // the kernel symbols kept for the kernel addresses sampled
   std::vector<std::string> warnings;  // one line each
 };
 

@@ -12,9 +12,14 @@
 #include <tuple>
 #include <utility>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "binary/go_pclntab.h"
+#include "common/error.h"
 #include "common/hex.h"
 #include "common/regular_file.h"
+#include "recording/binary_archive.h"
 #include "symbolize/demangle.h"
 
 namespace swprof {
@@ -27,6 +32,20 @@ bool is_function_scope(int tag) {
 std::string dirname_of(const std::string& path) {
   const auto slash = path.rfind('/');
   return slash == std::string::npos ? "." : path.substr(0, std::max<size_t>(slash, 1));
+}
+
+// A descriptor of an anonymous in-memory file holding `bytes`, for libdwfl,
+// which reads ELF files from descriptors; invalid when it cannot be made.
+UniqueFd memory_file(const char* name, Bytes bytes) {
+  UniqueFd fd(memfd_create(name, MFD_CLOEXEC));
+  size_t done = 0;
+  while (fd.valid() && done < bytes.size()) {
+    const ssize_t n = ::write(fd.get(), bytes.data() + done, bytes.size() - done);
+    if (n <= 0) return UniqueFd();
+    done += static_cast<size_t>(n);
+  }
+  if (fd.valid() && lseek(fd.get(), 0, SEEK_SET) != 0) return UniqueFd();
+  return fd;
 }
 
 std::string basename_of(const std::string& path) {
@@ -93,7 +112,10 @@ bool find_scopes(Dwarf_Die* parent, Dwarf_Addr pc, std::vector<Dwarf_Die>& chain
 DebugInfo::DebugInfo(std::shared_ptr<const ElfBinary> binary, const SymbolizerOptions& options)
     : binary_(std::move(binary)), options_(options) {
   const std::string& path = binary_->path();
-  if (path.empty() || path[0] != '/') return;  // an in-memory image: ElfBinary's symbols only
+  // An in-memory image (the vDSO, a file embedded in the recording) is named
+  // from ElfBinary's symbols only; an archived copy is read like its file.
+  const bool archived = is_archived_image_name(path);
+  if (!archived && (path.empty() || path[0] != '/')) return;
 
   // "+": check the CRC of .gnu_debuglink matches. "" is the binary's own
   // folder, ".debug" its .debug/ folder; absolute roots serve both the
@@ -116,17 +138,26 @@ DebugInfo::DebugInfo(std::shared_ptr<const ElfBinary> binary, const SymbolizerOp
   }
   // libdwfl would open the path itself, and block on a FIFO put there since:
   // it gets a descriptor of a regular file instead (and owns it on success).
-  auto file = open_regular_file(path);
-  if (!file) {
-    warn("cannot read the symbols of " + path + ": " + file.reason);
-    return;
+  UniqueFd fd;
+  if (archived) {
+    fd = memory_file("swprof-archived-binary", binary_->file_bytes());
+    if (!fd.valid()) {
+      warn("cannot read the symbols of " + path + ": " + errno_text(errno));
+      return;
+    }
+  } else {
+    auto file = open_regular_file(path);
+    if (!file) {
+      warn("cannot read the symbols of " + path + ": " + file.reason);
+      return;
+    }
+    fd = std::move(file.value->fd);
   }
   dwfl_report_begin(dwfl_.get());
   // An ET_DYN file at base 0 relative to its p_vaddr keeps its link
   // addresses; ET_EXEC files always do.
-  Dwfl_Module* mod =
-      dwfl_report_elf(dwfl_.get(), basename_of(path).c_str(), path.c_str(), file.value->fd.get(), 0, true);
-  if (mod) file.value->fd.release();
+  Dwfl_Module* mod = dwfl_report_elf(dwfl_.get(), basename_of(path).c_str(), path.c_str(), fd.get(), 0, true);
+  if (mod) fd.release();
   dwfl_report_end(dwfl_.get(), nullptr, nullptr);
   if (!mod) {
     warn("cannot read the symbols of " + path + ": " + dwfl_errmsg(-1));
@@ -168,11 +199,30 @@ int DebugInfo::find_debuginfo(Dwfl_Module* mod, void** userdata, const char* mod
                file_kind(st.st_mode) + ", not a regular file): no source lines or inline frames for it");
     return -1;
   }
-  const int fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
-                                              debuglink_crc, debuginfo_file_name);
+  int fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file, debuglink_crc,
+                                        debuginfo_file_name);
+  if (fd < 0) fd = self->archived_debuginfo(debuginfo_file_name);
   if (fd >= 0) self->found_separate_debuginfo_ = true;
   else self->note_rejected_debuginfo(debuglink_file);
   return fd;
+}
+
+// The separate debuginfo of this binary's build-id in the archive
+// (`swprof archive`), as a descriptor libdwfl owns; -1 when there is none.
+int DebugInfo::archived_debuginfo(char** debuginfo_file_name) {
+  const ArchiveEntry* entry =
+      options_.archive ? options_.archive->find(ArchiveKind::kDebuginfo, binary_->build_id()) : nullptr;
+  if (!entry) return -1;
+  UniqueFd fd;
+  try {
+    fd = memory_file("swprof-archived-debuginfo", options_.archive->read(*entry));
+  } catch (const Error& e) {
+    warn(std::string(e.what()) + ": no source lines or inline frames from it for " + binary_->path());
+    return -1;
+  }
+  if (!fd.valid()) return -1;
+  if (debuginfo_file_name) *debuginfo_file_name = strdup(archived_image_name(entry->path).c_str());
+  return fd.release();
 }
 
 std::vector<std::string> DebugInfo::absolute_roots() const {

@@ -8,8 +8,11 @@
 // minidebuginfo symbol table (.gnu_debugdata, xz); separate debuginfo by
 // build-id (<root>/.build-id/xx/yyyy.debug) and by .gnu_debuglink (beside the
 // binary, in its .debug/ folder, under <root>/<its folder>/), checked against
-// the build-id or the link's CRC. libdw reads lines and scopes. In-memory
-// images (the vDSO) are named from ElfBinary's own symbol table.
+// the build-id or the link's CRC; then the separate debuginfo of its
+// build-id in the recording's archive (SymbolizerOptions::archive). libdw
+// reads lines and scopes. In-memory images (the vDSO) are named from
+// ElfBinary's own symbol table; archived copies of binaries are read from
+// memory like the files they were.
 
 #include <elfutils/libdwfl.h>
 
@@ -58,6 +61,7 @@ class DebugInfo {
                             char** debuginfo_file_name);
   std::vector<std::string> debuginfo_candidates(const char* debuglink_file, const char* file_name) const;
   void note_rejected_debuginfo(const char* debuglink_file);
+  int archived_debuginfo(char** debuginfo_file_name);
   std::vector<std::string> absolute_roots() const;
   void check_dwarf();
   void add_dwarf_frames(Dwarf_Addr addr, SourceFrame& outer, std::vector<SourceFrame>& frames);

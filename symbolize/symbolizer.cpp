@@ -21,10 +21,9 @@ namespace {
 // process's mapping) and the address.
 constexpr uint64_t kProcessOwner = uint64_t{1} << 63;  // marks a pid as owner, never a pointer
 
-// Sane bounds for files that are text: a JIT map of millions of functions,
-// a kallsyms of a kernel with every module loaded (~20 MiB).
+// A sane bound for a file that is text: a JIT map of millions of functions
+// (kallsyms: kMaxKallsymsBytes).
 constexpr uint64_t kMaxPerfMapBytes = uint64_t{1} << 30;
-constexpr uint64_t kMaxKallsymsBytes = uint64_t{256} << 20;
 
 struct AddressKey {
   uint64_t owner;    // ElfBinary*, or kProcessOwner | pid for code outside binaries
@@ -68,6 +67,7 @@ struct Symbolizer::Impl {
   const SymbolizedAddress& outside_binaries(const Mapping* m, uint32_t pid, uint64_t pc, uint64_t lookup, bool exact);
   DebugInfo& debug_info(const std::shared_ptr<const ElfBinary>& binary);
   const PerfMap& perf_map(uint32_t pid);
+  std::optional<std::string> recorded_perf_map(uint32_t pid) const;
   std::optional<std::string> read_perf_map(const std::string& path);
   const KernelSymbols& kernel_symbols();
 
@@ -79,6 +79,8 @@ struct Symbolizer::Impl {
   std::unordered_map<AddressKey, SymbolizedAddress, AddressKeyHash> by_address;
   std::unordered_map<uint32_t, PerfMap> perf_maps;
   std::unordered_map<uint32_t, std::string> recorded_perf_maps;  // by pid
+  std::unordered_map<uint32_t, std::string> final_perf_maps;     // by pid: applied after recorded_perf_maps
+  std::optional<std::string> recorded_kallsyms;
   std::optional<KernelSymbols> kernel;
   std::unordered_map<uint64_t, SymbolizedAddress> kernel_cache;
   std::vector<std::string> warnings;
@@ -173,15 +175,30 @@ void Symbolizer::add_recorded_perf_map(uint32_t pid, std::string_view lines) {
   impl_->perf_maps.erase(pid);  // parsed again with these lines on next use
 }
 
+void Symbolizer::add_final_perf_map(uint32_t pid, std::string_view lines) {
+  impl_->final_perf_maps[pid].append(lines);
+  impl_->perf_maps.erase(pid);
+}
+
+// The recorded lines of pid's perf map, or nullopt when the recording kept none.
+std::optional<std::string> Symbolizer::Impl::recorded_perf_map(uint32_t pid) const {
+  const auto recorded = recorded_perf_maps.find(pid);
+  const auto final_lines = final_perf_maps.find(pid);
+  if (recorded == recorded_perf_maps.end() && final_lines == final_perf_maps.end()) return std::nullopt;
+  std::string text = recorded == recorded_perf_maps.end() ? std::string() : recorded->second;
+  if (final_lines != final_perf_maps.end()) text += final_lines->second;
+  return text;
+}
+
+// The recording's copy of a perf map comes first: it is what the map held
+// at record time (a live file of the same pid may be another process's).
 const PerfMap& Symbolizer::Impl::perf_map(uint32_t pid) {
   if (auto it = perf_maps.find(pid); it != perf_maps.end()) return it->second;
-  const auto recorded = recorded_perf_maps.find(pid);
-  const std::string path = recorded != recorded_perf_maps.end()
-                               ? "the recorded perf map of process " + std::to_string(pid)
-                               : options.perf_map_dir + "/perf-" + std::to_string(pid) + ".map";
+  std::optional<std::string> recorded = recorded_perf_map(pid);
+  const std::string path = recorded ? "the recorded perf map of process " + std::to_string(pid)
+                                    : options.perf_map_dir + "/perf-" + std::to_string(pid) + ".map";
   PerfMap map;
-  if (auto text = recorded != recorded_perf_maps.end() ? std::optional<std::string>(recorded->second)
-                                                       : read_perf_map(path)) {
+  if (auto text = recorded ? std::move(recorded) : read_perf_map(path)) {
     map = PerfMap::parse(*text);
     if (map.malformed_lines() > 0)
       warnings.push_back(path + ": skipped " + std::to_string(map.malformed_lines()) +
@@ -190,8 +207,18 @@ const PerfMap& Symbolizer::Impl::perf_map(uint32_t pid) {
   return perf_maps.emplace(pid, std::move(map)).first->second;
 }
 
+void Symbolizer::use_recorded_kernel_symbols(std::string_view lines) {
+  impl_->recorded_kallsyms = std::string(lines);
+  impl_->kernel.reset();
+  impl_->kernel_cache.clear();
+}
+
 const KernelSymbols& Symbolizer::Impl::kernel_symbols() {
   if (kernel) return *kernel;
+  if (recorded_kallsyms) {
+    kernel = KernelSymbols::parse(*recorded_kallsyms);
+    return *kernel;
+  }
   auto text = read_regular_file(options.kallsyms_path, kMaxKallsymsBytes);
   if (!text) {
     warnings.push_back("cannot read " + options.kallsyms_path + " (" + text.reason +

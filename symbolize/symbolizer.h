@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "recording/binary_archive.h"
 #include "unwind/address_space.h"
 #include "unwind/frame.h"
 
@@ -53,8 +54,14 @@ struct SymbolizerOptions {
   // when it is a regular file owned by this user or root (/tmp is writable by
   // anyone); otherwise it is skipped with a warning saying why.
   std::string perf_map_dir = "/tmp";
-  // Kernel symbols ("ADDRESS TYPE NAME [MODULE]" lines), read on first use.
+  // Kernel symbols ("ADDRESS TYPE NAME [MODULE]" lines), read on first use
+  // when the recording kept none (use_recorded_kernel_symbols).
   std::string kallsyms_path = "/proc/kallsyms";
+  // The archive to use (`--archive`); empty: REC.archive when it exists.
+  std::string archive_path;
+  // The archive opened for the recording at hand (find_archive): separate
+  // debuginfo by build-id, also for binaries found on disk. May be null.
+  std::shared_ptr<const BinaryArchive> archive;
 };
 
 class Symbolizer {
@@ -76,10 +83,18 @@ class Symbolizer {
   // an empty function in module "[kernel]".
   const SymbolizedAddress& symbolize_kernel(uint64_t addr);
 
-  // Lines of process `pid`'s perf map kept in the recording (a JIT in
-  // another mount namespace wrote them where a report cannot look): used
-  // instead of <perf_map_dir>/perf-PID.map, the lines appended in order.
+  // Lines of process `pid`'s perf map kept in the recording (what the map
+  // held at record time; the file may be gone, or be another process's by
+  // now): used instead of <perf_map_dir>/perf-PID.map, the lines appended
+  // in order.
   void add_recorded_perf_map(uint32_t pid, std::string_view lines);
+  // The same for the lines the recording kept when it ended (known before
+  // the samples are read): they apply after every line added otherwise,
+  // since the map's later lines replace the earlier ones they overlap.
+  void add_final_perf_map(uint32_t pid, std::string_view lines);
+  // The kernel symbols the recording kept (kallsyms lines for the
+  // addresses its samples hit): used instead of kallsyms_path.
+  void use_recorded_kernel_symbols(std::string_view lines);
 
   // Unreadable or corrupt debuginfo and similar, once per binary.
   std::vector<std::string> warnings() const;

@@ -36,6 +36,8 @@ struct UnwindOptions {
   // ... and holds at most this many bytes of copied stacks (memory stays
   // bounded however many CPUs fed the file).
   size_t reorder_max_bytes = 64u << 20;
+  // Copies of binaries missing or changed on this machine (`swprof archive`); may be null.
+  std::shared_ptr<const BinaryArchive> archive;
 };
 
 struct UnwoundSample {
@@ -86,6 +88,8 @@ class RecordingUnwinder {
   const UnwindStats& stats() const { return stats_; }
   // Missing or changed binaries, once each.
   std::vector<std::string> warnings() const;
+  // Binaries the archive supplied (UnwindOptions::archive).
+  size_t archive_supplied() const { return binaries_->archive_supplied(); }
 
  private:
   struct Pending;

@@ -32,3 +32,43 @@ TEST_CASE("binary cache: an embedded copy of a file comes before the file system
   REQUIRE(cache.warnings().size() == 1);
   CHECK(cache.warnings()[0].find("cannot open " + gone) != std::string::npos);
 }
+
+TEST_CASE("binary cache: the archive supplies a binary missing or changed on disk, by the recorded build-id",
+          "[binary_cache]") {
+  testing::TempDir dir;
+  const std::string exe = KNOWN_NAMESPACE_BIN;  // small, with a build-id
+  const std::string bytes = testing::read_file(exe);
+  const BuildId id = read_build_id(exe).value_or(BuildId{});
+  REQUIRE_FALSE(id.empty());
+  {
+    ArchiveWriter w(dir.file("r.archive"));
+    w.add(ArchiveKind::kBinary, id, "/opt/app", Bytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+    w.finish();
+  }
+  const std::string rebuilt = dir.file("rebuilt");  // on disk, but another build
+  std::filesystem::copy_file("/proc/self/exe", rebuilt);
+
+  BinaryCache without;
+  CHECK_FALSE(without.get(dir.file("deleted"), id).binary);
+  CHECK(without.get(rebuilt, id).build_id_mismatch);
+  CHECK(without.warnings().size() == 2);
+
+  BinaryCache cache;
+  cache.use_archive(BinaryArchive::open(dir.file("r.archive")));
+  auto deleted = cache.get(dir.file("deleted"), id);
+  REQUIRE(deleted.binary);
+  CHECK(deleted.binary->build_id() == id);
+  CHECK(deleted.binary->path() == archived_image_name(dir.file("deleted")));
+  auto changed = cache.get(rebuilt, id);
+  REQUIRE(changed.binary);
+  CHECK_FALSE(changed.build_id_mismatch);
+  CHECK(changed.binary == deleted.binary);  // one copy per build-id
+  CHECK(cache.archive_supplied() == 1);
+  CHECK(cache.warnings().empty());
+  // A build-id the archive does not hold: as without one.
+  CHECK_FALSE(cache.get(dir.file("deleted"), BuildId{1, 2, 3}).binary);
+  CHECK(cache.warnings().size() == 1);
+  // The file on disk when it is the recorded build: not the archive's.
+  const BuildId own = read_build_id(rebuilt).value_or(BuildId{});
+  CHECK(cache.get(rebuilt, own).binary->path() == rebuilt);
+}

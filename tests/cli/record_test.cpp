@@ -141,3 +141,36 @@ TEST_CASE("record: a \"--\" after the command's name belongs to the command", "[
   REQUIRE(leading.exit_code == 0);
   CHECK(leading.out == "c");
 }
+
+namespace {
+
+// Removes /tmp/perf-PID.map of the recorded program whatever the test's outcome.
+struct PerfMapCleanup {
+  std::string path;
+  ~PerfMapCleanup() {
+    if (!path.empty()) ::unlink(path.c_str());
+  }
+};
+
+}  // namespace
+
+TEST_CASE("record: a JIT's perf map is kept, so a report names its code after the map file is gone",
+          "[integration]") {
+  TempDir dir;
+  const std::string out = dir.file("jit.swprof");
+  auto r = run({swprof_bin(), "record", "-o", out, KNOWN_NAMESPACE_BIN, "0.6", "jit"}, dir.path());
+  PerfMapCleanup map{"/tmp/perf-" + std::to_string(summarize(out).target_pid) + ".map"};
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  REQUIRE(::access(map.path.c_str(), F_OK) == 0);  // the program wrote it on the host
+  REQUIRE(::unlink(map.path.c_str()) == 0);
+  auto report = run({swprof_bin(), "report", "-f", "folded", out}, dir.path());
+  INFO(report.err);
+  REQUIRE(report.exit_code == 0);
+  uint64_t jitted = 0;
+  size_t at = 0;
+  while ((at = report.out.find("jitted_spin ", at)) != std::string::npos) jitted += std::stoull(report.out.substr(at += 12));
+  CHECK(jitted >= 10);
+  auto info = run({swprof_bin(), "info", "--no-unwind", out}, dir.path());
+  CHECK(info.out.find("perf map       process " + std::to_string(summarize(out).target_pid)) != std::string::npos);
+}

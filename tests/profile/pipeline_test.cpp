@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "common/error.h"
+#include "support/cli_harness.h"
 #include "support/temp_dir.h"
 #include "support/thread_recording.h"
 
@@ -169,4 +170,53 @@ TEST_CASE("pipeline: a file that is no recording throws", "[pipeline]") {
   std::ofstream(dir.file("not.swprof")) << "main;a 1\n";
   CollectingSink sink;
   CHECK_THROWS_AS(run_pipeline(dir.file("not.swprof"), PipelineOptions{}, sink), Error);
+}
+
+namespace {
+
+// Compares each kernel frame's name with what the running kernel's
+// /proc/kallsyms gives for the same address.
+class KernelNameSink : public SampleSink {
+ public:
+  void add(const PipelineSample& s) override {
+    for (size_t i = 0; i < s.kernel_symbols.size(); ++i) {
+      const SourceFrame& kept = s.kernel_symbols[i]->frames.back();
+      const SourceFrame& live = live_.symbolize_kernel(s.unwound.kernel_ips[i]).frames.back();
+      named += !kept.function.empty();
+      same += kept.function == live.function && kept.module == live.module &&
+              kept.function_offset == live.function_offset;
+      ++frames;
+    }
+  }
+  Symbolizer live_;  // reads /proc/kallsyms
+  size_t frames = 0, named = 0, same = 0;
+};
+
+}  // namespace
+
+TEST_CASE("pipeline: kernel frames are named from the recording's kernel symbols as /proc/kallsyms names them",
+          "[pipeline][integration]") {
+  TempDir dir;
+  const std::string out = dir.file("sys.swprof");
+  // On-CPU samples in system calls, and off-CPU samples taken in the scheduler.
+  const bool off_cpu = GENERATE(false, true);
+  const std::vector<std::string> args =
+      off_cpu ? std::vector<std::string>{swprof_bin(), "record", "--wall", "-o", out,
+                                         std::string(KNOWN_STACK_DIR) + "/known_waits"}
+              : std::vector<std::string>{swprof_bin(), "record", "-o", out, workload_bin(), "syscalls", "0.4"};
+  auto r = run(args, dir.path());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  PipelineOptions options;
+  options.symbols.kallsyms_path = dir.file("unreadable");  // as after a reboot, or on another machine
+  KernelNameSink sink;
+  const PipelineResult pass = run_pipeline(out, options, sink);
+  REQUIRE(sink.frames >= 100);
+  if (sink.live_.warnings().size() > 0) {
+    WARN("/proc/kallsyms is not readable here: names not compared");
+    return;
+  }
+  CHECK(sink.named >= sink.frames * 9 / 10);
+  CHECK(sink.same == sink.frames);
+  for (const std::string& w : pass.warnings) CHECK(w.find("unreadable") == std::string::npos);
 }

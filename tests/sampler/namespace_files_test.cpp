@@ -1,5 +1,7 @@
 #include "sampler/namespace_files.h"
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -169,4 +171,30 @@ TEST_CASE("namespace files: a perf map inside the namespace is copied as it grow
   files.copy_perf_maps(images.sink());
   REQUIRE(images.written.size() == 3);
   CHECK(images.written[2].second == "7f0000003000 40 jitted_three\n");
+}
+
+TEST_CASE("namespace files: a host process's perf map is copied too, when its owner could have written it",
+          "[namespace_files]") {
+  Namespaces ns;
+  Images images;
+  NamespaceFiles files(kDefaultEmbedMaxBytes, ProcessRoots(ns.proc));
+  const std::string host_tmp = ns.dir.file("host-tmp");
+  fs::create_directories(host_tmp);
+  files.set_host_perf_map_dir(host_tmp);
+  MappingRecord m = ns.mapping(43, ns.exe);  // pid 43 shares our mount namespace
+  files.resolve(m, images.sink());
+  CHECK(images.written.empty());  // a host file is not embedded
+
+  std::ofstream(host_tmp + "/perf-43.map") << "7f0000001000 40 jitted_host\n";
+  files.copy_perf_maps(images.sink());
+  REQUIRE(images.written.size() == 1);
+  CHECK(images.written[0].first == "perf-map:43");
+  CHECK(images.written[0].second == "7f0000001000 40 jitted_host\n");
+
+  // Owned by a user who is neither root, nor this user, nor the process's
+  // (its /proc/43 is this user's): anyone could have written it.
+  std::ofstream(host_tmp + "/perf-43.map", std::ios::app) << "7f0000002000 40 planted\n";
+  REQUIRE(chown((host_tmp + "/perf-43.map").c_str(), 54321, 54321) == 0);
+  files.copy_perf_maps(images.sink());
+  CHECK(images.written.size() == 1);
 }

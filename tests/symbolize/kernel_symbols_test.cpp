@@ -112,3 +112,17 @@ TEST_CASE("kernel symbols: the running kernel's table", "[symbolize][kernel]") {
   CHECK(!a.frames[0].function.empty());  // "schedule" or an alias at its address
   CHECK(a.frames[0].function_offset == 1);
 }
+
+TEST_CASE("kernel symbols: the recording's symbols are used instead of kallsyms", "[symbolize][kernel]") {
+  TempDir dir;
+  SymbolizerOptions options;
+  options.kallsyms_path = dir.file("missing");  // as on a machine without the recording's kernel
+  Symbolizer s(options);
+  s.use_recorded_kernel_symbols("ffffffff81000200 T do_syscall_64\nffffffffc0a00400 t ext4_sync_fs\t[ext4]\n");
+  const auto& a = s.symbolize_kernel(0xffffffff81000210);
+  CHECK(a.frames[0].function == "do_syscall_64");
+  CHECK(a.frames[0].module == "[kernel]");
+  CHECK(a.frames[0].function_offset == 0x10);
+  CHECK(s.symbolize_kernel(0xffffffffc0a00404).frames[0].module == "[ext4]");
+  CHECK(s.warnings().empty());  // kallsyms_path was never read
+}

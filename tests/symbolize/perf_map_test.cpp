@@ -107,3 +107,28 @@ TEST_CASE("perf map: the symbolizer names JIT code from perf-PID.map", "[symboli
   REQUIRE(symbolizer.warnings().size() == 1);
   CHECK(symbolizer.warnings()[0].find("skipped 2 malformed") != std::string::npos);
 }
+
+TEST_CASE("perf map: the recording's copy comes before a live file of the same pid, its final lines last",
+          "[symbolize][perf_map]") {
+  TempDir dir;
+  const uint32_t pid = 987654321;
+  // What a live file says now (the pid may be another process's by now).
+  write_file(dir.file("perf-987654321.map"), "7f1000000000 80 live_name\n");
+  SymbolizerOptions options;
+  options.perf_map_dir = dir.path();
+  options.debug_roots = {};
+  Symbolizer symbolizer(options);
+  // The recording's final lines are known first; the lines kept while
+  // recording arrive in order with the samples, and the final ones still
+  // replace what they overlap.
+  symbolizer.add_final_perf_map(pid, "7f1000000000 40 recompiled\n");
+  ProcessMaps none;
+  CHECK(symbolizer.symbolize(none, pid, Frame{0x7f1000000011, 0, StepperKind::kCfi, 0}).frames[0].function ==
+        "recompiled");
+  symbolizer.add_recorded_perf_map(pid, "7f1000000000 80 first_tier\n");
+  CHECK(symbolizer.symbolize(none, pid, Frame{0x7f1000000021, 0, StepperKind::kCfi, 0}).frames[0].function ==
+        "recompiled");
+  CHECK(symbolizer.symbolize(none, pid, Frame{0x7f1000000051, 0, StepperKind::kCfi, 0}).frames[0].function ==
+        "first_tier");
+  CHECK(symbolizer.warnings().empty());
+}

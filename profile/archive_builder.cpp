@@ -1,0 +1,112 @@
+#include "profile/archive_builder.h"
+
+#include <sys/mman.h>
+
+#include <filesystem>
+#include <set>
+#include <tuple>
+
+#include "binary/elf_binary.h"
+#include "common/error.h"
+#include "common/regular_file.h"
+#include "recording/binary_archive.h"
+#include "recording/build_id.h"
+#include "recording/recording_reader.h"
+#include "symbolize/debug_info.h"
+
+namespace swprof {
+namespace {
+
+struct MappedBinary {
+  std::string path;
+  std::vector<uint8_t> build_id;
+  bool operator<(const MappedBinary& o) const { return std::tie(path, build_id) < std::tie(o.path, o.build_id); }
+};
+
+// Every file mapped executable, except those the recording embeds.
+std::set<MappedBinary> executable_files(const std::string& recording) {
+  RecordingReader reader(recording);
+  std::set<MappedBinary> files;
+  std::set<std::string> embedded;
+  while (auto rec = reader.next()) {
+    if (auto* img = std::get_if<ImageRecord>(&*rec)) embedded.insert(img->name);
+    auto* m = std::get_if<MappingRecord>(&*rec);
+    if (!m || !(m->prot & PROT_EXEC) || is_anonymous_path(m->path)) continue;
+    files.insert({m->path, std::vector<uint8_t>(m->build_id.begin(), m->build_id.begin() + m->build_id_size)});
+  }
+  std::erase_if(files, [&](const MappedBinary& f) { return embedded.count(embedded_file_image_name(f.path)) > 0; });
+  return files;
+}
+
+class ArchiveBuild {
+ public:
+  ArchiveBuild(const ArchiveOptions& options, ArchiveResult& result)
+      : options_(options), result_(result), writer_(result.output) {}
+
+  void add(const MappedBinary& file) {
+    if (file.build_id.empty()) {
+      result_.without_build_id.push_back(file.path);
+      return;
+    }
+    if (!done_.insert(file.build_id).second) return;  // the same build-id under another path
+    auto opened = ElfBinary::open_file(file.path);
+    if (!opened.value || !*opened.value) {
+      result_.missing.push_back(file.path + ": " + (opened.reason.empty() ? "not an ELF file" : opened.reason));
+      return;
+    }
+    const std::shared_ptr<ElfBinary>& binary = *opened.value;
+    if (binary->build_id() != file.build_id) {
+      result_.changed.push_back(file.path);
+      return;
+    }
+    store(ArchiveKind::kBinary, file, file.path, binary->file_bytes());
+    add_debuginfo(binary, file);
+  }
+
+  void finish() {
+    writer_.finish();
+    result_.archive_bytes = writer_.bytes_written();
+  }
+
+ private:
+  // The separate debuginfo the symbolizer finds for the binary (by
+  // build-id, by .gnu_debuglink), when its DWARF is not in the binary itself.
+  void add_debuginfo(const std::shared_ptr<ElfBinary>& binary, const MappedBinary& file) {
+    const std::string debug = DebugInfo(binary, options_.symbols).dwarf_file();
+    if (debug.empty() || debug == file.path) return;
+    auto bytes = read_regular_file(debug, kMaxArchiveEntryBytes);
+    if (!bytes) {
+      result_.missing.push_back(debug + " (debuginfo of " + file.path + "): " + bytes.reason);
+      return;
+    }
+    store(ArchiveKind::kDebuginfo, file, debug,
+          Bytes(reinterpret_cast<const uint8_t*>(bytes.value->data()), bytes.value->size()));
+  }
+
+  void store(ArchiveKind kind, const MappedBinary& file, const std::string& path, Bytes bytes) {
+    const uint64_t stored = writer_.add(kind, file.build_id, path, bytes);
+    result_.stored.push_back({path, to_hex(file.build_id), kind == ArchiveKind::kDebuginfo, bytes.size(), stored});
+  }
+
+  const ArchiveOptions& options_;
+  ArchiveResult& result_;
+  ArchiveWriter writer_;
+  std::set<std::vector<uint8_t>> done_;
+};
+
+}  // namespace
+
+ArchiveResult write_archive(const std::string& recording, const ArchiveOptions& options) {
+  const std::set<MappedBinary> files = executable_files(recording);
+  ArchiveResult result;
+  result.output = options.output.empty() ? default_archive_path(recording) : options.output;
+  std::error_code ec;
+  if (std::filesystem::equivalent(result.output, recording, ec))
+    throw Error("the archive would overwrite the recording '" + recording + "': choose another -o");
+  ArchiveBuild build(options, result);
+  for (const MappedBinary& f : files) build.add(f);
+  build.finish();
+  return result;
+}
+
+}  // namespace swprof

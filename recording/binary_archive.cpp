@@ -1,0 +1,211 @@
+#include "recording/binary_archive.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "common/error.h"
+
+namespace swprof {
+namespace {
+
+// An index entry's fixed part: kind, build-id size, path size, three u64.
+constexpr size_t kMinIndexEntryBytes = 1 + 1 + 2 + 3 * 8;
+constexpr uint8_t kMaxBuildIdBytes = 20;
+
+void put_entry(ByteWriter& w, const ArchiveEntry& e) {
+  w.put(static_cast<uint8_t>(e.kind));
+  w.put(static_cast<uint8_t>(e.build_id.size()));
+  w.put_bytes(Bytes(e.build_id.data(), e.build_id.size()));
+  w.put(static_cast<uint16_t>(e.path.size()));
+  w.put_bytes(Bytes(reinterpret_cast<const uint8_t*>(e.path.data()), e.path.size()));
+  w.put(e.offset);
+  w.put(e.compressed_size);
+  w.put(e.raw_size);
+}
+
+// One index entry, or nullopt when the bytes cannot be one.
+std::optional<ArchiveEntry> read_entry(ByteReader& r) {
+  ArchiveEntry e;
+  auto kind = r.read<uint8_t>();
+  auto id_size = r.read<uint8_t>();
+  if (!kind || !id_size || *kind > 1 || *id_size == 0 || *id_size > kMaxBuildIdBytes) return std::nullopt;
+  e.kind = static_cast<ArchiveKind>(*kind);
+  auto id = r.bytes(*id_size);
+  auto path_size = id ? r.read<uint16_t>() : std::nullopt;
+  auto path = path_size ? r.bytes(*path_size) : std::nullopt;
+  if (!path || !r.read_into(e.offset) || !r.read_into(e.compressed_size) || !r.read_into(e.raw_size))
+    return std::nullopt;
+  e.build_id.assign(id->begin(), id->end());
+  e.path.assign(reinterpret_cast<const char*>(path->data()), path->size());
+  return e;
+}
+
+}  // namespace
+
+ArchiveWriter::ArchiveWriter(const std::string& path) : path_(path) {
+  fd_.reset(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (!fd_.valid()) throw Error("cannot write archive '" + path + "': " + errno_text(errno));
+  std::vector<uint8_t> head;
+  ByteWriter w(head);
+  w.put_bytes(Bytes(reinterpret_cast<const uint8_t*>(kArchiveMagic), sizeof kArchiveMagic));
+  w.put(kArchiveVersion);
+  w.put(uint32_t{0});
+  write_all(head.data(), head.size());
+}
+
+uint64_t ArchiveWriter::add(ArchiveKind kind, const std::vector<uint8_t>& build_id, const std::string& path,
+                            Bytes bytes) {
+  if (build_id.empty() || build_id.size() > kMaxBuildIdBytes || path.size() > UINT16_MAX ||
+      bytes.size() > kMaxArchiveEntryBytes)
+    throw Error("cannot archive '" + path + "': no build-id, or its path or size is over the archive's limits");
+  std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)> cctx(ZSTD_createCCtx(), ZSTD_freeCCtx);
+  if (!cctx) throw Error("cannot create a zstd compression context");
+  ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, 6);
+  ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 1);
+  ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_contentSizeFlag, 1);
+  std::vector<uint8_t> out(ZSTD_compressBound(bytes.size()));
+  const size_t n = ZSTD_compress2(cctx.get(), out.data(), out.size(), bytes.data(), bytes.size());
+  if (ZSTD_isError(n)) throw Error(std::string("zstd compression failed: ") + ZSTD_getErrorName(n));
+  entries_.push_back({kind, build_id, path, offset_, n, bytes.size()});
+  write_all(out.data(), n);
+  return n;
+}
+
+void ArchiveWriter::finish() {
+  std::vector<uint8_t> index;
+  ByteWriter w(index);
+  for (const ArchiveEntry& e : entries_) put_entry(w, e);
+  const uint64_t index_offset = offset_;
+  w.put(index_offset);
+  w.put(static_cast<uint32_t>(entries_.size()));
+  w.put(static_cast<uint32_t>(index.size() - sizeof index_offset - sizeof(uint32_t)));
+  w.put_bytes(Bytes(reinterpret_cast<const uint8_t*>(kArchiveIndexMagic), sizeof kArchiveIndexMagic));
+  write_all(index.data(), index.size());
+  if (fsync(fd_.get()) != 0 && errno != EINVAL)
+    throw Error("cannot write archive '" + path_ + "': " + errno_text(errno));
+}
+
+void ArchiveWriter::write_all(const void* data, size_t n) {
+  const auto* p = static_cast<const uint8_t*>(data);
+  while (n > 0) {
+    const ssize_t w = ::write(fd_.get(), p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) throw Error("cannot write archive '" + path_ + "': " + errno_text(errno));
+    p += w;
+    n -= static_cast<size_t>(w);
+    offset_ += static_cast<uint64_t>(w);
+  }
+}
+
+std::shared_ptr<const BinaryArchive> BinaryArchive::open(const std::string& path) {
+  std::shared_ptr<BinaryArchive> a(new BinaryArchive());
+  a->path_ = path;
+  a->fd_.reset(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  if (!a->fd_.valid()) throw Error("cannot open archive '" + path + "': " + errno_text(errno));
+  struct stat st;
+  if (fstat(a->fd_.get(), &st) != 0 || !S_ISREG(st.st_mode))
+    throw Error("cannot open archive '" + path + "': not a regular file");
+  a->load_index(static_cast<uint64_t>(st.st_size));
+  return a;
+}
+
+std::shared_ptr<const BinaryArchive> BinaryArchive::from_memory(Bytes image, const std::string& name) {
+  std::shared_ptr<BinaryArchive> a(new BinaryArchive());
+  a->path_ = name;
+  a->image_ = image;
+  a->load_index(image.size());
+  return a;
+}
+
+void BinaryArchive::damaged(const std::string& what) const {
+  throw Error("archive '" + path_ + "' is damaged: " + what);
+}
+
+bool BinaryArchive::read_at(void* dst, size_t n, uint64_t offset) const {
+  if (image_) {
+    if (offset > image_->size() || n > image_->size() - offset) return false;
+    std::memcpy(dst, image_->data() + offset, n);
+    return true;
+  }
+  auto* p = static_cast<uint8_t*>(dst);
+  while (n > 0) {
+    const ssize_t got = ::pread(fd_.get(), p, n, static_cast<off_t>(offset));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    p += got;
+    n -= static_cast<size_t>(got);
+    offset += static_cast<uint64_t>(got);
+  }
+  return true;
+}
+
+void BinaryArchive::load_index(uint64_t file_bytes) {
+  uint8_t head[kArchiveHeaderSize];
+  if (file_bytes < kArchiveHeaderSize || !read_at(head, sizeof head, 0) ||
+      std::memcmp(head, kArchiveMagic, sizeof kArchiveMagic) != 0)
+    throw Error("'" + path_ + "' is not a swprof archive (bad magic)");
+  uint32_t version = 0;
+  std::memcpy(&version, head + 8, 4);
+  if (version != kArchiveVersion)
+    throw Error("archive '" + path_ + "' has format version " + std::to_string(version) + "; this swprof reads version " +
+                std::to_string(kArchiveVersion));
+  uint8_t trailer[kArchiveTrailerSize];
+  if (file_bytes < kArchiveHeaderSize + kArchiveTrailerSize || !read_at(trailer, sizeof trailer, file_bytes - sizeof trailer))
+    damaged("it is cut short (no index)");
+  ByteReader t(Bytes(trailer, sizeof trailer));
+  const uint64_t index_offset = *t.read<uint64_t>();
+  const uint32_t count = *t.read<uint32_t>();
+  const uint32_t index_size = *t.read<uint32_t>();
+  if (std::memcmp(trailer + 16, kArchiveIndexMagic, sizeof kArchiveIndexMagic) != 0)
+    damaged("it is cut short or its trailer is damaged (no index magic)");
+  const uint64_t index_end = file_bytes - kArchiveTrailerSize;
+  if (index_size > kMaxArchiveIndexBytes || index_offset < kArchiveHeaderSize || index_offset > index_end ||
+      index_end - index_offset != index_size || count > index_size / kMinIndexEntryBytes)
+    damaged("its index is out of bounds");
+  std::vector<uint8_t> index(index_size);
+  if (!read_at(index.data(), index.size(), index_offset)) damaged("its index cannot be read");
+  ByteReader r(Bytes(index.data(), index.size()));
+  for (uint32_t i = 0; i < count; ++i) {
+    auto e = read_entry(r);
+    if (!e) damaged("index entry " + std::to_string(i + 1) + " is malformed");
+    if (e->offset < kArchiveHeaderSize || e->offset > index_offset || e->compressed_size > index_offset - e->offset ||
+        e->raw_size > kMaxArchiveEntryBytes)
+      damaged("index entry " + std::to_string(i + 1) + " (" + e->path + ") is out of bounds");
+    entries_.push_back(std::move(*e));
+  }
+  if (!r.at_end()) damaged("its index holds more bytes than its entries");
+}
+
+const ArchiveEntry* BinaryArchive::find(ArchiveKind kind, const std::vector<uint8_t>& build_id) const {
+  for (const ArchiveEntry& e : entries_)
+    if (e.kind == kind && e.build_id == build_id) return &e;
+  return nullptr;
+}
+
+std::vector<uint8_t> BinaryArchive::read(const ArchiveEntry& entry) const {
+  std::vector<uint8_t> compressed(entry.compressed_size);
+  if (!read_at(compressed.data(), compressed.size(), entry.offset)) damaged("cannot read the copy of " + entry.path);
+  const unsigned long long size = ZSTD_getFrameContentSize(compressed.data(), compressed.size());
+  if (size != entry.raw_size) damaged("the copy of " + entry.path + " is not the size its index says");
+  std::vector<uint8_t> raw(entry.raw_size);
+  const size_t n = ZSTD_decompress(raw.data(), raw.size(), compressed.data(), compressed.size());
+  if (ZSTD_isError(n) || n != raw.size())
+    damaged("the copy of " + entry.path + " is corrupt" + (ZSTD_isError(n) ? std::string(" (") + ZSTD_getErrorName(n) + ")" : ""));
+  return raw;
+}
+
+std::shared_ptr<const BinaryArchive> find_archive(const std::string& recording, const std::string& explicit_path) {
+  if (!explicit_path.empty()) return BinaryArchive::open(explicit_path);
+  const std::string path = default_archive_path(recording);
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return nullptr;
+  return BinaryArchive::open(path);
+}
+
+}  // namespace swprof

@@ -1,0 +1,26 @@
+#pragma once
+// The images a recorder writes when it stops (the kernel symbols the samples
+// hit, the JIT perf maps' last lines) follow the last samples in chunks of
+// their own. A report needs them before it reads the first sample: this
+// finds them without reading the samples, by walking the chunk headers
+// (recording_format.h) and decoding only the chunks from the end back to
+// the first one holding a sample.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace swprof {
+
+struct StoredImage {
+  std::string name;
+  std::vector<uint8_t> bytes;
+};
+
+// The ImageRecords of the chunks after the recording's last sample (and of
+// the chunk holding it), in file order. Best effort: a damaged or cut file
+// gives what its whole chunks hold, and nothing (never an error) where the
+// header or the chunks cannot be read.
+std::vector<StoredImage> read_trailing_images(const std::string& path);
+
+}  // namespace swprof

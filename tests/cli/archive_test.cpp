@@ -1,0 +1,138 @@
+// `swprof archive`: a recording's binaries travel with it, so its report
+// names the same frames after a binary was deleted or rebuilt.
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "support/cli_harness.h"
+#include "support/temp_dir.h"
+
+using namespace swprof::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A program with a known chain main -> middle_call -> leaf_work, and an
+// extra function when `variant` (so that every address moves).
+std::string source(bool variant) {
+  std::string s =
+      "#include <stdlib.h>\n"
+      "#include <time.h>\n"
+      "volatile unsigned long sink;\n";
+  if (variant) s += "__attribute__((noinline)) void added_first(void) { for (int i = 0; i < 99; ++i) sink -= i; }\n";
+  s += "__attribute__((noinline)) void leaf_work(void) { for (int i = 0; i < 1000; ++i) sink += i * 7; }\n"
+       "__attribute__((noinline)) void middle_call(void) { leaf_work(); }\n"
+       "int main(int argc, char** argv) {\n"
+       "  double secs = argc > 1 ? atof(argv[1]) : 0.5;\n"
+       "  struct timespec s, n;\n"
+       "  clock_gettime(CLOCK_MONOTONIC, &s);\n"
+       "  do {\n"
+       "    middle_call();\n"
+       "    clock_gettime(CLOCK_MONOTONIC, &n);\n"
+       "  } while ((n.tv_sec - s.tv_sec) + (n.tv_nsec - s.tv_nsec) / 1e9 < secs);\n"
+       "  return 0;\n"
+       "}\n";
+  return s;
+}
+
+struct Traveller {
+  TempDir dir;
+  std::string app = dir.file("app");
+  std::string recording = dir.file("app.swprof");
+
+  void build(bool variant, const char* opt) {
+    std::ofstream(dir.file("app.c")) << source(variant);
+    auto cc = run({"/usr/bin/cc", opt, "-g", "-fno-omit-frame-pointer", "-o", app, dir.file("app.c")}, dir.path());
+    INFO(cc.err);
+    REQUIRE(cc.exit_code == 0);
+  }
+  void record() {
+    auto r = run({swprof_bin(), "record", "-o", recording, app, "0.5"}, dir.path());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+  }
+  ProcessResult swprof(std::vector<std::string> args) {
+    args.insert(args.begin(), swprof_bin());
+    return run(args, dir.path());
+  }
+  // Every sample with its frames: function+offset, module+offset, file:line.
+  std::string script(std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"script"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.push_back(recording);
+    auto r = swprof(args);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    return r.out;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("archive: stores the program, and a report of it after it was deleted names the same frames and lines",
+          "[integration][archive]") {
+  Traveller t;
+  t.build(false, "-O1");
+  t.record();
+  const std::string before = t.script();
+  REQUIRE(before.find("leaf_work+0x") != std::string::npos);
+  REQUIRE(before.find("app.c:") != std::string::npos);
+
+  auto a = t.swprof({"archive", t.recording});
+  INFO(a.err);
+  REQUIRE(a.exit_code == 0);
+  CHECK(a.out.find("binary    " + t.app) != std::string::npos);
+  CHECK(a.out.find("in " + t.recording + ".archive") != std::string::npos);
+  REQUIRE(fs::exists(t.recording + ".archive"));
+
+  fs::remove(t.app);
+  CHECK(t.script() == before);
+  auto info = t.swprof({"info", t.recording});
+  CHECK(info.out.find("archive:      " + t.recording + ".archive") != std::string::npos);
+  CHECK(info.out.find("supplied 1 missing or changed binaries") != std::string::npos);
+  auto report = t.swprof({"report", t.recording});
+  CHECK(report.err.find("cannot open") == std::string::npos);
+}
+
+TEST_CASE("archive: a program rebuilt differently is named from the archive, and without it the report warns",
+          "[integration][archive]") {
+  Traveller t;
+  t.build(false, "-O1");
+  t.record();
+  const std::string before = t.script();
+  REQUIRE(t.swprof({"archive", "-o", t.dir.file("elsewhere.archive"), t.recording}).exit_code == 0);
+  t.build(true, "-O0");  // another build-id, every function at another address
+
+  auto without = t.swprof({"report", t.recording});
+  CHECK(without.err.find(t.app + " changed since it was recorded") != std::string::npos);
+  CHECK(t.script({"--archive", t.dir.file("elsewhere.archive")}) == before);
+  fs::rename(t.dir.file("elsewhere.archive"), t.recording + ".archive");
+  CHECK(t.script() == before);  // found beside the recording
+  auto folded = t.swprof({"report", "-f", "folded", t.recording});
+  CHECK(folded.err.find("changed since it was recorded") == std::string::npos);
+  CHECK(folded.out.find("main;middle_call;leaf_work") != std::string::npos);
+}
+
+TEST_CASE("archive: says what it could not store, and a damaged archive is one clear error",
+          "[integration][archive]") {
+  Traveller t;
+  t.build(false, "-O1");
+  t.record();
+  t.build(true, "-O1");
+  auto a = t.swprof({"archive", t.recording});
+  INFO(a.err);
+  REQUIRE(a.exit_code == 0);
+  CHECK(a.err.find("not archived, changed since it was recorded (another build-id): " + t.app) != std::string::npos);
+  CHECK(a.out.find("binary    " + t.app) == std::string::npos);
+
+  fs::resize_file(t.recording + ".archive", fs::file_size(t.recording + ".archive") - 3);
+  auto report = t.swprof({"report", t.recording});
+  CHECK(report.exit_code == 2);
+  CHECK(line_count(report.err) == 1);
+  CHECK(report.err.find("is damaged") != std::string::npos);
+
+  auto self = t.swprof({"archive", "-o", t.recording, t.recording});
+  CHECK(self.exit_code != 0);
+  CHECK(self.err.find("would overwrite the recording") != std::string::npos);
+}

@@ -1,0 +1,149 @@
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "common/error.h"
+#include "recording/binary_archive.h"
+#include "support/temp_dir.h"
+
+using namespace swprof;
+using namespace swprof::testing;
+
+namespace {
+
+const std::vector<uint8_t> kIdA = {0xaa, 0x01, 0x02, 0x03};
+const std::vector<uint8_t> kIdB = {0xbb, 0x04, 0x05, 0x06, 0x07};
+
+Bytes bytes_of(const std::string& s) { return Bytes(reinterpret_cast<const uint8_t*>(s.data()), s.size()); }
+std::string text_of(const std::vector<uint8_t>& v) { return std::string(v.begin(), v.end()); }
+
+std::vector<uint8_t> file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+void write_file(const std::string& path, const std::vector<uint8_t>& bytes) {
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
+
+std::string write_archive(const TempDir& dir) {
+  const std::string path = dir.file("r.archive");
+  ArchiveWriter w(path);
+  w.add(ArchiveKind::kBinary, kIdA, "/usr/bin/app", bytes_of(std::string(10000, 'x') + "app"));
+  w.add(ArchiveKind::kDebuginfo, kIdA, "/usr/lib/debug/.build-id/aa/010203.debug", bytes_of("dwarf of app"));
+  w.add(ArchiveKind::kBinary, kIdB, "/lib/libz.so.1", bytes_of("libz"));
+  w.finish();
+  return path;
+}
+
+// Reads every entry of the archive at `path`; the first Error's message.
+std::optional<std::string> read_whole(const std::string& path) {
+  try {
+    auto a = BinaryArchive::open(path);
+    for (const ArchiveEntry& e : a->entries()) a->read(e);
+    return std::nullopt;
+  } catch (const Error& e) {
+    return std::string(e.what());
+  }
+}
+
+}  // namespace
+
+TEST_CASE("binary archive: files are found again by kind and build-id", "[recording][archive]") {
+  TempDir dir;
+  auto a = BinaryArchive::open(write_archive(dir));
+  REQUIRE(a->entries().size() == 3);
+  const ArchiveEntry* app = a->find(ArchiveKind::kBinary, kIdA);
+  REQUIRE(app);
+  CHECK(app->path == "/usr/bin/app");
+  CHECK(app->compressed_size < 1000);  // compressed
+  CHECK(text_of(a->read(*app)) == std::string(10000, 'x') + "app");
+  const ArchiveEntry* debug = a->find(ArchiveKind::kDebuginfo, kIdA);
+  REQUIRE(debug);
+  CHECK(text_of(a->read(*debug)) == "dwarf of app");
+  CHECK(text_of(a->read(*a->find(ArchiveKind::kBinary, kIdB))) == "libz");
+  CHECK_FALSE(a->find(ArchiveKind::kDebuginfo, kIdB));
+  CHECK_FALSE(a->find(ArchiveKind::kBinary, {0xcc}));
+}
+
+TEST_CASE("binary archive: an archive cut anywhere gives one clear error", "[recording][archive]") {
+  TempDir dir;
+  const std::vector<uint8_t> whole = file_bytes(write_archive(dir));
+  const std::string cut = dir.file("cut.archive");
+  for (size_t size = 0; size < whole.size(); ++size) {
+    write_file(cut, std::vector<uint8_t>(whole.begin(), whole.begin() + size));
+    auto problem = read_whole(cut);
+    INFO("cut at " << size);
+    REQUIRE(problem);
+    CHECK(problem->find('\n') == std::string::npos);
+    CHECK(problem->find(cut) != std::string::npos);
+  }
+}
+
+TEST_CASE("binary archive: a damaged byte anywhere is an error or a checked read, never a crash",
+          "[recording][archive]") {
+  TempDir dir;
+  const std::vector<uint8_t> whole = file_bytes(write_archive(dir));
+  const std::string damaged = dir.file("damaged.archive");
+  size_t errors = 0;
+  for (size_t at = 0; at < whole.size(); ++at) {
+    std::vector<uint8_t> bytes = whole;
+    bytes[at] ^= 0x5a;
+    write_file(damaged, bytes);
+    auto problem = read_whole(damaged);
+    if (problem) {
+      ++errors;
+      CHECK(problem->find('\n') == std::string::npos);
+    }
+  }
+  // Every byte is checked (magic, version, sizes, offsets, checksums) but
+  // the reserved field and the paths and build-ids in the index, which
+  // only rename or rekey an entry.
+  const size_t paths = std::string("/usr/bin/app/usr/lib/debug/.build-id/aa/010203.debug/lib/libz.so.1").size();
+  const size_t ids = 2 * kIdA.size() + kIdB.size();
+  CHECK(errors == whole.size() - 4 - paths - ids);
+}
+
+TEST_CASE("binary archive: oversized entries and indexes are refused before anything is allocated",
+          "[recording][archive]") {
+  TempDir dir;
+  std::vector<uint8_t> bytes = file_bytes(write_archive(dir));
+  const size_t trailer = bytes.size() - kArchiveTrailerSize;
+  uint64_t index_offset;
+  std::memcpy(&index_offset, &bytes[trailer], 8);
+  // The first entry's raw size (after kind, id size, 4 id bytes, path size, path, offset, compressed size).
+  const size_t raw_at = index_offset + 1 + 1 + kIdA.size() + 2 + std::string("/usr/bin/app").size() + 8 + 8;
+  const uint64_t huge = uint64_t{1} << 40;
+  std::vector<uint8_t> entry = bytes;
+  std::memcpy(&entry[raw_at], &huge, 8);
+  write_file(dir.file("entry.archive"), entry);
+  auto problem = read_whole(dir.file("entry.archive"));
+  REQUIRE(problem);
+  CHECK(problem->find("out of bounds") != std::string::npos);
+
+  std::vector<uint8_t> index = bytes;
+  const uint32_t huge_index = 1u << 31;
+  std::memcpy(&index[trailer + 12], &huge_index, 4);
+  write_file(dir.file("index.archive"), index);
+  problem = read_whole(dir.file("index.archive"));
+  REQUIRE(problem);
+  CHECK(problem->find("index is out of bounds") != std::string::npos);
+
+  std::ofstream(dir.file("text.archive")) << "plain text, long enough to hold a header and a trailer\n";
+  problem = read_whole(dir.file("text.archive"));
+  REQUIRE(problem);
+  CHECK(problem->find("not a swprof archive") != std::string::npos);
+}
+
+TEST_CASE("binary archive: REC.archive is found beside the recording, an explicit one must open",
+          "[recording][archive]") {
+  TempDir dir;
+  CHECK_FALSE(find_archive(dir.file("r"), ""));
+  const std::string path = write_archive(dir);
+  std::filesystem::rename(path, dir.file("r.swprof.archive"));
+  auto found = find_archive(dir.file("r.swprof"), "");
+  REQUIRE(found);
+  CHECK(found->path() == dir.file("r.swprof.archive"));
+  CHECK_THROWS_AS(find_archive(dir.file("r.swprof"), dir.file("missing.archive")), Error);
+}
