@@ -29,5 +29,8 @@ std::function<int()> add_report_command(CLI::App& app);
 std::function<int()> add_flamegraph_command(CLI::App& app);
 std::function<int()> add_diff_command(CLI::App& app);
 std::function<int()> add_merge_command(CLI::App& app);
+// Hidden: what the build writes from the command line itself.
+std::function<int()> add_completion_command(CLI::App& app);
+std::function<int()> add_man_page_command(CLI::App& app);
 
 }  // namespace swprof::cli

@@ -8,6 +8,7 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/version.h"
 #include "common/error.h"
 #include "common/text_escape.h"
 
@@ -28,7 +29,7 @@ DashDash split_dashdash(std::vector<std::string>& args) {
 int main(int argc, char** argv) {
   CLI::App app{"swprof: a sampling profiler for native Linux programs", "swprof"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", SWPROF_VERSION);
+  app.set_version_flag("--version", swprof::cli::kVersionLine);
   // CLI11 mishandles "--" in a prefix-command subcommand, so the command
   // after "--" is split off here and handed to `record` directly.
   std::vector<std::string> args(argv + 1, argv + argc);
@@ -44,6 +45,8 @@ int main(int argc, char** argv) {
   add(swprof::cli::add_flamegraph_command(app));
   add(swprof::cli::add_diff_command(app));
   add(swprof::cli::add_merge_command(app));
+  add(swprof::cli::add_completion_command(app));
+  add(swprof::cli::add_man_page_command(app));
   if (auto unknown = swprof::cli::find_unknown_name(app, args)) {
     std::fprintf(stderr, "swprof: %s\n", unknown->c_str());
     return swprof::kExitUsage;
