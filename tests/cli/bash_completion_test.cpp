@@ -116,7 +116,7 @@ TEST_CASE("completion: after the command record runs, swprof's options are not o
         sorted({"--off-cpu", "--off-cpu-every", "--off-cpu-min", "--off-cpu-stack-size"}));
 }
 
-TEST_CASE("completion: the script registers _swprof; hidden commands stay out of help and suggestions", "[integration]") {
+TEST_CASE("completion: the script registers _swprof, and hidden commands stay out of help and suggestions", "[integration]") {
   TempDir dir;
   const std::string script = write_script(dir);
   const ProcessResult r = run({"/bin/bash", "--norc", "--noprofile", "-c", "source \"$1\" && complete -p swprof", "bash", script},

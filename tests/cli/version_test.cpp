@@ -48,7 +48,7 @@ TEST_CASE("version: one line, swprof VERSION and the git commit it was built fro
   CHECK(std::regex_match(r.out, std::regex("swprof " + std::string(SWPROF_VERSION) + commit + "\n")));
 }
 
-TEST_CASE("version: the commit comes from git describe; a tree without .git has the version alone", "[integration]") {
+TEST_CASE("version: the commit comes from git describe, and a tree without .git has the version alone", "[integration]") {
   TempDir dir;
   const std::string tree = dir.file("tree");
   std::filesystem::create_directory(tree);
