@@ -57,14 +57,27 @@ Words sorted(Words w) {
   return w;
 }
 
+// The commands `swprof --help` lists, sorted.
+Words help_commands(const std::string& dir) {
+  const ProcessResult r = run({swprof_bin(), "--help"}, dir);
+  REQUIRE(r.exit_code == 0);
+  Words out;
+  std::istringstream lines(r.out.substr(r.out.find("Subcommands:")));
+  std::string line;
+  std::getline(lines, line);
+  while (std::getline(lines, line) && line.rfind("  ", 0) == 0) out.push_back(line.substr(2, line.find(' ', 2) - 2));
+  return sorted(out);
+}
+
 }  // namespace
 
 TEST_CASE("completion: commands and options come from the command line swprof parses", "[integration]") {
   TempDir dir;
   const std::string script = write_script(dir);
   CHECK(complete(script, {"swprof", "rep"}, dir.path()) == Words{"report"});
-  CHECK(complete(script, {"swprof", ""}, dir.path()) ==
-        sorted({"record", "attach", "dump", "info", "script", "report", "flamegraph", "diff", "merge"}));
+  const Words commands = help_commands(dir.path());
+  CHECK(commands.size() >= 9);
+  CHECK(complete(script, {"swprof", ""}, dir.path()) == commands);
   CHECK(complete(script, {"swprof", "--ver"}, dir.path()) == Words{"--version"});
   CHECK(complete(script, {"swprof", "report", "--fo"}, dir.path()) == Words{"--format"});
   CHECK(complete(script, {"swprof", "report", "--min"}, dir.path()) == Words{"--min-percent"});
