@@ -36,6 +36,9 @@ int main(int argc, char** argv) {
   swprof::cli::DashDash dashdash = swprof::cli::split_dashdash(args);
   std::vector<std::pair<CLI::App*, std::function<int()>>> commands;
   auto add = [&](std::function<int()> run) { commands.emplace_back(app.get_subcommands({}).back(), std::move(run)); };
+  // Hidden: the completion script and the man page, written from the commands below.
+  add(swprof::cli::add_completion_command(app));
+  add(swprof::cli::add_man_page_command(app));
   add(swprof::cli::add_record_command(app, std::move(dashdash)));
   add(swprof::cli::add_attach_command(app));
   add(swprof::cli::add_dump_command(app));
@@ -45,8 +48,6 @@ int main(int argc, char** argv) {
   add(swprof::cli::add_flamegraph_command(app));
   add(swprof::cli::add_diff_command(app));
   add(swprof::cli::add_merge_command(app));
-  add(swprof::cli::add_completion_command(app));
-  add(swprof::cli::add_man_page_command(app));
   if (auto unknown = swprof::cli::find_unknown_name(app, args)) {
     std::fprintf(stderr, "swprof: %s\n", unknown->c_str());
     return swprof::kExitUsage;
