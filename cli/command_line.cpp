@@ -47,6 +47,9 @@ std::vector<std::string> option_names(const CLI::App& command) {
   return names;
 }
 
+// Hidden commands (CLI11 group "") are run by name but never suggested.
+bool visible(const CLI::App* command) { return !command->get_group().empty(); }
+
 std::string unknown_message(const std::string& what, const std::string& word, const std::vector<std::string>& candidates,
                             const CLI::App* command) {
   const std::string close = closest_name(word, candidates);
@@ -101,7 +104,8 @@ std::string help_pointer(const CLI::App* command) {
 std::string describe_parse_error(const CLI::ParseError& error, CLI::App& app, const CLI::App* command) {
   if (!command && dynamic_cast<const CLI::RequiredError*>(&error)) {
     std::string names;
-    for (CLI::App* sub : app.get_subcommands({})) names += (names.empty() ? "" : ", ") + sub->get_name();
+    for (CLI::App* sub : app.get_subcommands({}))
+      if (visible(sub)) names += (names.empty() ? "" : ", ") + sub->get_name();
     return "no command given: use one of " + names + "; " + help_pointer(nullptr);
   }
   // Numeric options (cli/number_options.h) say all there is to say.
@@ -118,7 +122,7 @@ std::optional<std::string> find_unknown_name(CLI::App& app, const std::vector<st
   std::vector<std::string> commands;
   for (CLI::App* sub : app.get_subcommands({})) {
     if (sub->get_name() == args[i]) return unknown_option_of(*sub, args, i + 1);
-    commands.push_back(sub->get_name());
+    if (visible(sub)) commands.push_back(sub->get_name());
   }
   return unknown_message("unknown command '" + args[i] + "'", args[i], commands, nullptr);
 }

@@ -20,6 +20,10 @@ struct DashDash {
 DashDash split_dashdash(std::vector<std::string>& args);
 
 // Registers the subcommand; the returned callback runs it and gives the exit code.
+// Hidden: what the build writes from the command line itself (the whole app,
+// read when they run, after every command is registered).
+std::function<int()> add_completion_command(CLI::App& app);
+std::function<int()> add_man_page_command(CLI::App& app);
 std::function<int()> add_record_command(CLI::App& app, DashDash dashdash);
 std::function<int()> add_attach_command(CLI::App& app);
 std::function<int()> add_dump_command(CLI::App& app);

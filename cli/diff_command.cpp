@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "cli/command_outline.h"
 #include "cli/commands.h"
 #include "cli/number_options.h"
 #include "cli/profile_options.h"
@@ -34,7 +35,7 @@ std::function<int()> add_diff_command(CLI::App& app) {
   auto a = std::make_shared<Args>();
   sub->add_option("base", a->base, "the reference: a recording or a JSON profile")->required();
   sub->add_option("new", a->current, "the change to judge: a recording or a JSON profile")->required();
-  sub->add_option("-f,--format", a->format, "text (default), markdown or json");
+  sub->add_option("-f,--format", a->format, "text (default), markdown or json")->check(choices(diff_format_names()));
   sub->add_option("-o,--output", a->output, "write the report here instead of standard output");
   sub->add_option("--html", a->html, "also write a differential flame graph (NEW's shape, red: more, blue: less)");
   sub->add_option("--folded", a->folded, "also write 'stack base_count new_count' lines (FlameGraph's difffolded format)");

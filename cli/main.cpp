@@ -8,6 +8,7 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/version.h"
 #include "common/error.h"
 #include "common/text_escape.h"
 
@@ -28,13 +29,16 @@ DashDash split_dashdash(std::vector<std::string>& args) {
 int main(int argc, char** argv) {
   CLI::App app{"swprof: a sampling profiler for native Linux programs", "swprof"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", SWPROF_VERSION);
+  app.set_version_flag("--version", swprof::cli::kVersionLine);
   // CLI11 mishandles "--" in a prefix-command subcommand, so the command
   // after "--" is split off here and handed to `record` directly.
   std::vector<std::string> args(argv + 1, argv + argc);
   swprof::cli::DashDash dashdash = swprof::cli::split_dashdash(args);
   std::vector<std::pair<CLI::App*, std::function<int()>>> commands;
   auto add = [&](std::function<int()> run) { commands.emplace_back(app.get_subcommands({}).back(), std::move(run)); };
+  // Hidden: the completion script and the man page, written from the commands below.
+  add(swprof::cli::add_completion_command(app));
+  add(swprof::cli::add_man_page_command(app));
   add(swprof::cli::add_record_command(app, std::move(dashdash)));
   add(swprof::cli::add_attach_command(app));
   add(swprof::cli::add_dump_command(app));

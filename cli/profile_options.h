@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/command_outline.h"
 #include "cli/number_options.h"
 #include "cli/symbolize_options.h"
 #include "cli/unwind_options.h"
@@ -33,7 +34,8 @@ struct ProfileArgs {
   void add_to(CLI::App* sub) {
     sub->add_option("--weight", weight,
                      "what to weigh: cpu (on-CPU time), off-cpu (time blocked or waiting) or wall (both); "
-                     "default: as recorded (--off-cpu: off-cpu, --wall: wall, else cpu)");
+                     "default: as recorded (--off-cpu: off-cpu, --wall: wall, else cpu)")
+        ->check(choices(weight_kind_names()));
     unwind.add_to(sub);
     sub->add_option("--tid", tids, "keep only these threads (repeat or comma-separate)")->delimiter(',');
     sub->add_option("--comm", comms, "keep only threads with these names (repeat or comma-separate)")->delimiter(',');

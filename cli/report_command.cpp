@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "cli/command_outline.h"
 #include "cli/commands.h"
 #include "cli/number_options.h"
 #include "cli/profile_options.h"
@@ -52,7 +53,8 @@ std::function<int()> add_report_command(CLI::App& app) {
   auto* sub = app.add_subcommand("report", "summarize a recording: text report, folded stacks, JSON or speedscope");
   auto a = std::make_shared<ReportArgs>();
   sub->add_option("file", a->path, "recording or JSON profile (default swprof.data)");
-  sub->add_option("-f,--format", a->format, "text (default), folded, json or speedscope");
+  sub->add_option("-f,--format", a->format, "text (default), folded, json or speedscope")
+      ->check(choices(report_format_names()));
   sub->add_option("-o,--output", a->output, "write here instead of standard output");
   add_number(sub, "--min-percent", a->min_percent, {0, 100}, "text: hide tree nodes under this % of samples (default 0.5)");
   add_number(sub, "--top", a->top, {0, 1000000, true}, "text: rows in the top-functions table (default 25)");

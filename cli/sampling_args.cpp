@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "cli/command_outline.h"
 #include "common/error.h"
 
 namespace swprof::cli {
@@ -53,7 +54,8 @@ std::optional<uint64_t> parse_count(const std::string& text, const char* option)
 
 void add_sampling_options(CLI::App* sub, SamplingArgs& a) {
   sub->add_option("-e,--event", a.event, "event to sample: cpu-clock (default), task-clock, page-faults, "
-                                         "context-switches, cycles, instructions, ... (hardware events need a PMU)");
+                                         "context-switches, cycles, instructions, ... (hardware events need a PMU)")
+      ->check(choices(known_event_names()));
   sub->add_option("-F,--freq", a.frequency, "samples per second (default 999)");
   sub->add_option("-c,--count", a.period, "sample every N events instead of at a frequency");
   sub->add_option("--stack-size", a.stack_size, "bytes of user stack copied per sample (default 32768, max 65528, multiple of 8)");

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/command_outline.h"
 #include "cli/commands.h"
 #include "cli/symbolize_options.h"
 #include "cli/unwind_options.h"
@@ -21,7 +22,8 @@ std::function<int()> add_script_command(CLI::App& app) {
   auto weight = std::make_shared<std::string>();
   sub->add_option("file", *path, "recording file (default swprof.data)");
   sub->add_option("--weight", *weight,
-                  "which samples: cpu (on-CPU only), off-cpu (off-CPU only) or wall (both); default: all");
+                  "which samples: cpu (on-CPU only), off-cpu (off-CPU only) or wall (both); default: all")
+      ->check(choices(weight_kind_names()));
   unwind->add_to(sub);
   symbolize->add_to(sub);
   return [path, unwind, symbolize, weight]() {

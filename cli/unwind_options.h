@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "cli/command_outline.h"
 #include "cli/number_options.h"
 #include "common/error.h"
 #include "unwind/recording_unwinder.h"
@@ -19,7 +20,8 @@ struct UnwindArgs {
   size_t max_depth = 256;
 
   void add_to(CLI::App* sub) {
-    sub->add_option("--unwinder", unwinder, "chain (default: swprof's stepper chain) or libunwind (the reference)");
+    sub->add_option("--unwinder", unwinder, "chain (default: swprof's stepper chain) or libunwind (the reference)")
+        ->check(choices({"chain", "libunwind"}));
     add_number(sub, "-j,--threads", threads, {0, kMaxThreads, true},
                "unwinding threads besides the reading one, at most 256 (default or 0: one per core but one)");
     add_number(sub, "--max-depth", max_depth, {1, 100000, true}, "deepest stack to unwind (default 256, at most 100000)");

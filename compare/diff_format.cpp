@@ -14,6 +14,8 @@ DiffFormat parse_diff_format(const std::string& name) {
   throw Error("unknown format '" + name + "' (use text, markdown or json)");
 }
 
+std::vector<std::string> diff_format_names() { return {"text", "markdown", "json"}; }
+
 void write_diff_report(const ProfileDiff& diff, DiffFormat format, const DiffReportOptions& options, std::ostream& out) {
   switch (format) {
     case DiffFormat::kText: write_diff_text(diff, options, out); break;

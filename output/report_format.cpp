@@ -6,13 +6,29 @@
 #include "common/error.h"
 
 namespace swprof {
+namespace {
+
+struct NamedFormat {
+  const char* name;
+  ReportFormat format;
+};
+constexpr NamedFormat kFormats[] = {{"text", ReportFormat::kText},
+                                    {"folded", ReportFormat::kFolded},
+                                    {"json", ReportFormat::kJson},
+                                    {"speedscope", ReportFormat::kSpeedscope}};
+
+}  // namespace
 
 ReportFormat parse_report_format(const std::string& name) {
-  if (name == "text") return ReportFormat::kText;
-  if (name == "folded") return ReportFormat::kFolded;
-  if (name == "json") return ReportFormat::kJson;
-  if (name == "speedscope") return ReportFormat::kSpeedscope;
+  for (const NamedFormat& f : kFormats)
+    if (name == f.name) return f.format;
   throw Error("unknown format '" + name + "': use text, folded, json or speedscope");
+}
+
+std::vector<std::string> report_format_names() {
+  std::vector<std::string> names;
+  for (const NamedFormat& f : kFormats) names.push_back(f.name);
+  return names;
 }
 
 std::string format_context_id(uint64_t id) {

@@ -4,12 +4,15 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace swprof {
 
 enum class ReportFormat { kText, kFolded, kJson, kSpeedscope };
 // Throws Error naming the formats for an unknown one.
 ReportFormat parse_report_format(const std::string& name);
+// The names parse_report_format takes, in the order help lists them.
+std::vector<std::string> report_format_names();
 
 // Context ids are shown as 16 hex digits.
 std::string format_context_id(uint64_t id);

@@ -98,10 +98,20 @@ const char* weight_kind_name(WeightKind kind) {
   return "cpu";
 }
 
+namespace {
+constexpr WeightKind kWeightKinds[] = {WeightKind::kCpu, WeightKind::kOffCpu, WeightKind::kWall};
+}  // namespace
+
 WeightKind parse_weight_kind(const std::string& name) {
-  for (WeightKind k : {WeightKind::kCpu, WeightKind::kOffCpu, WeightKind::kWall})
+  for (WeightKind k : kWeightKinds)
     if (name == weight_kind_name(k)) return k;
   throw Error("unknown weight '" + name + "': choose cpu, off-cpu or wall");
+}
+
+std::vector<std::string> weight_kind_names() {
+  std::vector<std::string> names;
+  for (WeightKind k : kWeightKinds) names.push_back(weight_kind_name(k));
+  return names;
 }
 
 WeightKind resolve_weight_kind(const RecordingHeader& header, std::optional<WeightKind> asked) {

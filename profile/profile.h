@@ -33,6 +33,8 @@ enum class WeightKind {
 const char* weight_kind_name(WeightKind kind);
 // The kind a name gives; throws Error naming the choices for another name.
 WeightKind parse_weight_kind(const std::string& name);
+// The names parse_weight_kind takes: "cpu", "off-cpu", "wall".
+std::vector<std::string> weight_kind_names();
 // The kind a recording's profile weighs: `asked`, or the recording's
 // default_weight. Throws Error when the recording cannot give it (no off-CPU
 // data; wall time without a time-based event).

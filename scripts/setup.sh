@@ -12,6 +12,7 @@ PACKAGES=(
   python3-jsonschema  # validates JSON profiles against docs/json-format.schema.json in the tests
   golang-go           # builds the Go test programs (tests/programs/go): pclntab reading and the Go stepper
   clang libclang-rt-14-dev  # the fuzz targets (scripts/fuzz.sh): clang's libFuzzer, ASan and UBSan runtimes
+  dpkg-dev man-db     # the .deb's dependencies (dpkg-shlibdeps, scripts/package.sh) and the man page test
 )
 
 missing=()

@@ -1,7 +1,10 @@
 #include "compare/diff_format.h"
 
 #include <catch2/catch.hpp>
+#include <set>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "compare/diff_json.h"
 #include "compare/diff_markdown.h"
@@ -17,6 +20,14 @@ TEST_CASE("diff format names") {
   CHECK(parse_diff_format("md") == DiffFormat::kMarkdown);
   CHECK(parse_diff_format("json") == DiffFormat::kJson);
   CHECK_THROWS_WITH(parse_diff_format("html"), Catch::Contains("unknown format 'html' (use text, markdown or json)"));
+}
+
+TEST_CASE("diff format names: the listed names parse, one per format") {
+  const std::vector<std::string> names = diff_format_names();
+  CHECK(names == std::vector<std::string>{"text", "markdown", "json"});
+  std::set<DiffFormat> formats;
+  for (const auto& n : names) formats.insert(parse_diff_format(n));
+  CHECK(formats.size() == names.size());
 }
 
 TEST_CASE("diff report: each format is its writer's output") {

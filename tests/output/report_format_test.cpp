@@ -2,12 +2,23 @@
 
 #include <catch2/catch.hpp>
 #include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
 
 using namespace swprof;
 
 TEST_CASE("format names") {
   CHECK(parse_report_format("folded") == ReportFormat::kFolded);
   CHECK_THROWS_WITH(parse_report_format("svg"), Catch::Contains("unknown format 'svg'"));
+}
+
+TEST_CASE("format names: the list shell completion offers is what the parser takes") {
+  const std::vector<std::string> names = report_format_names();
+  CHECK(names == std::vector<std::string>{"text", "folded", "json", "speedscope"});
+  std::set<ReportFormat> formats;
+  for (const auto& n : names) formats.insert(parse_report_format(n));
+  CHECK(formats.size() == names.size());
 }
 
 TEST_CASE("context ids: 16 hex digits, read back as written") {

@@ -217,6 +217,11 @@ TEST_CASE("build_profile: wall weight needs a time-based event; off-CPU time alo
   CHECK(off.tree.total_weight() == 20'000'000);
 }
 
+TEST_CASE("weight kinds: the listed names are every kind, each parsed back", "[profile][off_cpu]") {
+  CHECK(weight_kind_names() == std::vector<std::string>{"cpu", "off-cpu", "wall"});
+  for (const auto& name : weight_kind_names()) CHECK(weight_kind_name(parse_weight_kind(name)) == name);
+}
+
 TEST_CASE("weight kinds: names round trip; an unknown name lists the choices", "[profile][off_cpu]") {
   for (WeightKind k : {WeightKind::kCpu, WeightKind::kOffCpu, WeightKind::kWall})
     CHECK(parse_weight_kind(weight_kind_name(k)) == k);
