@@ -8,9 +8,12 @@
 #include <algorithm>
 #include <bit>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 
 #include "common/error.h"
+#include "recording/build_id.h"
 
 namespace swprof {
 namespace {
@@ -50,6 +53,19 @@ std::vector<std::string> profiled_command(const std::vector<std::string>& cmdlin
   const auto dashes = std::find(cmdline.begin(), cmdline.end(), "--");
   if (dashes == cmdline.end() || dashes + 1 == cmdline.end()) return cmdline;
   return std::vector<std::string>(dashes + 1, cmdline.end());
+}
+
+// This process's vDSO: the running kernel's.
+std::vector<uint8_t> running_vdso() {
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);) {
+    if (!line.ends_with("[vdso]")) continue;
+    unsigned long start = 0, end = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx", &start, &end) != 2 || end <= start) return {};
+    const auto* p = reinterpret_cast<const uint8_t*>(start);
+    return std::vector<uint8_t>(p, p + (end - start));
+  }
+  return {};
 }
 
 bool inside(PerfFileSection s, uint64_t file_size) { return s.offset <= file_size && s.size <= file_size - s.offset; }
@@ -112,6 +128,7 @@ void PerfDataReader::open() {
   if (h->data.offset >= file_size_) throw Error("perf.data file '" + path_ + "' is cut before its data");
   read_attrs(*h);
   read_features(*h);
+  keep_vdso_if_recorded();
   data_at_ = h->data.offset;
   // perf writes the data size last: 0 in a file whose perf was killed.
   const uint64_t declared = h->data.size ? h->data.size : file_size_ - data_at_;
@@ -173,6 +190,16 @@ void PerfDataReader::read_features(const PerfFileHeader& h) {
   }
   if (features_.event_names.size() == attrs_.size())
     for (size_t e = 0; e < attrs_.size(); ++e) attrs_[e].name = features_.event_names[e];
+}
+
+// perf.data holds no copy of the [vdso] (perf keeps it in ~/.debug); the
+// running kernel's serves when its build-id is the one perf recorded.
+void PerfDataReader::keep_vdso_if_recorded() {
+  const auto it = features_.build_ids.find("[vdso]");
+  if (it == features_.build_ids.end()) return;
+  vdso_ = running_vdso();
+  const std::optional<BuildId> id = read_build_id(Bytes(vdso_.data(), vdso_.size()));
+  if (!id || *id != it->second) vdso_.clear();
 }
 
 void PerfDataReader::make_header() {
@@ -355,6 +382,11 @@ std::optional<Record> PerfDataReader::take(Bytes raw) {
 }
 
 std::optional<Record> PerfDataReader::next() {
+  if (!vdso_.empty() && !vdso_given_) {
+    vdso_given_ = true;
+    ++status_.records;
+    return ImageRecord{"[vdso]", Bytes(vdso_.data(), vdso_.size())};
+  }
   while (status_.state == ReadStatus::State::kReading) {
     std::optional<Bytes> raw = next_decompressed();
     if (!raw && status_.state == ReadStatus::State::kReading) raw = next_from_file();

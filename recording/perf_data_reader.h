@@ -5,7 +5,9 @@
 // them), then the data section streamed through a bounded buffer, one record
 // at a time, PERF_RECORD_COMPRESSED (`perf record -z`) decompressed as a
 // zstd stream whose state and partial record carry over from one
-// compressed record to the next. Samples of the first event (not perf's
+// compressed record to the next. When perf recorded the build-id of a
+// [vdso] equal to the running kernel's, an ImageRecord of it comes first.
+// Samples of the first event (not perf's
 // "dummy") are read; the rest, and anything else swprof does not use, is
 // skipped and counted in status().skipped.
 //
@@ -51,6 +53,7 @@ class PerfDataReader final : public RecordSource {
   void read_attrs(const PerfFileHeader& h);
   std::vector<uint64_t> read_ids(PerfFileSection ids) const;
   void read_features(const PerfFileHeader& h);
+  void keep_vdso_if_recorded();
   void make_header();
   // The next raw record of the data section, or of the decompressed stream.
   std::optional<Bytes> next_from_file();
@@ -73,6 +76,8 @@ class PerfDataReader final : public RecordSource {
   size_t reported_ = 0;
   PerfDataFeatures features_;
   std::unique_ptr<PerfRecordParser> parser_;
+  std::vector<uint8_t> vdso_;  // the running vDSO, when perf recorded its build-id
+  bool vdso_given_ = false;
 
   // The data section [data_at_, data_end_) and the window of it in buf_:
   // buf_[pos_, len_) holds file bytes from buf_offset_ + pos_ on.

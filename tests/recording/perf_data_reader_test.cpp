@@ -9,7 +9,9 @@
 #include <random>
 
 #include "common/error.h"
+#include "recording/build_id.h"
 #include "recording/perf_data_reader.h"
+#include "sampler/proc.h"
 #include "support/perf_data_image.h"
 #include "unwind/registers.h"
 
@@ -304,4 +306,28 @@ TEST_CASE("recording: perf.data: cut at any byte or with random damage, never a 
     } catch (const Error&) {
     }
   }
+}
+
+TEST_CASE("recording: perf.data: the running vDSO serves when perf recorded its build-id", "[recording][perf_data]") {
+  const std::vector<uint8_t> vdso = read_own_vdso();
+  REQUIRE_FALSE(vdso.empty());
+  const auto id = read_build_id(Bytes(vdso.data(), vdso.size()));
+  REQUIRE(id);
+  PerfDataImage img = dwarf_image();
+  img.add_build_id("[vdso]", *id);
+  const ByteVector file = img.build();
+  PerfDataReader reader(Bytes(file.data(), file.size()), "vdso.data");
+  auto first = reader.next();
+  REQUIRE(first);
+  REQUIRE(std::holds_alternative<ImageRecord>(*first));
+  CHECK(std::get<ImageRecord>(*first).name == "[vdso]");
+  CHECK(std::get<ImageRecord>(*first).bytes.size() == vdso.size());
+
+  PerfDataImage other = dwarf_image();
+  other.add_build_id("[vdso]", ByteVector(20, 0x77));  // another kernel's
+  const ByteVector other_file = other.build();
+  PerfDataReader other_reader(Bytes(other_file.data(), other_file.size()), "other.data");
+  auto rec = other_reader.next();
+  REQUIRE(rec);
+  CHECK(std::holds_alternative<CommRecord>(*rec));
 }
