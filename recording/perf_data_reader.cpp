@@ -95,7 +95,7 @@ PerfDataReader::PerfDataReader(Bytes image, const std::string& name) : path_(nam
 PerfDataReader::~PerfDataReader() = default;
 
 size_t PerfDataReader::read_at(uint64_t offset, void* dst, size_t n) const {
-  if (offset >= file_size_) return 0;
+  if (offset >= file_size_ || n == 0) return 0;
   n = static_cast<size_t>(std::min<uint64_t>(n, file_size_ - offset));
   if (image_) {
     std::memcpy(dst, image_->data() + offset, n);
