@@ -44,8 +44,16 @@ void print_info(const InfoResult& result) {
 }
 
 // A damaged file is an error (exit 2), one not finalized a warning.
-int report_read_status(const std::string& path, const ReadStatus& st) {
-  if (st.state == ReadStatus::State::kTruncated || st.state == ReadStatus::State::kCorrupt) {
+int report_read_status(const std::string& path, const ReadStatus& st, SourceFormat format) {
+  const bool broken = st.state == ReadStatus::State::kTruncated || st.state == ReadStatus::State::kCorrupt;
+  if (broken && format == SourceFormat::kPerfData) {
+    std::fprintf(stderr, "swprof: error: perf.data file '%s' is %s: %s; read %llu records (%llu of %llu bytes)\n",
+                 terminal_safe(path).c_str(), st.state == ReadStatus::State::kTruncated ? "truncated" : "corrupt",
+                 terminal_safe(st.problem).c_str(), static_cast<unsigned long long>(st.records),
+                 static_cast<unsigned long long>(st.good_bytes), static_cast<unsigned long long>(st.file_bytes));
+    return kExitUsage;
+  }
+  if (broken) {
     std::fprintf(stderr, "swprof: error: recording '%s' is %s: %s; read %llu records from %llu whole chunks (%llu of %llu bytes)\n",
                  terminal_safe(path).c_str(), st.state == ReadStatus::State::kTruncated ? "truncated" : "corrupt",
                  terminal_safe(st.problem).c_str(),
@@ -53,7 +61,7 @@ int report_read_status(const std::string& path, const ReadStatus& st) {
                  static_cast<unsigned long long>(st.good_bytes), static_cast<unsigned long long>(st.file_bytes));
     return kExitUsage;
   }
-  if (!st.finalized)
+  if (!st.finalized && format == SourceFormat::kRecording)
     std::fprintf(stderr, "swprof: warning: recording '%s' was not finalized (swprof stopped abruptly); all %llu whole chunks were read\n",
                  terminal_safe(path).c_str(), static_cast<unsigned long long>(st.chunks));
   return kExitOk;
@@ -80,7 +88,7 @@ std::function<int()> add_info_command(CLI::App& app) {
     SymbolizeArgs().apply_debuginfod();  // never waits on a debuginfod server
     const InfoResult result = run_info(*path, options);
     print_info(result);
-    return report_read_status(*path, result.recording.status);
+    return report_read_status(*path, result.recording.status, result.recording.format);
   };
 }
 

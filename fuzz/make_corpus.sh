@@ -10,7 +10,7 @@ CORPUS=fuzz/corpus
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 
-for t in recording record archive cfi elf json_profile folded function_starts go_pclntab; do
+for t in recording record archive cfi elf json_profile folded function_starts go_pclntab perf_data; do
   rm -rf "${CORPUS:?}/$t"
   mkdir -p "$CORPUS/$t"
 done
@@ -20,6 +20,9 @@ done
 
 # go_pclntab: the tests' table builder, each layout, with and without section headers.
 "$BUILD_DIR/fuzz/go_pclntab_seeds" "$CORPUS/go_pclntab"
+
+# perf_data: the tests' perf.data image builder: dwarf, compressed and -g files.
+"$BUILD_DIR/fuzz/perf_data_seeds" "$CORPUS/perf_data"
 
 # elf, cfi: the seed program, small because it has no libc. Three builds give
 # .eh_frame with and without frame pointers, and .debug_frame alone.

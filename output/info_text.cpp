@@ -31,6 +31,21 @@ class TextLines {
 unsigned long long ull(uint64_t n) { return static_cast<unsigned long long>(n); }
 std::string safe(const std::string& s) { return terminal_safe(s); }
 
+// Where a perf.data file's records came from, and what of it was skipped.
+void add_perf_data_source(TextLines& t, const RecordingInfo& info) {
+  t.add_text("recorded by:  perf record (source format perf.data)\n");
+  std::string events;
+  for (size_t i = 0; i < info.events.size(); ++i)
+    events += (i ? ", " : "") + safe(info.events[i]) + (i == 0 ? " (reported)" : "");
+  t.add("events:       %s\n", events.c_str());
+}
+
+void add_skipped(TextLines& t, const RecordingInfo& info) {
+  if (info.status.skipped.empty()) return;
+  t.add_text("\nskipped:\n");
+  for (const auto& [what, n] : info.status.skipped) t.add("  %-48s %llu\n", safe(what).c_str(), ull(n));
+}
+
 void add_header(TextLines& t, const RecordingInfo& info) {
   const RecordingHeader& h = info.header;
   t.add("command:      %s\n", quote_command(h.command).c_str());
@@ -41,11 +56,16 @@ void add_header(TextLines& t, const RecordingInfo& info) {
   t.add("kernel:       %s%s%s\n", h.kernel_samples ? "samples and callchains recorded" : "not sampled",
         h.kernel_note.empty() ? "" : " -- ", safe(h.kernel_note).c_str());
   t.add("host:         %s (Linux %s)\n", safe(h.host).c_str(), safe(h.kernel_release).c_str());
-  t.add("started:      %s\n", format_time(h.start_unix_ns).c_str());
-  t.add("recorded by:  swprof %s\n", safe(h.swprof_version).c_str());
+  if (info.format == SourceFormat::kPerfData) {
+    add_perf_data_source(t, info);
+  } else {
+    t.add("started:      %s\n", format_time(h.start_unix_ns).c_str());
+    t.add("recorded by:  swprof %s\n", safe(h.swprof_version).c_str());
+  }
   const double span = info.last_time > info.first_time ? static_cast<double>(info.last_time - info.first_time) / 1e9 : 0;
   t.add("duration:     %.2f s of samples\n", span);
-  t.add("file:         %llu bytes in %llu chunks", ull(info.status.file_bytes), ull(info.status.chunks));
+  if (info.format == SourceFormat::kPerfData) t.add("file:         %llu bytes", ull(info.status.file_bytes));
+  else t.add("file:         %llu bytes in %llu chunks", ull(info.status.file_bytes), ull(info.status.chunks));
   if (info.samples)
     t.add(", %.0f bytes/sample", static_cast<double>(info.status.file_bytes) / static_cast<double>(info.samples));
   t.add_text("\n");
@@ -209,7 +229,10 @@ std::string format_info(const RecordingInfo& info) {
   add_samples(t, info);
   add_kept_for_reports(t, info);
   add_threads_and_binaries(t, info);
-  t.add_text("\nstatus:       " + status_text(info.status) + "\n");
+  add_skipped(t, info);
+  // perf.data has no end record: read to its end, it is whole.
+  const bool whole_perf_data = info.format == SourceFormat::kPerfData && info.status.ok();
+  t.add_text("\nstatus:       " + (whole_perf_data ? std::string("complete") : status_text(info.status)) + "\n");
   return t.take();
 }
 

@@ -46,7 +46,7 @@ InputKind detect_input(const std::string& path) {
   const std::string head = read_head(path);
   if (head.size() >= sizeof kRecordingMagic && std::memcmp(head.data(), kRecordingMagic, sizeof kRecordingMagic) == 0)
     return InputKind::kRecording;
-  if (is_perf_data(head.data(), head.size())) throw Error(perf_data_not_supported(path));
+  if (is_perf_data(head.data(), head.size())) return InputKind::kRecording;  // read by PerfDataReader
   for (char c : head) {
     if (c == ' ' || c == '\n' || c == '\t' || c == '\r') continue;
     return c == '{' ? InputKind::kJsonProfile : InputKind::kFolded;

@@ -11,6 +11,7 @@
 #include "common/regular_file.h"
 #include "recording/binary_archive.h"
 #include "recording/build_id.h"
+#include "recording/record_source.h"
 #include "recording/recording_reader.h"
 #include "symbolize/debug_info.h"
 
@@ -25,7 +26,8 @@ struct MappedBinary {
 
 // Every file mapped executable, except those the recording embeds.
 std::set<MappedBinary> executable_files(const std::string& recording) {
-  RecordingReader reader(recording);
+  const std::unique_ptr<RecordSource> source = open_record_source(recording);
+  RecordSource& reader = *source;
   std::set<MappedBinary> files;
   std::set<std::string> embedded;
   while (auto rec = reader.next()) {

@@ -111,9 +111,11 @@ struct InfoCollector {
 
 }  // namespace
 
-RecordingInfo collect_info(RecordingReader& reader) {
+RecordingInfo collect_info(RecordSource& reader) {
   RecordingInfo info;
   info.header = reader.header();
+  info.format = reader.format();
+  info.events = reader.events();
   InfoCollector collect{info};
   while (auto rec = reader.next()) {
     ++info.record_counts[record_type_name(record_type_of(*rec))];
@@ -124,9 +126,9 @@ RecordingInfo collect_info(RecordingReader& reader) {
 }
 
 UnwindQuality measure_unwinding(const std::string& recording, const UnwindOptions& options) {
-  RecordingReader reader(recording);
+  const std::unique_ptr<RecordSource> reader = open_record_source(recording);
   RecordingUnwinder unwinder(options);
-  unwinder.run(reader, [](const UnwoundSample&) {});
+  unwinder.run(*reader, [](const UnwoundSample&) {});
   return UnwindQuality{unwinder.stats(), options.unwinder, unwinder.warnings(), unwinder.archive_supplied()};
 }
 
@@ -148,8 +150,8 @@ void inspect_binaries(RecordingInfo& info, const InfoOptions& options) {
 
 InfoResult run_info(const std::string& recording, const InfoOptions& options) {
   InfoResult result;
-  RecordingReader reader(recording);
-  result.recording = collect_info(reader);
+  const std::unique_ptr<RecordSource> reader = open_record_source(recording);
+  result.recording = collect_info(*reader);
   InfoOptions with = options;
   if (auto archive = find_archive(recording, options.symbols.archive_path)) {
     result.archive_path = archive->path();

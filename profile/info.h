@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "common/format.h"
-#include "recording/recording_reader.h"
+#include "recording/record_source.h"
 #include "symbolize/binary_report.h"
 #include "symbolize/debian_packages.h"
 #include "unwind/recording_unwinder.h"
@@ -45,6 +45,8 @@ struct BinaryInfo {
 struct RecordingInfo {
   RecordingHeader header;
   ReadStatus status;
+  SourceFormat format = SourceFormat::kRecording;
+  std::vector<std::string> events;  // the file's events, the reported one first
   std::map<std::string, uint64_t> record_counts;  // by record type name
   uint64_t samples = 0;
   uint64_t kernel_mode_samples = 0;
@@ -79,7 +81,7 @@ struct RecordingInfo {
   uint32_t suggested_stack_size() const;
 };
 
-RecordingInfo collect_info(RecordingReader& reader);
+RecordingInfo collect_info(RecordSource& reader);
 
 // How well the recording's samples unwind, and the unwinder's warnings
 // (missing or changed binaries).

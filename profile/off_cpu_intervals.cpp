@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
-#include "recording/recording_reader.h"
+#include "recording/record_source.h"
 
 namespace swprof {
 
@@ -122,10 +122,10 @@ void OffCpuIntervals::pair_thread(uint32_t tid, std::vector<Event>& events, uint
 }
 
 OffCpuIntervals OffCpuIntervals::read(const std::string& recording) {
-  RecordingReader reader(recording);
-  OffCpuIntervals intervals(reader.header().off_cpu_settings.every);
+  const std::unique_ptr<RecordSource> reader = open_record_source(recording);
+  OffCpuIntervals intervals(reader->header().off_cpu_settings.every);
   uint64_t end_time = 0;
-  while (auto record = reader.next()) {
+  while (auto record = reader->next()) {
     if (const auto* s = std::get_if<SampleView>(&*record)) {
       end_time = std::max(end_time, s->time);
       if (s->off_cpu) intervals.add_sample(s->tid, s->time);

@@ -15,7 +15,7 @@ using Clock = std::chrono::steady_clock;
 // record the pass needs (samples come unwound, from RecordingUnwinder).
 class PipelineRun {
  public:
-  PipelineRun(RecordingReader& reader, const PipelineOptions& options, SampleSink& sink)
+  PipelineRun(RecordSource& reader, const PipelineOptions& options, SampleSink& sink)
       : reader_(reader),
         options_(options),
         sink_(sink),
@@ -106,7 +106,7 @@ class PipelineRun {
     kernel_symbols_[i] = &symbols_.symbolize_kernel(s.kernel_ips[i]);
   }
 
-  RecordingReader& reader_;
+  RecordSource& reader_;
   const PipelineOptions& options_;
   SampleSink& sink_;
   const SampleKinds kinds_;
@@ -130,7 +130,8 @@ PipelineOptions with_archive(const std::string& recording, const PipelineOptions
 }
 
 PipelineResult run_pipeline(const std::string& recording, const PipelineOptions& given, SampleSink& sink) {
-  RecordingReader reader(recording);
+  const std::unique_ptr<RecordSource> source = open_record_source(recording);
+  RecordSource& reader = *source;
   const PipelineOptions options = with_archive(recording, given);
   sink.begin(reader.header());
   PipelineRun run(reader, options, sink);

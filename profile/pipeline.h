@@ -5,7 +5,7 @@
 // RecordingUnwinder), keep the samples the filters select, symbolize their
 // frames, and hand each kept sample to a sink, in recording order.
 //
-//   RecordingReader -> RecordingUnwinder -> SampleFilter -> Symbolizer -> SampleSink
+//   RecordSource    -> RecordingUnwinder -> SampleFilter -> Symbolizer -> SampleSink
 //                        (address spaces)    (thread names)
 
 #include <cstdint>
@@ -16,7 +16,7 @@
 
 #include "profile/off_cpu_intervals.h"
 #include "profile/sample_filter.h"
-#include "recording/recording_reader.h"
+#include "recording/record_source.h"
 #include "symbolize/symbolizer.h"
 #include "unwind/recording_unwinder.h"
 

@@ -16,9 +16,8 @@ bool is_perf_data(const void* head, size_t size) {
   return size >= sizeof kPerfDataMagic && std::memcmp(head, kPerfDataMagic, sizeof kPerfDataMagic) == 0;
 }
 
-std::string perf_data_not_supported(const std::string& path) {
-  return "'" + path + "' is a perf.data file; swprof reads its own recordings, JSON profiles and folded stacks "
-         "(record with 'swprof record' instead)";
+std::string perf_data_not_recording(const std::string& path) {
+  return "'" + path + "' is a perf.data file, not a swprof recording (PerfDataReader reads it)";
 }
 
 uint64_t monotonic_now_ns() {

@@ -28,8 +28,9 @@ inline constexpr char kPerfDataMagic[8] = {'P', 'E', 'R', 'F', 'I', 'L', 'E', '2
 
 // True when `head` (a file's first bytes) starts with kPerfDataMagic.
 bool is_perf_data(const void* head, size_t size);
-// The error for a perf.data file given where swprof's own inputs go.
-std::string perf_data_not_supported(const std::string& path);
+// The error for a perf.data file given to the reader of swprof's own
+// recordings (open_record_source chooses the reader by the magic).
+std::string perf_data_not_recording(const std::string& path);
 // Bytes of user stack copied per sample: the default, and the most the
 // kernel can give.
 inline constexpr uint32_t kDefaultStackSize = 32768;

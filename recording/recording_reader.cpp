@@ -33,7 +33,7 @@ void RecordingReader::read_header() {
   const size_t got = read_fully(fixed, sizeof fixed);
   ByteReader r(Bytes(fixed, got));
   auto magic = r.bytes(sizeof kRecordingMagic);
-  if (magic && is_perf_data(magic->data(), magic->size())) throw Error(perf_data_not_supported(path));
+  if (magic && is_perf_data(magic->data(), magic->size())) throw Error(perf_data_not_recording(path));
   if (!magic || std::memcmp(magic->data(), kRecordingMagic, sizeof kRecordingMagic) != 0)
     throw Error("'" + path + "' is not a swprof recording (bad magic)");
   auto version = r.read<uint32_t>();

@@ -13,6 +13,7 @@
 
 #include "common/unique_fd.h"
 #include "recording/record_codec.h"
+#include "recording/record_source.h"
 #include "recording/recording_format.h"
 
 namespace swprof {
@@ -21,20 +22,7 @@ struct ZstdDCtxDeleter {
   void operator()(ZSTD_DCtx* c) const { ZSTD_freeDCtx(c); }
 };
 
-struct ReadStatus {
-  enum class State { kReading, kComplete, kTruncated, kCorrupt } state = State::kReading;
-  uint64_t good_bytes = 0;   // bytes up to the end of the last good chunk
-  uint64_t file_bytes = 0;
-  uint64_t chunks = 0;       // good chunks read
-  uint64_t records = 0;
-  uint64_t unknown_records = 0;  // records of types this version does not know (skipped)
-  bool finalized = false;    // the end record was seen
-  std::string problem;       // what stopped the read, for kTruncated / kCorrupt
-
-  bool ok() const { return state == State::kComplete; }
-};
-
-class RecordingReader {
+class RecordingReader final : public RecordSource {
  public:
   // Opens and checks the file header; throws Error when the file is missing,
   // not a recording, of an unsupported version, or has a damaged header.
@@ -43,12 +31,13 @@ class RecordingReader {
   // `name` stands for the path in messages. `image` must outlive the reader.
   RecordingReader(Bytes image, const std::string& name);
 
-  const RecordingHeader& header() const { return header_; }
+  const RecordingHeader& header() const override { return header_; }
   // The next record, or nullopt at the end of the file or at the first damage.
   // Views inside the record stay valid until the next call.
-  std::optional<Record> next();
-  const ReadStatus& status() const { return status_; }
-  const std::string& path() const { return path_; }
+  std::optional<Record> next() override;
+  const ReadStatus& status() const override { return status_; }
+  const std::string& path() const override { return path_; }
+  SourceFormat format() const override { return SourceFormat::kRecording; }
 
  private:
   void read_header();

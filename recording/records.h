@@ -40,6 +40,11 @@ struct SampleView {
   std::array<uint64_t, kMaxSampleRegs> regs{};
   Bytes kernel_chain;      // kernel return addresses, u64 little-endian each
   Bytes stack;             // the valid user stack bytes, starting at the user sp
+  // A user call chain walked by the kernel (perf.data recorded with `perf
+  // record -g`): the ip, then return addresses, u64 little-endian each. Set
+  // only when the sample has no stack to unwind; RecordingUnwinder takes its
+  // frames as they are.
+  Bytes user_chain;
 
   size_t kernel_depth() const { return kernel_chain.size() / 8; }
   uint64_t kernel_ip(size_t i) const {
@@ -47,6 +52,7 @@ struct SampleView {
     std::memcpy(&v, kernel_chain.data() + i * 8, 8);
     return v;
   }
+  size_t user_chain_depth() const { return user_chain.size() / 8; }
 };
 
 struct MappingRecord {

@@ -7,6 +7,7 @@
 #include <queue>
 #include <thread>
 
+#include "unwind/callchain_walk.h"
 #include "unwind/memory.h"
 #include "unwind/standard_chain.h"
 
@@ -43,7 +44,10 @@ struct RecordingUnwinder::Pending {
   UnwoundSample out;
   Registers regs;
   uint64_t stack_sp = 0;
+  // The copied stack; or, when `chain`, the sample's recorded user call
+  // chain (SampleView::user_chain), whose frames are taken as they are.
   std::vector<uint8_t> stack;
+  bool chain = false;
 };
 
 // Samples to unwind, and the records that come between them (delivered
@@ -64,6 +68,7 @@ struct RecordingUnwinder::Batch {
 // w, w+W, w+2W... of the batch it is given.
 struct RecordingUnwinder::Workers {
   std::vector<std::unique_ptr<SampleWalker>> walkers;
+  std::vector<std::unique_ptr<CallchainWalk>> chains;  // one per walker
   std::vector<std::thread> threads;
   std::mutex mutex;
   std::condition_variable wake;
@@ -93,6 +98,7 @@ struct RecordingUnwinder::Workers {
   void loop(size_t w) {
     uint64_t seen = 0;
     SampleWalker& walker = *walkers[w];
+    CallchainWalk& chain = *chains[w];
     for (;;) {
       Batch* b;
       {
@@ -104,6 +110,10 @@ struct RecordingUnwinder::Workers {
       }
       for (size_t i = w; i < b->samples.size(); i += walkers.size()) {
         Pending& p = b->samples[i];
+        if (p.chain) {
+          chain.walk(Bytes(p.stack.data(), p.stack.size()), *p.out.maps, p.out.walk);
+          continue;
+        }
         SampleStackMemory stack(p.stack_sp, Bytes(p.stack.data(), p.stack.size()));
         walker.walk(p.regs, stack, *p.out.maps, p.out.walk);
       }
@@ -132,7 +142,10 @@ RecordingUnwinder::RecordingUnwinder(UnwindOptions options)
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   unsigned n = options_.threads ? options_.threads : std::max(1u, cores - 1);
   auto shared = make_shared_unwind_state();
-  for (unsigned i = 0; i < n; ++i) workers_->walkers.push_back(make_sample_walker(options_, shared));
+  for (unsigned i = 0; i < n; ++i) {
+    workers_->walkers.push_back(make_sample_walker(options_, shared));
+    workers_->chains.push_back(std::make_unique<CallchainWalk>(options_.max_depth));
+  }
 }
 
 RecordingUnwinder::~RecordingUnwinder() {
@@ -172,7 +185,7 @@ uint64_t record_time(const Record& r) {
 
 }  // namespace
 
-void RecordingUnwinder::run(RecordingReader& reader, const std::function<void(const UnwoundSample&)>& on_sample,
+void RecordingUnwinder::run(RecordSource& reader, const std::function<void(const UnwoundSample&)>& on_sample,
                             const std::function<void(const Record&)>& on_record) {
   std::priority_queue<Timed, std::vector<Timed>, Later> window;
   uint64_t newest = 0;
@@ -218,7 +231,9 @@ void RecordingUnwinder::run(RecordingReader& reader, const std::function<void(co
         p.out.walk.frames = std::move(spare_frames_.back());
         spare_frames_.pop_back();
       }
-      p.stack.assign(s->stack.begin(), s->stack.end());
+      p.chain = !s->user_chain.empty();
+      if (p.chain) p.stack.assign(s->user_chain.begin(), s->user_chain.end());
+      else p.stack.assign(s->stack.begin(), s->stack.end());
       window_bytes += p.stack.size();
       t.time = s->time;
       t.item = std::move(p);

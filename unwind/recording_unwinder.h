@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "recording/recording_reader.h"
+#include "recording/record_source.h"
 #include "unwind/address_space.h"
 #include "unwind/frame.h"
 
@@ -82,7 +82,7 @@ class RecordingUnwinder {
   // Streams the whole recording. on_sample sees every sample in recording
   // order; on_record (optional) sees every other record, in order with the
   // samples. Both run on the calling thread.
-  void run(RecordingReader& reader, const std::function<void(const UnwoundSample&)>& on_sample,
+  void run(RecordSource& reader, const std::function<void(const UnwoundSample&)>& on_sample,
            const std::function<void(const Record&)>& on_record = {});
 
   const UnwindStats& stats() const { return stats_; }

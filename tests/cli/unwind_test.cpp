@@ -14,6 +14,7 @@
 #include "profile/pipeline.h"
 #include "recording/recording_reader.h"
 #include "support/cli_harness.h"
+#include "support/known_stack_check.h"
 #include "support/temp_dir.h"
 #include "symbolize/frame_location.h"
 #include "unwind/recording_unwinder.h"
@@ -24,13 +25,6 @@ using namespace swprof::testing;
 namespace {
 
 std::string known_bin(const std::string& variant) { return std::string(KNOWN_STACK_DIR) + "/known_stack_" + variant; }
-
-std::string frame_name(const UnwoundSample& s, const Frame& f) {
-  std::string name = locate_frame(*s.maps, f).function;
-  return name.empty() ? "?" : name;
-}
-
-using FrameNamer = std::function<std::string(const UnwoundSample&, const Frame&)>;
 
 // For a frame in a stripped program (NAME.stripped), the name its unstripped
 // twin NAME has at the same address; other frames as frame_name().
@@ -46,104 +40,6 @@ std::string twin_frame_name(const UnwoundSample& s, const Frame& f) {
   return fn ? fn->name : "?";
 }
 
-// The known callers of the program's own functions ("libc": anything outside
-// the program, such as __libc_start_call_main or start_thread).
-const std::map<std::string, std::set<std::string>> kCallers = {
-    {"leaf", {"c", "recurse"}},
-    {"vdso_leaf", {"c"}},
-    {"c_spin", {"c"}},
-    {"lib_leaf", {"lib_work"}},
-    {"lib_work", {"c", "lib_init"}},
-    {"lib_init", {"libc"}},  // the dynamic loader's _dl_init
-    {"c", {"b"}},
-    {"b", {"a"}},
-    {"recurse", {"recurse", "a"}},
-    {"a", {"main", "thread_main", "applet_spin"}},  // applet_spin: known_applets only
-    {"applet_spin", {"main"}},
-    {"handler_leaf", {"on_signal"}},
-    {"main", {"libc"}},
-    {"thread_main", {"libc"}},
-    {"on_signal", {"libc"}},  // the sigreturn trampoline
-    {"thrower", {"b"}},
-};
-
-// Every sample's walk, in recording order.
-std::vector<WalkResult> unwind_all(const std::string& recording, const UnwindOptions& options) {
-  RecordingReader reader(recording);
-  RecordingUnwinder unwinder(options);
-  std::vector<WalkResult> walks;
-  unwinder.run(reader, [&](const UnwoundSample& s) { walks.push_back(s.walk); });
-  return walks;
-}
-
-bool same_walk(const WalkResult& a, const WalkResult& b) {
-  if (a.end != b.end || a.frames.size() != b.frames.size()) return false;
-  for (size_t i = 0; i < a.frames.size(); ++i) {
-    const Frame &x = a.frames[i], &y = b.frames[i];
-    if (x.pc != y.pc || x.sp != y.sp || x.stepper != y.stepper || x.flags != y.flags) return false;
-  }
-  return true;
-}
-
-struct UnwindCheck {
-  uint64_t samples = 0;
-  // Samples whose walk differs, frame for frame, from the walk without the
-  // rule cache, every frame asking the steppers.
-  uint64_t differ_without_rule_cache = 0;
-  uint64_t complete = 0;
-  uint64_t in_leaf = 0;
-  uint64_t leaf_exact = 0;
-  uint64_t wrong = 0;
-  std::string first_wrong;
-  std::string first_inexact;  // the names of the first leaf sample that is not exact
-  std::map<std::string, uint64_t> ends;
-};
-
-// Unwinds `recording`; a sample is "in the leaf" when frame 0 is `leaf_name`
-// and then must show exactly `path` (frame 0 first) and be complete.
-UnwindCheck check_recording(const std::string& recording, const std::string& leaf_name,
-                            const std::vector<std::string>& path, UnwinderChoice unwinder = UnwinderChoice::kChain,
-                            const FrameNamer& namer = frame_name) {
-  RecordingReader reader(recording);
-  UnwindOptions options;
-  options.unwinder = unwinder;
-  RecordingUnwinder unwinder_run(options);
-  UnwindOptions asking = options;
-  asking.rule_cache = false;
-  const std::vector<WalkResult> asked = unwind_all(recording, asking);
-  UnwindCheck c;
-  unwinder_run.run(reader, [&](const UnwoundSample& s) {
-    c.differ_without_rule_cache += c.samples >= asked.size() || !same_walk(s.walk, asked[c.samples]);
-    ++c.samples;
-    c.complete += s.walk.complete();
-    ++c.ends[walk_end_name(s.walk.end)];
-    std::vector<std::string> names;
-    for (const Frame& f : s.walk.frames) names.push_back(namer(s, f));
-    for (size_t i = 0; i + 1 < names.size(); ++i) {
-      auto known = kCallers.find(names[i]);
-      if (known == kCallers.end()) continue;
-      std::string caller = kCallers.count(names[i + 1]) ? names[i + 1] : "libc";
-      if (!known->second.count(caller)) {
-        if (c.wrong++ == 0) {
-          c.first_wrong = "";
-          for (const auto& n : names) c.first_wrong += n + " ";
-        }
-      }
-    }
-    if (!names.empty() && names[0] == leaf_name) {
-      ++c.in_leaf;
-      bool exact = s.walk.complete() && names.size() >= path.size() &&
-                   std::equal(path.begin(), path.end(), names.begin());
-      // The known path must be unwound, not guessed.
-      for (size_t i = 0; exact && i < path.size(); ++i) exact = !(s.walk.frames[i].flags & kFrameGuess);
-      c.leaf_exact += exact;
-      if (!exact && c.first_inexact.empty())
-        for (const auto& n : names) c.first_inexact += n + " ";
-    }
-  });
-  return c;
-}
-
 UnwindCheck record_and_check(const std::vector<std::string>& command, const std::string& leaf_name,
                              const std::vector<std::string>& path, const std::vector<std::string>& extra = {},
                              const FrameNamer& namer = frame_name) {
@@ -157,21 +53,6 @@ UnwindCheck record_and_check(const std::vector<std::string>& command, const std:
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   return check_recording(out, leaf_name, path, UnwinderChoice::kChain, namer);
-}
-
-void require_exact(const UnwindCheck& c) {
-  std::string ends;
-  for (const auto& [why, n] : c.ends) ends += why + "=" + std::to_string(n) + " ";
-  INFO("samples " << c.samples << ", complete " << c.complete << ", in leaf " << c.in_leaf << ", exact "
-                  << c.leaf_exact << ", ends: " << ends << "; first wrong: " << c.first_wrong
-                  << "; first inexact: " << c.first_inexact);
-  // On a loaded machine cpu-clock delivers fewer samples than CPU time times
-  // the rate (136 leaf samples were seen where ~400 are due); 100 still
-  // leave room for at most one inexact one.
-  REQUIRE(c.in_leaf >= 100);
-  CHECK(c.leaf_exact * 100 >= c.in_leaf * 99);
-  CHECK(c.wrong == 0);
-  CHECK(c.differ_without_rule_cache == 0);
 }
 
 const std::vector<std::string> kLeafPath = {"leaf", "c", "b", "a", "main"};

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 
+#include "recording/recording_reader.h"
 #include "recording/recording_writer.h"
 #include "support/temp_dir.h"
 

@@ -1,0 +1,406 @@
+#include "recording/perf_data_reader.h"
+
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+#include "common/error.h"
+#include "recording/build_id.h"
+
+namespace swprof {
+namespace {
+
+constexpr size_t kFileBuffer = 1u << 20;     // holds any record (at most 64 KiB: a u16 size)
+constexpr size_t kDecompressed = 256u << 10;
+constexpr uint64_t kMinAttrSize = PERF_ATTR_SIZE_VER0 + 16;
+constexpr uint64_t kMaxAttrSize = 4096;
+constexpr uint64_t kMaxEvents = 1024;
+constexpr uint64_t kMaxIds = 1u << 20;
+constexpr uint64_t kMaxFeatureSize = 16u << 20;
+
+uint16_t record_size(const uint8_t* header) {
+  uint16_t size;
+  std::memcpy(&size, header + 6, 2);
+  return size;
+}
+
+uint32_t record_type(Bytes raw) {
+  uint32_t type;
+  std::memcpy(&type, raw.data(), 4);
+  return type;
+}
+
+// perf names events with their modifiers ("cpu-clock:ppp", "cycles:u");
+// reports know the event itself.
+std::string without_modifiers(const std::string& name) {
+  const size_t colon = name.rfind(':');
+  if (colon == std::string::npos || colon + 1 == name.size()) return name;
+  const bool modifiers = name.find_first_not_of("ukhIGHpPSDeWb", colon + 1) == std::string::npos;
+  return modifiers ? name.substr(0, colon) : name;
+}
+
+// The profiled command: what follows "--" in perf's command line, else the
+// whole line.
+std::vector<std::string> profiled_command(const std::vector<std::string>& cmdline) {
+  const auto dashes = std::find(cmdline.begin(), cmdline.end(), "--");
+  if (dashes == cmdline.end() || dashes + 1 == cmdline.end()) return cmdline;
+  return std::vector<std::string>(dashes + 1, cmdline.end());
+}
+
+// This process's vDSO: the running kernel's.
+std::vector<uint8_t> running_vdso() {
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);) {
+    if (!line.ends_with("[vdso]")) continue;
+    unsigned long start = 0, end = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx", &start, &end) != 2 || end <= start) return {};
+    const auto* p = reinterpret_cast<const uint8_t*>(start);
+    return std::vector<uint8_t>(p, p + (end - start));
+  }
+  return {};
+}
+
+bool inside(PerfFileSection s, uint64_t file_size) { return s.offset <= file_size && s.size <= file_size - s.offset; }
+
+}  // namespace
+
+struct PerfDataReader::ZstdStream {
+  ZSTD_DCtx* ctx = ZSTD_createDCtx();
+  ~ZstdStream() { ZSTD_freeDCtx(ctx); }
+};
+
+PerfDataReader::PerfDataReader(const std::string& path) : path_(path) {
+  fd_.reset(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd_.valid()) throw Error("cannot open perf.data file '" + path + "': " + errno_text(errno));
+  struct stat st;
+  if (fstat(fd_.get(), &st) != 0 || S_ISDIR(st.st_mode))
+    throw Error("cannot open perf.data file '" + path + "': it is a directory");
+  file_size_ = static_cast<uint64_t>(st.st_size);
+  open();
+}
+
+PerfDataReader::PerfDataReader(Bytes image, const std::string& name) : path_(name), image_(image) {
+  file_size_ = image.size();
+  open();
+}
+
+PerfDataReader::~PerfDataReader() = default;
+
+size_t PerfDataReader::read_at(uint64_t offset, void* dst, size_t n) const {
+  if (offset >= file_size_ || n == 0) return 0;
+  n = static_cast<size_t>(std::min<uint64_t>(n, file_size_ - offset));
+  if (image_) {
+    std::memcpy(dst, image_->data() + offset, n);
+    return n;
+  }
+  size_t done = 0;
+  while (done < n) {
+    const ssize_t got = ::pread(fd_.get(), static_cast<uint8_t*>(dst) + done, n - done, static_cast<off_t>(offset + done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    done += static_cast<size_t>(got);
+  }
+  return done;
+}
+
+void PerfDataReader::open() {
+  status_.file_bytes = file_size_;
+  uint8_t raw[kPerfFileHeaderSize];
+  const size_t got = read_at(0, raw, sizeof raw);
+  auto h = parse_perf_file_header(Bytes(raw, got));
+  if (got >= 16 && !h && raw[8] == kPerfPipeHeaderSize && std::all_of(raw + 9, raw + 16, [](uint8_t b) { return !b; }))
+    throw Error("'" + path_ + "' is perf.data written to a pipe (perf record -o -); swprof reads perf.data files");
+  if (!h) throw Error("perf.data file '" + path_ + "' is cut inside its header");
+  if (h->size == kPerfPipeHeaderSize)
+    throw Error("'" + path_ + "' is perf.data written to a pipe (perf record -o -); swprof reads perf.data files");
+  if (h->size != kPerfFileHeaderSize || h->attr_size < kMinAttrSize || h->attr_size > kMaxAttrSize ||
+      h->attrs.size % h->attr_size || h->attrs.size / h->attr_size > kMaxEvents || h->attrs.size == 0)
+    throw Error("perf.data file '" + path_ + "' has a damaged header");
+  if (!inside(h->attrs, file_size_)) throw Error("perf.data file '" + path_ + "' is cut inside its attribute section");
+  if (h->data.offset >= file_size_) throw Error("perf.data file '" + path_ + "' is cut before its data");
+  read_attrs(*h);
+  read_features(*h);
+  keep_vdso_if_recorded();
+  data_at_ = h->data.offset;
+  // perf writes the data size last: 0 in a file whose perf was killed.
+  const uint64_t declared = h->data.size ? h->data.size : file_size_ - data_at_;
+  data_end_ = data_at_ + std::min(declared, file_size_ - data_at_);
+  if (data_end_ - data_at_ < declared) status_.problem = "file ends inside the data section";
+  buf_offset_ = data_at_;
+  status_.good_bytes = data_at_;
+  buf_.resize(kFileBuffer);
+  make_header();
+  parser_ = std::make_unique<PerfRecordParser>(attrs_, reported_, features_.arch.empty() || features_.arch == "x86_64");
+}
+
+std::vector<uint64_t> PerfDataReader::read_ids(PerfFileSection ids) const {
+  if (!inside(ids, file_size_) || ids.size / 8 > kMaxIds)
+    throw Error("perf.data file '" + path_ + "' has a damaged attribute section");
+  std::vector<uint64_t> out(ids.size / 8);
+  if (read_at(ids.offset, out.data(), out.size() * 8) != out.size() * 8)
+    throw Error("perf.data file '" + path_ + "' is cut inside its attribute section");
+  return out;
+}
+
+void PerfDataReader::read_attrs(const PerfFileHeader& h) {
+  std::vector<uint8_t> raw(h.attr_size);
+  for (uint64_t at = h.attrs.offset; at < h.attrs.offset + h.attrs.size; at += h.attr_size) {
+    if (read_at(at, raw.data(), raw.size()) != raw.size())
+      throw Error("perf.data file '" + path_ + "' is cut inside its attribute section");
+    auto attr = parse_perf_event_attr(Bytes(raw.data(), raw.size() - 16));
+    if (!attr) throw Error("perf.data file '" + path_ + "' has a damaged attribute section");
+    PerfFileSection ids;
+    std::memcpy(&ids, raw.data() + raw.size() - 16, 16);
+    attr->ids = read_ids(ids);
+    attrs_.push_back(std::move(*attr));
+  }
+}
+
+void PerfDataReader::read_features(const PerfFileHeader& h) {
+  // The section table follows the data; a file cut earlier has none.
+  const uint64_t table_at = h.data.offset + h.data.size;
+  size_t count = 0;
+  for (uint64_t word : h.features) count += static_cast<size_t>(std::popcount(word));
+  if (!h.data.size || table_at < h.data.offset || table_at > file_size_ || count * 16 > file_size_ - table_at) {
+    if (count) ++status_.skipped["feature sections (the file ends before them)"];
+    return;
+  }
+  std::vector<PerfFileSection> table(count);
+  read_at(table_at, table.data(), count * 16);
+  size_t i = 0;
+  std::vector<uint8_t> raw;
+  for (unsigned bit = 0; bit < 256; ++bit) {
+    if (!h.has_feature(bit)) continue;
+    const PerfFileSection s = table[i++];
+    if (!inside(s, file_size_) || s.size > kMaxFeatureSize) {
+      ++status_.skipped["damaged feature sections"];
+      continue;
+    }
+    raw.resize(s.size);
+    read_at(s.offset, raw.data(), raw.size());
+    if (!parse_perf_feature(bit, Bytes(raw.data(), raw.size()), features_)) ++status_.skipped["damaged feature sections"];
+  }
+  if (features_.event_names.size() == attrs_.size())
+    for (size_t e = 0; e < attrs_.size(); ++e) attrs_[e].name = features_.event_names[e];
+}
+
+// perf.data holds no copy of the [vdso] (perf keeps it in ~/.debug); the
+// running kernel's serves when its build-id is the one perf recorded.
+void PerfDataReader::keep_vdso_if_recorded() {
+  const auto it = features_.build_ids.find("[vdso]");
+  if (it == features_.build_ids.end()) return;
+  vdso_ = running_vdso();
+  const std::optional<BuildId> id = read_build_id(Bytes(vdso_.data(), vdso_.size()));
+  if (!id || *id != it->second) vdso_.clear();
+}
+
+void PerfDataReader::make_header() {
+  for (size_t e = 0; e < attrs_.size(); ++e)
+    if (!attrs_[e].is_dummy()) {
+      reported_ = e;
+      break;
+    }
+  const PerfEventAttr& a = attrs_[reported_];
+  header_.mode = "perf record";
+  header_.command = profiled_command(features_.cmdline);
+  header_.event = without_modifiers(a.name);
+  if (a.freq) header_.frequency = static_cast<uint32_t>(std::min<uint64_t>(a.sample_period, UINT32_MAX));
+  else header_.period = a.sample_period;
+  header_.stack_size = std::min(a.sample_stack_user, kMaxStackSize);
+  header_.regs_mask = a.sample_regs_user;
+  header_.kernel_samples = !a.exclude_kernel;
+  header_.host = features_.hostname;
+  header_.kernel_release = features_.os_release;
+  // perf's clock, not CLOCK_MONOTONIC: relative times need only agree with the samples'.
+  header_.start_monotonic_ns = features_.first_sample_time;
+}
+
+std::vector<std::string> PerfDataReader::events() const {
+  std::vector<std::string> names{attrs_[reported_].name};
+  for (size_t e = 0; e < attrs_.size(); ++e)
+    if (e != reported_) names.push_back(attrs_[e].name);
+  return names;
+}
+
+void PerfDataReader::stop(ReadStatus::State state, const std::string& problem) {
+  status_.state = state;
+  status_.problem = problem;
+}
+
+std::string PerfDataReader::where() const { return "at byte " + std::to_string(buf_offset_ + pos_); }
+
+bool PerfDataReader::refill(size_t need) {
+  if (pos_) {
+    std::memmove(buf_.data(), buf_.data() + pos_, len_ - pos_);
+    buf_offset_ += pos_;
+    len_ -= pos_;
+    pos_ = 0;
+  }
+  const uint64_t file_at = buf_offset_ + len_;
+  if (file_at < data_end_) {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(buf_.size() - len_, data_end_ - file_at));
+    len_ += read_at(file_at, buf_.data() + len_, want);
+  }
+  return len_ >= need;
+}
+
+std::optional<Bytes> PerfDataReader::next_from_file() {
+  status_.good_bytes = buf_offset_ + pos_;
+  if (len_ - pos_ < 8 && !refill(8)) {
+    if (len_ == pos_ && status_.problem.empty()) stop(ReadStatus::State::kComplete, "");
+    else stop(ReadStatus::State::kTruncated, len_ == pos_ ? status_.problem : "file ends inside a record " + where());
+    return std::nullopt;
+  }
+  const uint16_t size = record_size(buf_.data() + pos_);
+  if (size < 8) {
+    stop(ReadStatus::State::kCorrupt, "damaged record header " + where());
+    return std::nullopt;
+  }
+  if (len_ - pos_ < size && !refill(size)) {
+    stop(ReadStatus::State::kTruncated, "file ends inside a record " + where());
+    return std::nullopt;
+  }
+  const Bytes raw(buf_.data() + pos_, size);
+  pos_ += size;
+  return raw;
+}
+
+// PERF_RECORD_AUXTRACE and PERF_RECORD_HEADER_TRACING_DATA are followed by
+// a payload their size does not count: {u64 size} resp. {u32 size} (padded
+// to 8 bytes) at the start of the body.
+bool PerfDataReader::skip_payload(Bytes raw, uint32_t type) {
+  uint64_t size = 0;
+  if (type == kPerfRecordAuxtrace && raw.size() >= 16) std::memcpy(&size, raw.data() + 8, 8);
+  if (type == kPerfRecordTracingData && raw.size() >= 12) {
+    uint32_t s32;
+    std::memcpy(&s32, raw.data() + 8, 4);
+    size = (uint64_t{s32} + 7) & ~uint64_t{7};
+  }
+  if (size <= len_ - pos_) {
+    pos_ += static_cast<size_t>(size);
+    return true;
+  }
+  const uint64_t to = buf_offset_ + pos_ + size;
+  if (to < buf_offset_ || to > data_end_) {
+    stop(ReadStatus::State::kTruncated, "file ends inside the payload of a record " + where());
+    return false;
+  }
+  buf_offset_ = to;
+  pos_ = len_ = 0;
+  return true;
+}
+
+void PerfDataReader::start_decompressing(Bytes raw, uint32_t type) {
+  Bytes data = raw.subspan(8);
+  if (type == kPerfRecordCompressed2) {  // {u64 data_size; data, padded}
+    uint64_t size = 0;
+    if (data.size() >= 8) std::memcpy(&size, data.data(), 8);
+    data = data.subspan(std::min<size_t>(8, data.size()));
+    data = data.first(static_cast<size_t>(std::min<uint64_t>(size, data.size())));
+  }
+  if (!zstd_) {
+    zstd_ = std::make_unique<ZstdStream>();
+    dec_.resize(kDecompressed);
+  }
+  comp_.assign(data.begin(), data.end());
+  comp_pos_ = 0;
+}
+
+std::optional<Bytes> PerfDataReader::next_decompressed() {
+  if (!zstd_) return std::nullopt;
+  for (;;) {
+    const size_t avail = dec_tail_ - dec_head_;
+    if (avail >= 8) {
+      const uint16_t size = record_size(dec_.data() + dec_head_);
+      if (size < 8) {
+        stop(ReadStatus::State::kCorrupt, "damaged record in the compressed data before byte " + std::to_string(buf_offset_ + pos_));
+        return std::nullopt;
+      }
+      if (avail >= size) {
+        const Bytes raw(dec_.data() + dec_head_, size);
+        dec_head_ += size;
+        return raw;
+      }
+    }
+    // Decompress more; a record cut at the end of this compressed record
+    // waits for the next one.
+    if (comp_pos_ == comp_.size() && !zstd_full_) return std::nullopt;
+    std::memmove(dec_.data(), dec_.data() + dec_head_, avail);
+    dec_tail_ = avail;
+    dec_head_ = 0;
+    ZSTD_inBuffer in{comp_.data(), comp_.size(), comp_pos_};
+    ZSTD_outBuffer out{dec_.data(), dec_.size(), dec_tail_};
+    const size_t ret = ZSTD_decompressStream(zstd_->ctx, &out, &in);
+    if (ZSTD_isError(ret)) {
+      stop(ReadStatus::State::kCorrupt, std::string("damaged compressed data (") + ZSTD_getErrorName(ret) +
+                                            ") before byte " + std::to_string(buf_offset_ + pos_));
+      return std::nullopt;
+    }
+    const bool progress = in.pos != comp_pos_ || out.pos != dec_tail_;
+    comp_pos_ = in.pos;
+    dec_tail_ = out.pos;
+    zstd_full_ = out.pos == out.size;
+    if (!progress) return std::nullopt;
+  }
+}
+
+void PerfDataReader::attach_build_id(MappingRecord& m) const {
+  if (m.build_id_size) return;
+  auto it = features_.build_ids.find(m.path);
+  if (it == features_.build_ids.end()) return;
+  m.build_id_size = static_cast<uint8_t>(std::min(it->second.size(), kBuildIdMax));
+  std::memcpy(m.build_id.data(), it->second.data(), m.build_id_size);
+}
+
+std::optional<Record> PerfDataReader::take(Bytes raw) {
+  const uint32_t type = record_type(raw);
+  if (type == kPerfRecordCompressed || type == kPerfRecordCompressed2) {
+    if (raw.data() >= dec_.data() && raw.data() < dec_.data() + dec_.size()) ++status_.skipped["compressed records inside compressed data"];
+    else start_decompressing(raw, type);
+    return std::nullopt;
+  }
+  if (type == kPerfRecordAuxtrace || type == kPerfRecordTracingData) {
+    ++status_.skipped[type == kPerfRecordAuxtrace ? "AUX area trace data" : "tracing data"];
+    if (raw.data() >= buf_.data() && raw.data() < buf_.data() + buf_.size()) skip_payload(raw, type);
+    return std::nullopt;
+  }
+  PerfParsed parsed = parser_->parse(raw);
+  if (!parsed.record) {
+    if (!parsed.skipped.empty()) ++status_.skipped[parsed.skipped];
+    return std::nullopt;
+  }
+  if (auto* m = std::get_if<MappingRecord>(&*parsed.record)) attach_build_id(*m);
+  return std::move(parsed.record);
+}
+
+std::optional<Record> PerfDataReader::next() {
+  if (!vdso_.empty() && !vdso_given_) {
+    vdso_given_ = true;
+    ++status_.records;
+    return ImageRecord{"[vdso]", Bytes(vdso_.data(), vdso_.size())};
+  }
+  while (status_.state == ReadStatus::State::kReading) {
+    std::optional<Bytes> raw = next_decompressed();
+    if (!raw && status_.state == ReadStatus::State::kReading) raw = next_from_file();
+    if (!raw) break;
+    if (auto rec = take(*raw)) {
+      ++status_.records;
+      return rec;
+    }
+  }
+  if (dec_tail_ > dec_head_) {
+    ++status_.skipped["records cut at the end of the compressed data"];
+    dec_head_ = dec_tail_;
+  }
+  return std::nullopt;
+}
+
+}  // namespace swprof

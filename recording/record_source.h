@@ -1,0 +1,58 @@
+#pragma once
+// Where records come from: swprof's own recording (RecordingReader) or a
+// perf.data file (PerfDataReader), behind one interface, so the pipeline,
+// `info` and the unwinder read either. open_record_source() chooses by the
+// file's magic.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "recording/records.h"
+#include "recording/recording_format.h"
+
+namespace swprof {
+
+struct ReadStatus {
+  enum class State { kReading, kComplete, kTruncated, kCorrupt } state = State::kReading;
+  uint64_t good_bytes = 0;   // bytes up to the end of the last good chunk
+  uint64_t file_bytes = 0;
+  uint64_t chunks = 0;       // good chunks read
+  uint64_t records = 0;
+  uint64_t unknown_records = 0;  // records of types this version does not know (skipped)
+  bool finalized = false;    // the end record was seen
+  std::string problem;       // what stopped the read, for kTruncated / kCorrupt
+  // Content read but not turned into records, by what it was (perf.data:
+  // "samples of event 'X'", "record type 73", ...). Empty for recordings.
+  std::map<std::string, uint64_t> skipped;
+
+  bool ok() const { return state == State::kComplete; }
+};
+
+enum class SourceFormat { kRecording, kPerfData };
+
+class RecordSource {
+ public:
+  virtual ~RecordSource() = default;
+  virtual const RecordingHeader& header() const = 0;
+  // The next record, or nullopt at the end of the file or at the first damage.
+  // Views inside the record stay valid until the next call.
+  virtual std::optional<Record> next() = 0;
+  virtual const ReadStatus& status() const = 0;
+  virtual const std::string& path() const = 0;
+  virtual SourceFormat format() const = 0;
+  // The events the file holds, the reported one (header().event) first.
+  virtual std::vector<std::string> events() const { return {header().event}; }
+};
+
+// True when the file at `path` starts with perf.data's magic.
+bool is_perf_data_file(const std::string& path);
+
+// A reader for the file at `path`: a perf.data file by its magic, else a
+// swprof recording. Throws Error as the readers' constructors do.
+std::unique_ptr<RecordSource> open_record_source(const std::string& path);
+
+}  // namespace swprof

@@ -1,0 +1,243 @@
+// perf.data files recorded by the real perf on the known-stack programs
+// (tests/programs/known_stack.c): with --call-graph dwarf (swprof unwinds the
+// copied stacks), -g (the kernel's frame-pointer chains of the fp builds)
+// and -z (compressed records). Every command reads them; cut and damaged
+// files give one clear line, never a crash.
+//
+// perf runs in a private mount namespace whose /tmp is the test's folder (it
+// writes /tmp/perf-vdso.so-* files) with HOME there too and -N (no
+// ~/.debug build-id cache): nothing outside the test's folder changes.
+
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "support/cli_harness.h"
+#include "support/known_stack_check.h"
+#include "support/read_file.h"
+#include "support/temp_dir.h"
+
+using namespace swprof;
+using namespace swprof::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* const kPerf = "/usr/bin/perf";
+
+std::string known_bin(const std::string& variant) { return std::string(KNOWN_STACK_DIR) + "/known_stack_" + variant; }
+
+// `perf ARGS...` run in `dir` with /tmp and HOME being `dir`.
+ProcessResult run_perf(const TempDir& dir, const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {"/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
+                                   "mount --bind \"$0\" /tmp && exec \"$@\"", dir.path(), "/usr/bin/env", "HOME=/tmp", kPerf};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run(argv, dir.path());
+}
+
+// Records `command` into dir/NAME with `perf record -F 999 OPTIONS`.
+std::string perf_record(const TempDir& dir, const std::string& name, const std::vector<std::string>& options,
+                        const std::vector<std::string>& command) {
+  std::vector<std::string> args = {"record", "-N", "-q", "-F", "999", "-o", name};
+  args.insert(args.end(), options.begin(), options.end());
+  args.push_back("--");
+  args.insert(args.end(), command.begin(), command.end());
+  const ProcessResult r = run_perf(dir, args);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  return dir.file(name);
+}
+
+ProcessResult swprof_in(const TempDir& dir, const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {swprof_bin()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run(argv, dir.path());
+}
+
+const std::vector<std::string> kLeafPath = {"leaf", "c", "b", "a", "main"};
+
+// perf script's share of complete stacks: samples whose outermost frame is
+// the program's or a thread's entry. `name`: the file in `dir` (perf runs
+// where /tmp is `dir`).
+double perf_script_complete_share(const TempDir& dir, const std::string& name) {
+  const ProcessResult r = run_perf(dir, {"script", "-i", name, "-F", "ip,sym"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  std::istringstream in(r.out);
+  std::string line, outermost;
+  uint64_t samples = 0, complete = 0;
+  bool in_sample = false;
+  auto end_sample = [&] {
+    if (!in_sample) return;
+    ++samples;
+    complete += outermost == "_start" || outermost == "clone" || outermost == "clone3" || outermost == "__clone3" ||
+                outermost == "start_thread" || outermost == "_dl_start_user";
+    in_sample = false;
+  };
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string ip, sym;
+    if (!(fields >> ip)) {
+      end_sample();
+      continue;
+    }
+    fields >> sym;
+    outermost = sym;
+    in_sample = true;
+  }
+  end_sample();
+  REQUIRE(samples > 0);
+  return static_cast<double>(complete) / static_cast<double>(samples);
+}
+
+}  // namespace
+
+TEST_CASE("cli: perf.data: --call-graph dwarf samples unwind to the known stacks", "[integration][perf_data]") {
+  for (const char* variant : {"O2_nofp", "O0_fp"}) {
+    SECTION(variant) {
+      TempDir dir;
+      const std::string data =
+          perf_record(dir, "dwarf.data", {"--call-graph", "dwarf"}, {known_bin(variant), "leaf", "0.5"});
+      require_exact(check_recording(data, "leaf", kLeafPath));
+    }
+  }
+}
+
+TEST_CASE("cli: perf.data: compressed records (-z) read the same", "[integration][perf_data]") {
+  TempDir dir;
+  const std::string data =
+      perf_record(dir, "z.data", {"-z", "--call-graph", "dwarf"}, {known_bin("O2_nofp"), "leaf", "0.5"});
+  require_exact(check_recording(data, "leaf", kLeafPath));
+  const ProcessResult info = swprof_in(dir, {"info", "--no-unwind", data});
+  INFO(info.err);
+  CHECK(info.exit_code == 0);
+  CHECK(info.out.find("status:       complete") != std::string::npos);
+}
+
+// The kernel follows frame pointers: Debian's libc has none, so the chains
+// stop in __libc_start_call_main (or go on to an address outside every
+// mapping), short of _start, as perf script shows them; the program's own
+// frames are all there.
+TEST_CASE("cli: perf.data: -g call chains of frame-pointer builds name the known stacks", "[integration][perf_data]") {
+  for (const char* variant : {"O2_fp", "O0_fp"}) {
+    SECTION(variant) {
+      TempDir dir;
+      const std::string data = perf_record(dir, "g.data", {"-g"}, {known_bin(variant), "leaf", "0.5"});
+      UnwindCheck c = check_recording(data, "leaf", kLeafPath);
+      INFO("samples " << c.samples << ", in leaf " << c.in_leaf << ", on the path " << c.leaf_path
+                      << "; first wrong: " << c.first_wrong << "; first inexact: " << c.first_inexact);
+      REQUIRE(c.in_leaf >= 100);
+      CHECK(c.wrong == 0);
+      CHECK(c.differ_without_rule_cache == 0);
+      CHECK(c.leaf_path * 100 >= c.in_leaf * 99);
+    }
+  }
+}
+
+TEST_CASE("cli: perf.data: swprof's complete stacks are at least perf script's on the same dwarf file",
+          "[integration][perf_data]") {
+  for (const char* mode : {"leaf", "threads"}) {
+    SECTION(mode) {
+      TempDir dir;
+      const std::string data =
+          perf_record(dir, "dwarf.data", {"--call-graph", "dwarf"}, {known_bin("O2_nofp"), mode, "0.5"});
+      const double perf_share = perf_script_complete_share(dir, "dwarf.data");
+      const UnwindCheck c = check_recording(data, "leaf", {});
+      const double swprof_share = static_cast<double>(c.complete) / static_cast<double>(c.samples);
+      INFO("swprof " << swprof_share << ", perf script " << perf_share);
+      CHECK(swprof_share >= perf_share);
+    }
+  }
+}
+
+TEST_CASE("cli: perf.data: every command reads it", "[integration][perf_data]") {
+  TempDir dir;
+  const std::string data =
+      perf_record(dir, "perf.data", {"--call-graph", "dwarf"}, {known_bin("O2_nofp"), "leaf", "0.5"});
+  const std::string own = dir.file("own.swprof");
+  REQUIRE(swprof_in(dir, {"record", "-F", "999", "-o", own, "--", known_bin("O2_nofp"), "leaf", "0.3"}).exit_code == 0);
+
+  for (const char* format : {"text", "json", "folded", "speedscope"}) {
+    const ProcessResult r = swprof_in(dir, {"report", "-f", format, data});
+    INFO(format << ": " << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("leaf") != std::string::npos);
+  }
+  const ProcessResult folded = swprof_in(dir, {"report", "-f", "folded", data});
+  CHECK(folded.out.find("main;a;b;c;leaf") != std::string::npos);
+
+  const ProcessResult flame = swprof_in(dir, {"flamegraph", data, "-o", dir.file("f.html")});
+  INFO(flame.err);
+  CHECK(flame.exit_code == 0);
+  CHECK(read_file(dir.file("f.html")).find("leaf") != std::string::npos);
+
+  const ProcessResult script = swprof_in(dir, {"script", data});
+  CHECK(script.exit_code == 0);
+  CHECK(script.out.find("leaf") != std::string::npos);
+
+  const ProcessResult info = swprof_in(dir, {"info", data});
+  INFO(info.err);
+  CHECK(info.exit_code == 0);
+  CHECK(info.out.find("source format perf.data") != std::string::npos);
+  CHECK(info.out.find("events:       cpu-clock") != std::string::npos);
+  CHECK(info.out.find("complete stacks") != std::string::npos);
+
+  const ProcessResult diff = swprof_in(dir, {"diff", data, own});
+  INFO(diff.err);
+  CHECK(diff.exit_code == 0);
+  CHECK(diff.out.find("leaf") != std::string::npos);
+
+  const ProcessResult merge = swprof_in(dir, {"merge", data, own, "-o", dir.file("m.json")});
+  INFO(merge.err);
+  CHECK(merge.exit_code == 0);
+  CHECK(read_file(dir.file("m.json")).find("leaf") != std::string::npos);
+}
+
+TEST_CASE("cli: perf.data: cut or damaged files give one clear line, never a crash", "[integration][perf_data]") {
+  TempDir dir;
+  const std::string data =
+      perf_record(dir, "perf.data", {"--call-graph", "dwarf"}, {known_bin("O2_nofp"), "leaf", "0.3"});
+  const std::string bytes = read_file(data);
+  REQUIRE(bytes.size() > 4096);
+  auto write = [&](const std::string& name, const std::string& content) {
+    std::ofstream(dir.file(name), std::ios::binary) << content;
+    return dir.file(name);
+  };
+  auto check_clear = [&](const std::string& file) {
+    const ProcessResult r = swprof_in(dir, {"report", "-f", "folded", file});
+    INFO(file << " exit " << r.exit_code << ": " << r.err);
+    CHECK((r.exit_code == 0 || r.exit_code == 2));
+    if (r.exit_code == 2) {
+      CHECK(line_count(r.err) == 1);
+      CHECK(r.out.empty());
+    }
+  };
+  std::mt19937_64 rng(20261124);
+  for (int i = 0; i < 8; ++i) check_clear(write("cut" + std::to_string(i), bytes.substr(0, rng() % bytes.size())));
+
+  // Cut inside the data: a best-effort report with a warning.
+  const ProcessResult cut = swprof_in(dir, {"report", "-f", "folded", write("half", bytes.substr(0, bytes.size() / 2))});
+  INFO(cut.err);
+  CHECK(cut.exit_code == 0);
+  CHECK(cut.err.find("cut short") != std::string::npos);
+
+  // Damaged header fields: nothing readable, exit 2 with one line.
+  for (size_t at : {8, 16, 24, 32, 40}) {
+    std::string bad = bytes;
+    std::memset(bad.data() + at, 0xff, 8);
+    const std::string file = write("bad" + std::to_string(at), bad);
+    const ProcessResult r = swprof_in(dir, {"report", file});
+    INFO(at << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(line_count(r.err) == 1);
+    CHECK(r.err.find("perf.data file") != std::string::npos);
+  }
+  for (int i = 0; i < 8; ++i) {
+    std::string bad = bytes;
+    for (int k = 0; k < 16; ++k) bad[rng() % bad.size()] = static_cast<char>(rng());
+    check_clear(write("damaged" + std::to_string(i), bad));
+  }
+}

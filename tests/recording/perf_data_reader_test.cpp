@@ -1,0 +1,333 @@
+// PerfDataReader on perf.data images built byte by byte
+// (support/perf_data_image.h): what each record becomes, the header facts
+// from the attrs and feature sections, compressed records, what is skipped,
+// and files cut or damaged anywhere.
+
+#include <linux/perf_event.h>
+
+#include <catch2/catch.hpp>
+#include <random>
+
+#include "common/error.h"
+#include "recording/build_id.h"
+#include "recording/perf_data_reader.h"
+#include "sampler/proc.h"
+#include "support/perf_data_image.h"
+#include "unwind/registers.h"
+
+using namespace swprof;
+using namespace swprof::testing;
+
+namespace {
+
+constexpr uint64_t kDwarfSampleType = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD |
+                                      PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+constexpr uint64_t kRegsMask = 0xff0fff;  // perf's default for --call-graph dwarf on x86-64
+constexpr uint64_t kKernelMark = static_cast<uint64_t>(PERF_CONTEXT_KERNEL);
+constexpr uint64_t kUserMark = static_cast<uint64_t>(PERF_CONTEXT_USER);
+
+PerfImageEvent dwarf_event() {
+  PerfImageEvent e;
+  e.sample_type = kDwarfSampleType;
+  e.regs_mask = kRegsMask;
+  e.stack_size = 64;
+  e.ids = {11, 12};
+  return e;
+}
+
+// rax..r15 in perf's order with the ip (index 8) and sp (index 7) set.
+std::vector<uint64_t> regs_with(uint64_t ip, uint64_t sp) {
+  std::vector<uint64_t> regs(20, 0);
+  for (size_t i = 0; i < regs.size(); ++i) regs[i] = 0x100 + i;
+  regs[7] = sp;
+  regs[8] = ip;
+  return regs;
+}
+
+PerfImageSample dwarf_sample(uint64_t time) {
+  PerfImageSample s;
+  s.ip = 0x401000;
+  s.pid = s.tid = 42;
+  s.time = time;
+  s.period = 1001001;
+  s.callchain = {kKernelMark, 0xffffffff81000010ull, 0xffffffff81000020ull};
+  s.regs = regs_with(0x401000, 0x7ffd0000);
+  s.stack = ByteVector(40, 0xab);
+  s.dyn_size = 40;
+  return s;
+}
+
+PerfDataImage dwarf_image() {
+  PerfDataImage img;
+  img.add_event(dwarf_event());
+  img.set_hostname("buildhost");
+  img.set_os_release("6.1.0-test");
+  img.set_cmdline({"/usr/bin/perf", "record", "--call-graph", "dwarf", "--", "./app"});
+  img.set_event_names({"cpu-clock:ppp"});
+  img.add_build_id("/usr/bin/app", ByteVector{0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16});
+  img.add_record(img.comm(42, 42, "app", 100));
+  img.add_record(img.mmap2(42, 0x400000, 0x2000, 0, "/usr/bin/app", 200));
+  img.add_record(img.sample(dwarf_sample(300)));
+  return img;
+}
+
+std::vector<Record> read_all(PerfDataReader& reader) {
+  std::vector<Record> out;
+  while (auto r = reader.next()) {
+    if (auto* s = std::get_if<SampleView>(&*r)) s->stack = {}, s->kernel_chain = {}, s->user_chain = {};  // views die
+    out.push_back(std::move(*r));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("recording: perf.data: the header tells the event, rate, stack size, host and command", "[recording][perf_data]") {
+  const ByteVector file = dwarf_image().build();
+  PerfDataReader reader(Bytes(file.data(), file.size()), "perf.data");
+  const RecordingHeader& h = reader.header();
+  CHECK(h.event == "cpu-clock");  // the modifiers are perf's
+  CHECK(h.frequency == 999);
+  CHECK(h.period == 0);
+  CHECK(h.stack_size == 64);
+  CHECK(h.regs_mask == kRegsMask);
+  CHECK(h.host == "buildhost");
+  CHECK(h.kernel_release == "6.1.0-test");
+  CHECK(h.command == std::vector<std::string>{"./app"});
+  CHECK(reader.format() == SourceFormat::kPerfData);
+  CHECK(reader.events() == std::vector<std::string>{"cpu-clock:ppp"});
+}
+
+TEST_CASE("recording: perf.data: comm, mmap2 with the build-id of its file, and a dwarf sample", "[recording][perf_data]") {
+  const ByteVector file = dwarf_image().build();
+  PerfDataReader reader(Bytes(file.data(), file.size()), "perf.data");
+  auto comm = reader.next();
+  REQUIRE(comm);
+  REQUIRE(std::holds_alternative<CommRecord>(*comm));
+  CHECK(std::get<CommRecord>(*comm).comm == "app");
+  CHECK(std::get<CommRecord>(*comm).exec);
+  CHECK(std::get<CommRecord>(*comm).time == 100);
+
+  auto map = reader.next();
+  REQUIRE(map);
+  REQUIRE(std::holds_alternative<MappingRecord>(*map));
+  const auto& m = std::get<MappingRecord>(*map);
+  CHECK(m.path == "/usr/bin/app");
+  CHECK(m.start == 0x400000);
+  CHECK(m.length == 0x2000);
+  CHECK(m.prot == 5);
+  CHECK(m.time == 200);
+  CHECK(m.build_id_hex() == "deadbeef0102030405060708090a0b0c0d0e0f10");
+
+  auto rec = reader.next();
+  REQUIRE(rec);
+  REQUIRE(std::holds_alternative<SampleView>(*rec));
+  const auto& s = std::get<SampleView>(*rec);
+  CHECK(s.pid == 42);
+  CHECK(s.time == 300);
+  CHECK(s.period == 1001001);
+  CHECK(s.ip == 0x401000);
+  CHECK(s.abi == PERF_SAMPLE_REGS_ABI_64);
+  const Registers regs = Registers::from_sample(s);
+  CHECK(regs.pc() == 0x401000);
+  CHECK(regs.sp() == 0x7ffd0000);
+  CHECK(regs.get(kRax) == 0x100);
+  CHECK(regs.get(kR15) == 0x100 + 19);
+  CHECK(s.stack.size() == 40);
+  CHECK_FALSE(s.stack_truncated);
+  REQUIRE(s.kernel_depth() == 2);
+  CHECK(s.kernel_ip(0) == 0xffffffff81000010ull);
+  CHECK(s.user_chain.empty());
+
+  CHECK_FALSE(reader.next());
+  CHECK(reader.status().state == ReadStatus::State::kComplete);
+  CHECK(reader.status().records == 3);
+  CHECK(reader.status().skipped.empty());
+}
+
+TEST_CASE("recording: perf.data: a -g sample keeps its user chain; an MMAP is code", "[recording][perf_data]") {
+  PerfDataImage img;
+  PerfImageEvent e;
+  e.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
+  e.ids = {5};
+  img.add_event(e);
+  img.add_record(img.mmap(7, 0x10000, 0x1000, 0, "/bin/x", 1));
+  img.add_record(img.mmap(0xffffffffu, 0xffffffff81000000ull, 0x100000, 0, "[kernel.kallsyms]_text", 1));
+  PerfImageSample s;
+  s.pid = s.tid = 7;
+  s.ip = 0x10010;
+  s.time = 2;
+  s.callchain = {kKernelMark, 0xffffffff81000100ull, kUserMark, 0x10010, 0x10020, 0x10030};
+  img.add_record(img.sample(s));
+  const ByteVector file = img.build();
+  PerfDataReader reader(Bytes(file.data(), file.size()), "g.data");
+  auto map = reader.next();
+  REQUIRE(map);
+  CHECK(std::get<MappingRecord>(*map).prot == 5);  // PROT_READ | PROT_EXEC
+  auto rec = reader.next();
+  REQUIRE(rec);
+  const auto& sample = std::get<SampleView>(*rec);
+  CHECK(sample.kernel_depth() == 1);
+  REQUIRE(sample.user_chain_depth() == 3);
+  uint64_t second;
+  std::memcpy(&second, sample.user_chain.data() + 8, 8);
+  CHECK(second == 0x10020);
+  CHECK(sample.nregs == 0);
+  CHECK_FALSE(reader.next());
+  CHECK(reader.status().skipped.at("kernel and module mappings") == 1);
+}
+
+TEST_CASE("recording: perf.data: compressed records, one record split across them", "[recording][perf_data]") {
+  const PerfDataImage plain = dwarf_image();
+  const ByteVector plain_file = plain.build();
+  PerfDataReader plain_reader(Bytes(plain_file.data(), plain_file.size()), "plain");
+  const size_t expected = read_all(plain_reader).size();
+
+  PerfDataImage img;
+  img.add_event(dwarf_event());
+  ByteVector records;
+  for (int i = 0; i < 50; ++i) {
+    const ByteVector r = img.sample(dwarf_sample(1000 + i));
+    records.insert(records.end(), r.begin(), r.end());
+  }
+  // 7 pieces: the zstd stream is cut inside records.
+  img.add_record(PerfDataImage::compressed(records, 7));
+  img.add_record(img.comm(42, 42, "after", 5000));
+  const ByteVector file = img.build();
+  PerfDataReader reader(Bytes(file.data(), file.size()), "z.data");
+  const std::vector<Record> got = read_all(reader);
+  CHECK(expected == 3);
+  REQUIRE(got.size() == 51);
+  for (int i = 0; i < 50; ++i) CHECK(std::get<SampleView>(got[static_cast<size_t>(i)]).time == 1000u + static_cast<unsigned>(i));
+  CHECK(std::get<CommRecord>(got[50]).comm == "after");
+  CHECK(reader.status().state == ReadStatus::State::kComplete);
+  CHECK(reader.status().skipped.empty());
+}
+
+TEST_CASE("recording: perf.data: other events, 32-bit samples and unknown records are skipped and counted",
+          "[recording][perf_data]") {
+  PerfDataImage img;
+  PerfImageEvent dummy;  // perf's side-band placeholder comes first
+  dummy.config = 9;
+  dummy.sample_type = kDwarfSampleType | PERF_SAMPLE_IDENTIFIER;
+  dummy.regs_mask = kRegsMask;
+  dummy.stack_size = 64;
+  dummy.ids = {1};
+  img.add_event(dummy);
+  PerfImageEvent clock = dummy;
+  clock.config = 0;
+  clock.ids = {2};
+  img.add_event(clock);
+  PerfImageEvent faults = dummy;
+  faults.config = 2;
+  faults.ids = {3};
+  img.add_event(faults);
+  PerfImageSample s = dwarf_sample(10);
+  s.id = 2;
+  img.add_record(img.sample(s));
+  s.id = 3;
+  img.add_record(img.sample(s));
+  s.id = 99;
+  img.add_record(img.sample(s));
+  s.id = 2;
+  s.abi = PERF_SAMPLE_REGS_ABI_32;
+  img.add_record(img.sample(s));
+  img.add_record(PerfDataImage::record(200, 0, ByteVector(16, 0)));
+  img.add_record(PerfDataImage::record(68, 0, {}));  // FINISHED_ROUND: nothing to count
+  const ByteVector file = img.build();
+  PerfDataReader reader(Bytes(file.data(), file.size()), "multi.data");
+  CHECK(reader.header().event == "cpu-clock");
+  CHECK(reader.events() == std::vector<std::string>{"cpu-clock", "dummy", "page-faults"});
+  CHECK(read_all(reader).size() == 1);
+  const auto& skipped = reader.status().skipped;
+  CHECK(skipped.at("samples of event 'page-faults'") == 1);
+  CHECK(skipped.at("samples of unknown events") == 1);
+  CHECK(skipped.at("samples of 32-bit processes") == 1);
+  CHECK(skipped.at("records of type 200") == 1);
+  CHECK(skipped.size() == 4);
+  CHECK(reader.status().state == ReadStatus::State::kComplete);
+}
+
+TEST_CASE("recording: perf.data: damaged headers are one clear error", "[recording][perf_data]") {
+  const ByteVector good = dwarf_image().build();
+  auto error_of = [](ByteVector bytes) -> std::string {
+    try {
+      PerfDataReader reader(Bytes(bytes.data(), bytes.size()), "bad.data");
+      return "";
+    } catch (const Error& e) {
+      return e.what();
+    }
+  };
+  auto patched = [&](size_t at, uint64_t value) {
+    ByteVector b = good;
+    std::memcpy(b.data() + at, &value, 8);
+    return b;
+  };
+  CHECK_THAT(error_of(ByteVector(good.begin(), good.begin() + 50)), Catch::Contains("cut inside its header"));
+  CHECK_THAT(error_of(patched(8, 16)), Catch::Contains("pipe"));
+  CHECK_THAT(error_of(patched(8, 200)), Catch::Contains("damaged header"));
+  CHECK_THAT(error_of(patched(16, 7)), Catch::Contains("damaged header"));                  // attr_size
+  CHECK_THAT(error_of(patched(24, uint64_t{1} << 40)), Catch::Contains("attribute section"));  // attrs offset
+  CHECK_THAT(error_of(patched(32, 0)), Catch::Contains("damaged header"));                  // no events
+  CHECK_THAT(error_of(patched(40, uint64_t{1} << 40)), Catch::Contains("before its data"));  // data offset
+}
+
+TEST_CASE("recording: perf.data: cut at any byte or with random damage, never a crash", "[recording][perf_data]") {
+  PerfDataImage img = dwarf_image();
+  ByteVector records;
+  for (int i = 0; i < 20; ++i) {
+    const ByteVector r = img.sample(dwarf_sample(400 + i));
+    records.insert(records.end(), r.begin(), r.end());
+  }
+  img.add_record(PerfDataImage::compressed(records, 3));
+  const ByteVector good = img.build();
+  size_t refused = 0, cut_short = 0;
+  for (size_t size = 0; size < good.size(); ++size) {
+    try {
+      PerfDataReader reader(Bytes(good.data(), size), "cut.data");
+      read_all(reader);
+      CHECK(reader.status().state != ReadStatus::State::kReading);
+      CHECK(reader.status().good_bytes <= size);
+      cut_short += reader.status().state != ReadStatus::State::kComplete;
+    } catch (const Error&) {
+      ++refused;
+    }
+  }
+  CHECK(refused > 0);
+  CHECK(cut_short > 0);
+  std::mt19937 rng(14);
+  for (int round = 0; round < 2000; ++round) {
+    ByteVector bad = good;
+    for (int k = 0; k < 4; ++k) bad[rng() % bad.size()] = static_cast<uint8_t>(rng());
+    try {
+      PerfDataReader reader(Bytes(bad.data(), bad.size()), "bad.data");
+      read_all(reader);
+      CHECK(reader.status().state != ReadStatus::State::kReading);
+    } catch (const Error&) {
+    }
+  }
+}
+
+TEST_CASE("recording: perf.data: the running vDSO serves when perf recorded its build-id", "[recording][perf_data]") {
+  const std::vector<uint8_t> vdso = read_own_vdso();
+  REQUIRE_FALSE(vdso.empty());
+  const auto id = read_build_id(Bytes(vdso.data(), vdso.size()));
+  REQUIRE(id);
+  PerfDataImage img = dwarf_image();
+  img.add_build_id("[vdso]", *id);
+  const ByteVector file = img.build();
+  PerfDataReader reader(Bytes(file.data(), file.size()), "vdso.data");
+  auto first = reader.next();
+  REQUIRE(first);
+  REQUIRE(std::holds_alternative<ImageRecord>(*first));
+  CHECK(std::get<ImageRecord>(*first).name == "[vdso]");
+  CHECK(std::get<ImageRecord>(*first).bytes.size() == vdso.size());
+
+  PerfDataImage other = dwarf_image();
+  other.add_build_id("[vdso]", ByteVector(20, 0x77));  // another kernel's
+  const ByteVector other_file = other.build();
+  PerfDataReader other_reader(Bytes(other_file.data(), other_file.size()), "other.data");
+  auto rec = other_reader.next();
+  REQUIRE(rec);
+  CHECK(std::holds_alternative<CommRecord>(*rec));
+}
