@@ -69,6 +69,7 @@ struct Profile {
   bool reversed = false;       // stacks are leaf first (--reverse)
   std::map<uint32_t, ProfileThread> threads;  // by tid, threads with kept samples
   std::vector<std::string> warnings;          // missing binaries, damaged file, ...
+  std::vector<MappedFile> mapped_files;       // from a recording only (PipelineResult::mapped_files)
   CallTree tree;
 
   double duration_seconds() const {
