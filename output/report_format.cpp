@@ -12,7 +12,8 @@ ReportFormat parse_report_format(const std::string& name) {
   if (name == "folded") return ReportFormat::kFolded;
   if (name == "json") return ReportFormat::kJson;
   if (name == "speedscope") return ReportFormat::kSpeedscope;
-  throw Error("unknown format '" + name + "': use text, folded, json or speedscope");
+  if (name == "pprof") return ReportFormat::kPprof;
+  throw Error("unknown format '" + name + "': use text, folded, json, speedscope or pprof");
 }
 
 std::string format_context_id(uint64_t id) {

@@ -7,7 +7,7 @@
 
 namespace swprof {
 
-enum class ReportFormat { kText, kFolded, kJson, kSpeedscope };
+enum class ReportFormat { kText, kFolded, kJson, kSpeedscope, kPprof };
 // Throws Error naming the formats for an unknown one.
 ReportFormat parse_report_format(const std::string& name);
 

@@ -12,6 +12,8 @@ PACKAGES=(
   python3-jsonschema  # validates JSON profiles against docs/json-format.schema.json in the tests
   golang-go           # builds the Go test programs (tests/programs/go): pclntab reading and the Go stepper
   clang libclang-rt-14-dev  # the fuzz targets (scripts/fuzz.sh): clang's libFuzzer, ASan and UBSan runtimes
+  protobuf-compiler libprotobuf-dev  # report -f pprof: protoc compiles output/proto/profile.proto, libprotobuf writes it
+                                     # (the tests read it back with golang-go's `go tool pprof`)
 )
 
 missing=()

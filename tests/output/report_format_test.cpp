@@ -7,7 +7,9 @@ using namespace swprof;
 
 TEST_CASE("format names") {
   CHECK(parse_report_format("folded") == ReportFormat::kFolded);
+  CHECK(parse_report_format("pprof") == ReportFormat::kPprof);
   CHECK_THROWS_WITH(parse_report_format("svg"), Catch::Contains("unknown format 'svg'"));
+  CHECK_THROWS_WITH(parse_report_format("svg"), Catch::Contains("speedscope or pprof"));
 }
 
 TEST_CASE("context ids: 16 hex digits, read back as written") {
