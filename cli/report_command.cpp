@@ -1,5 +1,5 @@
-// `swprof report [FILE]`: text, folded, JSON or speedscope from a recording
-// or a JSON profile.
+// `swprof report [FILE]`: text, folded, JSON, speedscope or pprof from a
+// recording or a JSON profile.
 
 #include <memory>
 #include <string>
@@ -43,16 +43,17 @@ void write_report(const Profile& profile, ReportFormat format, const ReportArgs&
     }
     case ReportFormat::kJson: write_json_profile(profile, out); break;
     case ReportFormat::kSpeedscope: write_speedscope(profile, out); break;
+    case ReportFormat::kPprof: write_pprof(profile, out); break;
   }
 }
 
 }  // namespace
 
 std::function<int()> add_report_command(CLI::App& app) {
-  auto* sub = app.add_subcommand("report", "summarize a recording: text report, folded stacks, JSON or speedscope");
+  auto* sub = app.add_subcommand("report", "summarize a recording: text report, folded stacks, JSON, speedscope or pprof");
   auto a = std::make_shared<ReportArgs>();
   sub->add_option("file", a->path, "recording or JSON profile (default swprof.data)");
-  sub->add_option("-f,--format", a->format, "text (default), folded, json or speedscope");
+  sub->add_option("-f,--format", a->format, "text (default), folded, json, speedscope or pprof (gzipped profile.proto, for go tool pprof, Pyroscope, Parca, Grafana)");
   sub->add_option("-o,--output", a->output, "write here instead of standard output");
   add_number(sub, "--min-percent", a->min_percent, {0, 100}, "text: hide tree nodes under this % of samples (default 0.5)");
   add_number(sub, "--top", a->top, {0, 1000000, true}, "text: rows in the top-functions table (default 25)");
@@ -66,8 +67,9 @@ std::function<int()> add_report_command(CLI::App& app) {
     OutputFile out(a->output);  // fails before any work when it cannot be written
     const InputKind kind = detect_input(a->path);
     ProfileArgs args = a->profile;
-    // speedscope has one profile per thread.
-    if (format == ReportFormat::kSpeedscope && !args.thread_names && kind == InputKind::kRecording)
+    // speedscope has one profile per thread; pprof labels each sample with its thread.
+    const bool by_thread = format == ReportFormat::kSpeedscope || format == ReportFormat::kPprof;
+    if (by_thread && !args.thread_names && kind == InputKind::kRecording)
       args.per_thread = true;
     const Profile profile = load_profile(a->path, kind, args, "report");
     if (by_context) write_context_stack(profile, context_id, out.stream());
