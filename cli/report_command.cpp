@@ -1,6 +1,8 @@
 // `swprof report [FILE]`: text, folded, JSON, speedscope or pprof from a
 // recording or a JSON profile.
 
+#include <unistd.h>
+
 #include <memory>
 #include <string>
 
@@ -47,6 +49,12 @@ void write_report(const Profile& profile, ReportFormat format, const ReportArgs&
   }
 }
 
+// pprof is gzipped binary: not for a terminal.
+void check_binary_destination(ReportFormat format, const std::string& output) {
+  if (format == ReportFormat::kPprof && (output.empty() || output == "-") && isatty(STDOUT_FILENO))
+    throw Error("pprof output is binary: write it to a file with -o FILE (e.g. -o prof.pb.gz) or redirect it");
+}
+
 }  // namespace
 
 std::function<int()> add_report_command(CLI::App& app) {
@@ -64,6 +72,7 @@ std::function<int()> add_report_command(CLI::App& app) {
     const ReportFormat format = parse_report_format(a->format);
     const bool by_context = !a->context_id.empty();
     const uint64_t context_id = by_context ? parse_context_id(a->context_id) : 0;
+    if (!by_context) check_binary_destination(format, a->output);
     OutputFile out(a->output);  // fails before any work when it cannot be written
     const InputKind kind = detect_input(a->path);
     ProfileArgs args = a->profile;

@@ -235,3 +235,17 @@ TEST_CASE("report pprof: off-CPU and wall profiles give their time as the sample
   CHECK(nap > 0);
   CHECK(nap < total);
 }
+
+TEST_CASE("report pprof: refuses to write its binary output to a terminal", "[cli]") {
+  TempDir dir;
+  const std::string profile = std::string(GOLDEN_DIR) + "/report/profile.json";
+  // python3's pty module runs swprof with a terminal as its standard output.
+  const std::string spawn = "import os, pty, sys; sys.exit(os.waitstatus_to_exitcode(pty.spawn(sys.argv[1:])))";
+  auto tty = run({"/usr/bin/python3", "-c", spawn, swprof_bin(), "report", profile, "-f", "pprof"}, dir.path());
+  CHECK(tty.exit_code == 2);
+  CHECK(tty.out.find("pprof output is binary: write it to a file with -o FILE") != std::string::npos);
+  // Redirected, or with -o, it is written.
+  auto redirected = run({swprof_bin(), "report", profile, "-f", "pprof"}, dir.path());
+  CHECK(redirected.exit_code == 0);
+  CHECK(read_pprof(redirected.out).sample_size() > 0);
+}
