@@ -2,8 +2,7 @@
 
 #include "output/pprof_writer.h"
 
-#include <google/protobuf/io/gzip_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <map>
@@ -279,14 +278,46 @@ class PprofBuilder {
   std::map<std::vector<uint32_t>, uint64_t> locations_;                // by frame chain
 };
 
+// zlib's deflate with a gzip wrapper (RFC 1952), as pprof files are stored.
+class GzipDeflater {
+ public:
+  GzipDeflater() {
+    constexpr int kGzipWindow = 15 + 16;  // 32 KiB window, gzip header and trailer
+    if (deflateInit2(&z_, Z_DEFAULT_COMPRESSION, Z_DEFLATED, kGzipWindow, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+      throw Error("cannot write the pprof profile: zlib could not start");
+  }
+  ~GzipDeflater() { deflateEnd(&z_); }
+  GzipDeflater(const GzipDeflater&) = delete;
+  GzipDeflater& operator=(const GzipDeflater&) = delete;
+
+  // Compresses all of `bytes` (under 4 GiB: a protobuf message is under 2)
+  // onto `out`, and ends the stream.
+  void finish(const std::string& bytes, std::ostream& out) {
+    z_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
+    z_.avail_in = static_cast<uInt>(bytes.size());
+    char buffer[1 << 16];
+    int status = Z_OK;
+    while (status != Z_STREAM_END) {
+      z_.next_out = reinterpret_cast<Bytef*>(buffer);
+      z_.avail_out = sizeof buffer;
+      status = deflate(&z_, Z_FINISH);
+      if (status != Z_OK && status != Z_STREAM_END)
+        throw Error("cannot write the pprof profile: zlib failed");
+      out.write(buffer, static_cast<std::streamsize>(sizeof buffer - z_.avail_out));
+    }
+  }
+
+ private:
+  z_stream z_{};
+};
+
 }  // namespace
 
 void write_pprof(const Profile& profile, std::ostream& out) {
-  const pb::Profile message = PprofBuilder(profile).build();
-  google::protobuf::io::OstreamOutputStream raw(&out);
-  google::protobuf::io::GzipOutputStream gzip(&raw);
-  if (!message.SerializeToZeroCopyStream(&gzip) || !gzip.Close())
-    throw Error("cannot write the pprof profile: " + std::string(gzip.ZlibErrorMessage() ? gzip.ZlibErrorMessage() : "write failed"));
+  std::string bytes;
+  if (!PprofBuilder(profile).build().SerializeToString(&bytes))
+    throw Error("cannot write the pprof profile: it exceeds protobuf's 2 GiB limit");
+  GzipDeflater().finish(bytes, out);
 }
 
 }  // namespace swprof
