@@ -60,19 +60,16 @@ std::string basename_of(const std::string& path) {
 }
 
 // A thread root frame's thread: its name, and its tid when the roots are per
-// thread and the profile knows that thread by that name.
+// thread ("name [tid]", for a thread the profile has; a thread renamed by
+// exec has a root per name, all with its tid).
 struct ThreadLabel {
   std::string name;
   std::optional<uint32_t> tid;
 };
 
 ThreadLabel thread_label(const Profile& p, const std::string& root_name) {
-  if (auto parsed = parse_thread_root_name(root_name)) {
-    auto it = p.threads.find(parsed->second);
-    const bool known = p.threads.empty() ||
-                       (it != p.threads.end() && (it->second.comm.empty() ? "[unknown]" : it->second.comm) == parsed->first);
-    if (known) return {parsed->first, parsed->second};
-  }
+  if (auto parsed = parse_thread_root_name(root_name))
+    if (p.threads.empty() || p.threads.count(parsed->second)) return {parsed->first, parsed->second};
   return {root_name, std::nullopt};
 }
 

@@ -222,3 +222,26 @@ TEST_CASE("pprof: guessed frames say so in their function's name") {
   p.tree.sort_children();
   CHECK(stacks(written(p)).count("leaf;maybe (guessed);main") == 1);
 }
+
+TEST_CASE("pprof: a thread renamed by exec keeps its tid under each name; a name like a root is only a name") {
+  Profile p = sample_profile();
+  p.tree = CallTree();
+  p.threads.clear();
+  p.threads[42] = ProfileThread{42, "new", 3};
+  add_stack(p.tree, {fn("old [42]", "[thread]", kCctThread), fn("main")}, 1);
+  add_stack(p.tree, {fn("new [42]", "[thread]", kCctThread), fn("main")}, 2);
+  add_stack(p.tree, {fn("named [7]", "[thread]", kCctThread), fn("main")}, 4);  // no thread 7: --thread-names
+  p.tree.sort_children();
+  const pb::Profile out = written(p);
+  std::map<std::string, int64_t> tid_by_name;
+  for (const auto& s : out.sample()) {
+    std::string name;
+    int64_t id = -1;
+    for (const auto& l : s.label()) {
+      if (pprof_string(out, l.key()) == "thread") name = pprof_string(out, l.str());
+      if (pprof_string(out, l.key()) == "thread_id") id = l.num();
+    }
+    tid_by_name[name] = id;
+  }
+  CHECK(tid_by_name == std::map<std::string, int64_t>{{"old", 42}, {"new", 42}, {"named [7]", -1}});
+}
