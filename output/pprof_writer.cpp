@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/text_escape.h"
 #include "output/proto/profile.pb.h"
 
 namespace swprof {
@@ -90,9 +91,12 @@ class PprofBuilder {
   }
 
  private:
+  // Every string the profile holds, escaped as for a terminal: pprof's
+  // viewers print names as they are, and profile.proto's strings must be
+  // valid UTF-8 (a hostile name's control and invalid bytes become \xNN).
   int64_t str(const std::string& s) {
     auto [it, inserted] = strings_.try_emplace(s, msg_.string_table_size());
-    if (inserted) msg_.add_string_table(s);
+    if (inserted) msg_.add_string_table(terminal_safe(s));
     return it->second;
   }
 
