@@ -1,5 +1,7 @@
-// `swprof report [FILE]`: text, folded, JSON or speedscope from a recording
-// or a JSON profile.
+// `swprof report [FILE]`: text, folded, JSON, speedscope or pprof from a
+// recording or a JSON profile.
+
+#include <unistd.h>
 
 #include <memory>
 #include <string>
@@ -44,16 +46,25 @@ void write_report(const Profile& profile, ReportFormat format, const ReportArgs&
     }
     case ReportFormat::kJson: write_json_profile(profile, out); break;
     case ReportFormat::kSpeedscope: write_speedscope(profile, out); break;
+    case ReportFormat::kPprof: write_pprof(profile, out); break;
   }
+}
+
+// pprof is gzipped binary: not for a terminal.
+void check_binary_destination(ReportFormat format, const std::string& output) {
+  if (format == ReportFormat::kPprof && (output.empty() || output == "-") && isatty(STDOUT_FILENO))
+    throw Error("pprof output is binary: write it to a file with -o FILE (e.g. -o prof.pb.gz) or redirect it");
 }
 
 }  // namespace
 
 std::function<int()> add_report_command(CLI::App& app) {
-  auto* sub = app.add_subcommand("report", "summarize a recording: text report, folded stacks, JSON or speedscope");
+  auto* sub = app.add_subcommand("report", "summarize a recording: text report, folded stacks, JSON, speedscope or pprof");
   auto a = std::make_shared<ReportArgs>();
   sub->add_option("file", a->path, "recording or JSON profile (default swprof.data)");
-  sub->add_option("-f,--format", a->format, "text (default), folded, json or speedscope")
+  sub->add_option("-f,--format", a->format,
+                  "text (default), folded, json, speedscope or pprof (gzipped profile.proto, for go tool pprof, "
+                  "Pyroscope, Parca, Grafana)")
       ->check(choices(report_format_names()));
   sub->add_option("-o,--output", a->output, "write here instead of standard output");
   add_number(sub, "--min-percent", a->min_percent, {0, 100}, "text: hide tree nodes under this % of samples (default 0.5)");
@@ -65,14 +76,15 @@ std::function<int()> add_report_command(CLI::App& app) {
     const ReportFormat format = parse_report_format(a->format);
     const bool by_context = !a->context_id.empty();
     const uint64_t context_id = by_context ? parse_context_id(a->context_id) : 0;
+    if (!by_context) check_binary_destination(format, a->output);
     OutputFile out(a->output);  // fails before any work when it cannot be written
     const InputKind kind = detect_input(a->path);
     ProfileArgs args = a->profile;
-    // speedscope has one profile per thread, its samples in time order.
-    if (format == ReportFormat::kSpeedscope && kind == InputKind::kRecording) {
-      if (!args.thread_names) args.per_thread = true;
-      args.timeline = !by_context;
-    }
+    // speedscope has one profile per thread, its samples in time order;
+    // pprof labels each sample with its thread.
+    const bool by_thread = format == ReportFormat::kSpeedscope || format == ReportFormat::kPprof;
+    if (by_thread && !args.thread_names && kind == InputKind::kRecording) args.per_thread = true;
+    if (format == ReportFormat::kSpeedscope && kind == InputKind::kRecording) args.timeline = !by_context;
     const Profile profile = load_profile(a->path, kind, args, "report");
     if (by_context) write_context_stack(profile, context_id, out.stream());
     else write_report(profile, format, *a, out.stream());

@@ -5,6 +5,7 @@
 #include "output/folded_writer.h"
 #include "output/json_profile_reader.h"
 #include "output/json_profile_writer.h"
+#include "output/pprof_writer.h"
 #include "output/report_format.h"
 #include "output/speedscope_writer.h"
 #include "output/text_report.h"

@@ -15,14 +15,15 @@ struct NamedFormat {
 constexpr NamedFormat kFormats[] = {{"text", ReportFormat::kText},
                                     {"folded", ReportFormat::kFolded},
                                     {"json", ReportFormat::kJson},
-                                    {"speedscope", ReportFormat::kSpeedscope}};
+                                    {"speedscope", ReportFormat::kSpeedscope},
+                                    {"pprof", ReportFormat::kPprof}};
 
 }  // namespace
 
 ReportFormat parse_report_format(const std::string& name) {
   for (const NamedFormat& f : kFormats)
     if (name == f.name) return f.format;
-  throw Error("unknown format '" + name + "': use text, folded, json or speedscope");
+  throw Error("unknown format '" + name + "': use text, folded, json, speedscope or pprof");
 }
 
 std::vector<std::string> report_format_names() {

@@ -8,7 +8,7 @@
 
 namespace swprof {
 
-enum class ReportFormat { kText, kFolded, kJson, kSpeedscope };
+enum class ReportFormat { kText, kFolded, kJson, kSpeedscope, kPprof };
 // Throws Error naming the formats for an unknown one.
 ReportFormat parse_report_format(const std::string& name);
 // The names parse_report_format takes, in the order help lists them.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <unordered_set>
 
 #include "profile/thread_names.h"
 #include "recording/trailing_images.h"
@@ -10,6 +11,20 @@ namespace swprof {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Collects PipelineResult::mapped_files: one hash lookup per mapping record.
+class MappedFiles {
+ public:
+  void add(const MappingRecord& r, std::vector<MappedFile>& out) {
+    constexpr uint32_t kProtExec = 4;  // PROT_EXEC
+    if (!(r.prot & kProtExec) || (is_anonymous_path(r.path) && r.path != "[vdso]")) return;
+    if (!seen_.insert(r.path).second) return;
+    out.push_back(MappedFile{r.path, r.build_id_hex(), r.start, r.start + r.length, r.file_offset});
+  }
+
+ private:
+  std::unordered_set<std::string> seen_;
+};
 
 // One pass: the state the records build up, and one handler per kind of
 // record the pass needs (samples come unwound, from RecordingUnwinder).
@@ -44,6 +59,7 @@ class PipelineRun {
   void operator()(const CommRecord& r) { names_.on_comm(r); }
   void operator()(const TaskRecord& r) { names_.on_task(r); }
   void operator()(const LostRecord& r) { result_.lost += r.count; }
+  void operator()(const MappingRecord& r) { mapped_files_.add(r, result_.mapped_files); }
   void operator()(const ImageRecord& r) {
     if (auto pid = pid_of_perf_map_image(r.name))
       symbols_.add_recorded_perf_map(*pid, std::string_view(reinterpret_cast<const char*>(r.bytes.data()), r.bytes.size()));
@@ -114,6 +130,7 @@ class PipelineRun {
   const Clock::time_point started_ = Clock::now();
   SampleFilter filter_;
   ThreadNames names_;
+  MappedFiles mapped_files_;
   Symbolizer symbols_;
   std::vector<const SymbolizedAddress*> user_symbols_, kernel_symbols_;  // of the current sample
   PipelineResult result_;

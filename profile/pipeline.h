@@ -91,6 +91,17 @@ struct ArchiveUse {
   size_t binaries_supplied = 0;
 };
 
+// A file the recorded processes mapped executable, as its first mapping
+// record gave it: where the pprof output places a module (other reports name
+// modules only).
+struct MappedFile {
+  std::string path;
+  std::string build_id;  // hex; empty when the record had none
+  uint64_t start = 0;
+  uint64_t limit = 0;    // start + length
+  uint64_t file_offset = 0;
+};
+
 // What the pass saw, over every sample read (before filters).
 struct PipelineResult {
   RecordingHeader header;
@@ -102,6 +113,8 @@ struct PipelineResult {
   uint64_t last_time = 0;
   std::vector<std::string> warnings;  // the unwinder's, then the symbolizer's (missing binaries, ...)
   std::optional<ArchiveUse> archive;  // when one was found
+  // Executable files (and the vDSO) in the order first mapped, one per path.
+  std::vector<MappedFile> mapped_files;
 };
 
 // `options` with the archive of `recording` opened (find_archive, from

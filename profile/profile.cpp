@@ -80,6 +80,7 @@ void take_pass(Profile& p, PipelineResult&& pass) {
   p.first_time = pass.first_time;
   p.last_time = pass.last_time;
   p.warnings = std::move(pass.warnings);
+  p.mapped_files = std::move(pass.mapped_files);
   const ReadStatus& st = pass.status;
   if (!st.ok())
     p.warnings.push_back("recording '" + p.source + "' is " +

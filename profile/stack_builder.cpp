@@ -10,6 +10,17 @@ std::string thread_root_name(ThreadRoots mode, const std::string& comm, uint32_t
   return name;
 }
 
+std::optional<std::pair<std::string, uint32_t>> parse_thread_root_name(const std::string& name) {
+  const size_t open = name.rfind(" [");
+  if (open == std::string::npos || name.back() != ']') return std::nullopt;
+  const std::string digits = name.substr(open + 2, name.size() - open - 3);
+  if (digits.empty() || digits.size() > 10 || digits.find_first_not_of("0123456789") != std::string::npos)
+    return std::nullopt;
+  const uint64_t tid = std::stoull(digits);
+  if (tid > UINT32_MAX) return std::nullopt;
+  return std::make_pair(name.substr(0, open), static_cast<uint32_t>(tid));
+}
+
 StackBuilder::StackBuilder(CallTree& tree, ThreadRoots roots, bool reverse)
     : tree_(tree), roots_(roots), reverse_(reverse) {
   stack_.reserve(512);

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "profile/call_tree.h"
@@ -34,6 +35,9 @@ enum class ThreadRoots {
 
 // Name of the thread root frame for `comm` and `tid` under `mode`.
 std::string thread_root_name(ThreadRoots mode, const std::string& comm, uint32_t tid);
+// The thread a root frame's name gives back: ("name", tid) for "name [tid]"
+// (kThread); nullopt for a name without a trailing " [digits]" (kComm).
+std::optional<std::pair<std::string, uint32_t>> parse_thread_root_name(const std::string& name);
 
 class StackBuilder {
  public:

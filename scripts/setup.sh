@@ -13,6 +13,8 @@ PACKAGES=(
   golang-go           # builds the Go test programs (tests/programs/go): pclntab reading and the Go stepper
   clang libclang-rt-14-dev  # the fuzz targets (scripts/fuzz.sh): clang's libFuzzer, ASan and UBSan runtimes
   dpkg-dev man-db     # the .deb's dependencies (dpkg-shlibdeps, scripts/package.sh) and the man page test
+  protobuf-compiler libprotobuf-dev  # report -f pprof: protoc compiles output/proto/profile.proto, libprotobuf writes it
+                                     # (the tests read it back with golang-go's `go tool pprof`)
 )
 
 missing=()

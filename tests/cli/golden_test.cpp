@@ -3,6 +3,8 @@
 // with host, paths and pids normalized), and on a wall-time profile of the
 // known_waits pattern (wall-profile.json, written by make_wall_profile.py),
 // compared byte for byte.
+// pprof is binary: its golden files hold the decoded message in protobuf text
+// format (tests/support/pprof_text.h).
 // SWPROF_UPDATE_GOLDEN=1 rewrites the expected files.
 
 #include <catch2/catch.hpp>
@@ -11,6 +13,7 @@
 #include <sstream>
 
 #include "support/cli_harness.h"
+#include "support/pprof_text.h"
 #include "support/read_file.h"
 #include "support/temp_dir.h"
 
@@ -18,8 +21,8 @@ using namespace swprof::testing;
 
 namespace {
 
-void check_golden(const std::vector<std::string>& args, const std::string& expected_name,
-                  const std::string& input = "profile.json") {
+// `swprof report` of `input` with `args`: its standard output.
+std::string report_output(const std::vector<std::string>& args, const std::string& input) {
   const std::string dir = std::string(GOLDEN_DIR) + "/report";
   std::vector<std::string> argv = {swprof_bin(), "report", dir + "/" + input};
   argv.insert(argv.end(), args.begin(), args.end());
@@ -27,11 +30,20 @@ void check_golden(const std::vector<std::string>& args, const std::string& expec
   auto r = run(argv, scratch.path());
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  const std::string expected_path = dir + "/" + expected_name;
-  if (std::getenv("SWPROF_UPDATE_GOLDEN")) std::ofstream(expected_path, std::ios::binary) << r.out;
+  return r.out;
+}
+
+void compare_golden(const std::string& out, const std::string& expected_name) {
+  const std::string expected_path = std::string(GOLDEN_DIR) + "/report/" + expected_name;
+  if (std::getenv("SWPROF_UPDATE_GOLDEN")) std::ofstream(expected_path, std::ios::binary) << out;
   const std::string expected = read_file(expected_path);
   REQUIRE_FALSE(expected.empty());
-  CHECK(r.out == expected);
+  CHECK(out == expected);
+}
+
+void check_golden(const std::vector<std::string>& args, const std::string& expected_name,
+                  const std::string& input = "profile.json") {
+  compare_golden(report_output(args, input), expected_name);
 }
 
 }  // namespace
@@ -48,4 +60,11 @@ TEST_CASE("golden: folded, wall time") { check_golden({"-f", "folded"}, "expecte
 TEST_CASE("golden: json, wall time") { check_golden({"-f", "json"}, "expected-wall.json", "wall-profile.json"); }
 TEST_CASE("golden: speedscope, wall time") {
   check_golden({"-f", "speedscope"}, "expected-wall.speedscope.json", "wall-profile.json");
+}
+
+TEST_CASE("golden: pprof") {
+  compare_golden(pprof_text(report_output({"-f", "pprof"}, "profile.json")), "expected.pprof.txt");
+}
+TEST_CASE("golden: pprof, wall time") {
+  compare_golden(pprof_text(report_output({"-f", "pprof"}, "wall-profile.json")), "expected-wall.pprof.txt");
 }

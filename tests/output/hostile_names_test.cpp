@@ -11,6 +11,7 @@
 #include "output/info_text.h"
 #include "output/report.h"
 #include "output/script_writer.h"
+#include "support/pprof_text.h"
 #include "support/profile_fixture.h"
 
 using namespace swprof;
@@ -265,4 +266,19 @@ TEST_CASE("quote_command: arguments a shell reads back, control bytes as $'\\xNN
   CHECK(quote_command({"it's", "back\\slash'"}) == "$'it\\'s' $'back\\\\slash\\''");
   CHECK(quote_command({"tab\there", "\x1b[2J"}) == "$'tab\\x09here' $'\\x1b[2J'");
   CHECK(quote_command({"größe"}) == "größe");
+}
+
+TEST_CASE("hostile names: pprof strings are valid UTF-8 with escapes, never raw control bytes", "[hostile]") {
+  std::ostringstream out;
+  write_pprof(hostile_profile(10, 10, "./app" + kClear), out);
+  const perftools::profiles::Profile p = read_pprof(out.str());  // a proto3 string must be UTF-8 to parse
+  std::string all;
+  for (const auto& s : p.string_table()) {
+    CHECK_NO_RAW_CONTROL(s);
+    all += s + "\n";
+  }
+  CHECK_THAT(all, Catch::Contains("evil\\x1b[2Jname\n"));
+  CHECK_THAT(all, Catch::Contains("\\x1b]0;pwned\\x07title"));
+  CHECK_THAT(all, Catch::Contains("two\\x0alines\\x0d"));
+  CHECK_THAT(all, Catch::Contains("c1\\xc2\\x9b2J\\x9b"));
 }

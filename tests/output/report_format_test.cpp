@@ -10,7 +10,9 @@ using namespace swprof;
 
 TEST_CASE("format names") {
   CHECK(parse_report_format("folded") == ReportFormat::kFolded);
+  CHECK(parse_report_format("pprof") == ReportFormat::kPprof);
   CHECK_THROWS_WITH(parse_report_format("svg"), Catch::Contains("unknown format 'svg'"));
+  CHECK_THROWS_WITH(parse_report_format("svg"), Catch::Contains("speedscope or pprof"));
 }
 
 TEST_CASE("format names: the list shell completion offers is what the parser takes") {

@@ -220,3 +220,41 @@ TEST_CASE("pipeline: kernel frames are named from the recording's kernel symbols
   CHECK(sink.same == sink.frames);
   for (const std::string& w : pass.warnings) CHECK(w.find("unreadable") == std::string::npos);
 }
+
+TEST_CASE("pipeline: the executable files mapped, once each, in the order first mapped", "[pipeline]") {
+  TempDir dir;
+  const std::string path = dir.file("maps.swprof");
+  {
+    RecordingHeader header;
+    header.mode = "record";
+    header.event = "cpu-clock";
+    RecordingWriter w(path, header);
+    MappingRecord app = make_mapping(1, "/opt/app", true);
+    MappingRecord data = make_mapping(2, "/opt/app.data", false);
+    data.prot = 3;  // read and write, not executable
+    MappingRecord anon = make_mapping(3, "//anon", false);
+    MappingRecord vdso = make_mapping(4, "[vdso]", false);
+    MappingRecord again = make_mapping(5, "/opt/app", false);
+    again.start = 0x900000;
+    MappingRecord lib = make_mapping(6, "/lib/libc.so.6", false);
+    lib.start = 0x7f0000;
+    lib.length = 0x100;
+    lib.file_offset = 0;
+    for (const MappingRecord* m : {&app, &data, &anon, &vdso, &again, &lib}) w.write(*m);
+    w.finish(EndRecord{"{}"});
+  }
+  CollectingSink sink;
+  const PipelineResult pass = run_pipeline(path, PipelineOptions{}, sink);
+  REQUIRE(pass.mapped_files.size() == 3);
+  const MappedFile& app = pass.mapped_files[0];
+  CHECK(app.path == "/opt/app");
+  CHECK(app.build_id == make_mapping(1, "/opt/app", true).build_id_hex());
+  CHECK(app.build_id.size() == 40);
+  CHECK(app.start == 0x400000);
+  CHECK(app.limit == 0x402000);
+  CHECK(app.file_offset == 0x1000);
+  CHECK(pass.mapped_files[1].path == "[vdso]");
+  CHECK(pass.mapped_files[2].path == "/lib/libc.so.6");
+  CHECK(pass.mapped_files[2].build_id.empty());
+  CHECK(pass.mapped_files[2].limit == 0x7f0100);
+}

@@ -189,3 +189,16 @@ TEST_CASE("stack builder: an off-CPU sample switched out while runnable ends in 
   view.off_cpu = &blocked;
   CHECK(names(tree, builder.frames(view)) == std::vector<std::string>{"main/app", "schedule/[kernel]#4"});
 }
+
+TEST_CASE("thread root names read back: name and tid of a per-thread root, nothing for a name alone", "[stack_builder]") {
+  using Parsed = std::optional<std::pair<std::string, uint32_t>>;
+  CHECK(parse_thread_root_name(thread_root_name(ThreadRoots::kThread, "worker", 7)) == Parsed({"worker", 7}));
+  CHECK(parse_thread_root_name(thread_root_name(ThreadRoots::kThread, "a [b] [1]", 4294967295u)) ==
+        Parsed({"a [b] [1]", 4294967295u}));
+  CHECK(parse_thread_root_name(thread_root_name(ThreadRoots::kThread, "", 9)) == Parsed({"[unknown]", 9}));
+  CHECK(parse_thread_root_name("worker") == std::nullopt);
+  CHECK(parse_thread_root_name("worker []") == std::nullopt);
+  CHECK(parse_thread_root_name("worker [x1]") == std::nullopt);
+  CHECK(parse_thread_root_name("worker [4294967296]") == std::nullopt);
+  CHECK(parse_thread_root_name("worker [7] ") == std::nullopt);
+}
