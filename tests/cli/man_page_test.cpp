@@ -60,8 +60,8 @@ TEST_CASE("man page: man shows every command with its options and their help", "
   CHECK_FALSE(has(text, "swprof man-page"));
   CHECK(has(text, "swprof record [options]"));
   CHECK(has(text, "[--] command [args ...]"));
-  CHECK(has(text, "-f, --format text|folded|json|speedscope"));
-  CHECK(has(text, "text (default), folded, json or speedscope"));
+  CHECK(has(text, "-f, --format text|folded|json|speedscope|pprof"));
+  CHECK(has(text, "text (default), folded, json, speedscope or pprof"));
   CHECK(has(text, "--off-cpu-min"));
   CHECK(has(text, "swprof report [options] [file]"));
   CHECK(has(text, "swprof merge [options] inputs ..."));

@@ -17,7 +17,7 @@ TEST_CASE("format names") {
 
 TEST_CASE("format names: the list shell completion offers is what the parser takes") {
   const std::vector<std::string> names = report_format_names();
-  CHECK(names == std::vector<std::string>{"text", "folded", "json", "speedscope"});
+  CHECK(names == std::vector<std::string>{"text", "folded", "json", "speedscope", "pprof"});
   std::set<ReportFormat> formats;
   for (const auto& n : names) formats.insert(parse_report_format(n));
   CHECK(formats.size() == names.size());
