@@ -49,7 +49,8 @@ void add_skipped(TextLines& t, const RecordingInfo& info) {
 void add_header(TextLines& t, const RecordingInfo& info) {
   const RecordingHeader& h = info.header;
   t.add("command:      %s\n", quote_command(h.command).c_str());
-  t.add("mode:         %s (pid %lld)\n", safe(h.mode).c_str(), static_cast<long long>(h.target_pid));
+  if (h.target_pid) t.add("mode:         %s (pid %lld)\n", safe(h.mode).c_str(), static_cast<long long>(h.target_pid));
+  else t.add("mode:         %s\n", safe(h.mode).c_str());
   if (h.period) t.add("event:        %s, every %llu events\n", safe(h.event).c_str(), ull(h.period));
   else t.add("event:        %s at %u Hz\n", safe(h.event).c_str(), h.frequency);
   t.add("stack size:   %u bytes\n", h.stack_size);
@@ -79,12 +80,14 @@ void add_records(TextLines& t, const RecordingInfo& info) {
 void add_stack_size_suggestion(TextLines& t, const RecordingInfo& info) {
   const uint32_t size = info.header.stack_size;
   const uint32_t suggest = info.suggested_stack_size();
-  if (suggest > size) t.add("  suggestion     --stack-size %u (stacks were cut short)\n", suggest);
+  // The option that sets the size: swprof record's, or perf record's.
+  const char* option = info.format == SourceFormat::kPerfData ? "perf record --call-graph dwarf," : "--stack-size ";
+  if (suggest > size) t.add("  suggestion     %s%u (stacks were cut short)\n", option, suggest);
   else if (info.stacks_cut_short())
-    t.add("  suggestion     none: --stack-size %u is the maximum; these stacks are deeper than the kernel can copy\n",
+    t.add("  suggestion     none: %s%u is the maximum; these stacks are deeper than the kernel can copy\n", option,
           size);
-  else if (suggest < size) t.add("  suggestion     --stack-size %u would still copy 99%% of stacks whole\n", suggest);
-  else t.add("  suggestion     --stack-size %u is right\n", suggest);
+  else if (suggest < size) t.add("  suggestion     %s%u would still copy 99%% of stacks whole\n", option, suggest);
+  else t.add("  suggestion     %s%u is right\n", option, suggest);
 }
 
 void add_samples(TextLines& t, const RecordingInfo& info) {
