@@ -80,7 +80,7 @@ class PprofBuilder {
  public:
   explicit PprofBuilder(const Profile& profile) : p_(profile) {
     str("");  // string_table[0]
-    for (const MappedFile& f : p_.mapped_files) files_by_module_.try_emplace(basename_of(f.path), &f);
+    for (const ExecutableMapping& f : p_.mapped_files) files_by_module_.try_emplace(basename_of(f.path), &f);
   }
 
   pb::Profile build() {
@@ -159,7 +159,7 @@ class PprofBuilder {
       m->set_filename(str(module == "[kernel]" ? kKernelMapping : module));
       return it->second;
     }
-    const MappedFile& f = *file->second;
+    const ExecutableMapping& f = *file->second;
     m->set_memory_start(f.start);
     m->set_memory_limit(f.limit);
     m->set_file_offset(f.file_offset);
@@ -273,7 +273,7 @@ class PprofBuilder {
   const Profile& p_;
   pb::Profile msg_;
   std::unordered_map<std::string, int64_t> strings_;
-  std::unordered_map<std::string, const MappedFile*> files_by_module_;  // first file of each basename
+  std::unordered_map<std::string, const ExecutableMapping*> files_by_module_;  // first file of each basename
   std::unordered_map<std::string, uint64_t> mappings_;                 // by module
   std::unordered_map<std::string, uint64_t> functions_;                // by name NUL file
   std::map<std::vector<uint32_t>, uint64_t> locations_;                // by frame chain

@@ -15,11 +15,11 @@ using Clock = std::chrono::steady_clock;
 // Collects PipelineResult::mapped_files: one hash lookup per mapping record.
 class MappedFiles {
  public:
-  void add(const MappingRecord& r, std::vector<MappedFile>& out) {
+  void add(const MappingRecord& r, std::vector<ExecutableMapping>& out) {
     constexpr uint32_t kProtExec = 4;  // PROT_EXEC
     if (!(r.prot & kProtExec) || (is_anonymous_path(r.path) && r.path != "[vdso]")) return;
     if (!seen_.insert(r.path).second) return;
-    out.push_back(MappedFile{r.path, r.build_id_hex(), r.start, r.start + r.length, r.file_offset});
+    out.push_back(ExecutableMapping{r.path, r.build_id_hex(), r.start, r.start + r.length, r.file_offset});
   }
 
  private:

@@ -94,7 +94,7 @@ struct ArchiveUse {
 // A file the recorded processes mapped executable, as its first mapping
 // record gave it: where the pprof output places a module (other reports name
 // modules only).
-struct MappedFile {
+struct ExecutableMapping {
   std::string path;
   std::string build_id;  // hex; empty when the record had none
   uint64_t start = 0;
@@ -114,7 +114,7 @@ struct PipelineResult {
   std::vector<std::string> warnings;  // the unwinder's, then the symbolizer's (missing binaries, ...)
   std::optional<ArchiveUse> archive;  // when one was found
   // Executable files (and the vDSO) in the order first mapped, one per path.
-  std::vector<MappedFile> mapped_files;
+  std::vector<ExecutableMapping> mapped_files;
 };
 
 // `options` with the archive of `recording` opened (find_archive, from

@@ -75,7 +75,7 @@ struct Profile {
   bool reversed = false;       // stacks are leaf first (--reverse)
   std::map<uint32_t, ProfileThread> threads;  // by tid, threads with kept samples
   std::vector<std::string> warnings;          // missing binaries, damaged file, ...
-  std::vector<MappedFile> mapped_files;       // from a recording only (PipelineResult::mapped_files)
+  std::vector<ExecutableMapping> mapped_files;       // from a recording only (PipelineResult::mapped_files)
   CallTree tree;
   // Only when ProfileOptions::timeline asked for it: every kept sample, in
   // time order, its leaf a node of `tree` (so its stack runs as the tree's:

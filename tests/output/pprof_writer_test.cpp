@@ -176,8 +176,8 @@ TEST_CASE("pprof: thread roots by name alone give the thread label only") {
 TEST_CASE("pprof: mappings from the recording's files, the kernel's, none for unknown code") {
   Profile p = sample_profile();
   p.tree = CallTree();
-  p.mapped_files = {MappedFile{"/opt/app/bin/app", "0123abcd", 0x400000, 0x402000, 0x1000},
-                    MappedFile{"/lib/libc.so.6", "", 0x7f0000, 0x7f8000, 0}};
+  p.mapped_files = {ExecutableMapping{"/opt/app/bin/app", "0123abcd", 0x400000, 0x402000, 0x1000},
+                    ExecutableMapping{"/lib/libc.so.6", "", 0x7f0000, 0x7f8000, 0}};
   CctFrame write = fn("write", "libc.so.6");
   write.file = "io.c";
   write.line = 7;

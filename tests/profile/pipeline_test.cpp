@@ -246,7 +246,7 @@ TEST_CASE("pipeline: the executable files mapped, once each, in the order first 
   CollectingSink sink;
   const PipelineResult pass = run_pipeline(path, PipelineOptions{}, sink);
   REQUIRE(pass.mapped_files.size() == 3);
-  const MappedFile& app = pass.mapped_files[0];
+  const ExecutableMapping& app = pass.mapped_files[0];
   CHECK(app.path == "/opt/app");
   CHECK(app.build_id == make_mapping(1, "/opt/app", true).build_id_hex());
   CHECK(app.build_id.size() == 40);
