@@ -128,6 +128,7 @@ void BinaryArchive::damaged(const std::string& what) const {
 }
 
 bool BinaryArchive::read_at(void* dst, size_t n, uint64_t offset) const {
+  if (n == 0) return offset <= (image_ ? image_->size() : UINT64_MAX);  // dst may be an empty vector's null data()
   if (image_) {
     if (offset > image_->size() || n > image_->size() - offset) return false;
     std::memcpy(dst, image_->data() + offset, n);
