@@ -13,6 +13,15 @@ BinaryCache::Lookup BinaryCache::get(const std::string& path, const std::vector<
   if (auto it = by_path_.find(key); it != by_path_.end()) return it->second;
   Lookup found;
   if (!is_anonymous_path(path)) {
+    // Without a recorded build-id the file on disk cannot be checked; the
+    // archive's copy of the path is the one identified as the recorded file.
+    if (build_id.empty()) {
+      if (auto copy = archived_copy(path, build_id)) {
+        found.binary = copy;
+        by_path_[key] = found;
+        return found;
+      }
+    }
     auto opened = ElfBinary::open_file(path);
     found.binary = opened.value.value_or(nullptr);
     const bool usable = found.binary && (build_id.empty() || found.binary->build_id() == build_id);
@@ -50,10 +59,17 @@ std::shared_ptr<const ElfBinary> BinaryCache::embedded_copy(const std::string& p
 }
 
 // The archive's copy of the binary with `build_id` (one ElfBinary per
-// build-id, whatever path maps it), or nullptr. A damaged copy is a warning.
+// build-id, whatever path maps it), or, with no build-id, the copy archived
+// from `path`; nullptr when there is none. A damaged copy is a warning.
 std::shared_ptr<const ElfBinary> BinaryCache::archived_copy(const std::string& path,
                                                             const std::vector<uint8_t>& build_id) {
-  if (!archive_ || build_id.empty()) return nullptr;
+  if (!archive_) return nullptr;
+  if (build_id.empty()) {
+    // No recorded build-id: the copy archived from this path, identified
+    // when it was archived (archive_builder.h).
+    const ArchiveEntry* entry = archive_->find_binary_at(path);
+    return entry && !entry->build_id.empty() ? archived_copy(path, entry->build_id) : nullptr;
+  }
   if (auto it = archived_.find(build_id); it != archived_.end()) return it->second;
   std::shared_ptr<const ElfBinary> binary;
   if (const ArchiveEntry* entry = archive_->find(ArchiveKind::kBinary, build_id)) {

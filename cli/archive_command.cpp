@@ -32,6 +32,9 @@ void print_archive(const ArchiveResult& r) {
   for (const std::string& c : r.changed)
     std::fprintf(stderr, "swprof: warning: not archived, changed since it was recorded (another build-id): %s\n",
                  terminal_safe(c).c_str());
+  for (const std::string& p : r.not_the_mapped_file)
+    std::fprintf(stderr, "swprof: warning: not archived, not the file that was mapped (another device or inode): %s\n",
+                 terminal_safe(p).c_str());
   for (const std::string& p : r.without_build_id)
     std::fprintf(stderr, "swprof: warning: not archived, the recording has no build-id for it: %s\n",
                  terminal_safe(p).c_str());

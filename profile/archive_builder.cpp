@@ -1,6 +1,8 @@
 #include "profile/archive_builder.h"
 
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include <filesystem>
 #include <set>
@@ -21,7 +23,12 @@ namespace {
 struct MappedBinary {
   std::string path;
   std::vector<uint8_t> build_id;
-  bool operator<(const MappedBinary& o) const { return std::tie(path, build_id) < std::tie(o.path, o.build_id); }
+  uint32_t dev_major = 0, dev_minor = 0;  // 0/0/0 when the record had none
+  uint64_t inode = 0;
+  bool operator<(const MappedBinary& o) const {
+    return std::tie(path, build_id, dev_major, dev_minor, inode) <
+           std::tie(o.path, o.build_id, o.dev_major, o.dev_minor, o.inode);
+  }
 };
 
 // Every file mapped executable, except those the recording embeds.
@@ -34,7 +41,8 @@ std::set<MappedBinary> executable_files(const std::string& recording) {
     if (auto* img = std::get_if<ImageRecord>(&*rec)) embedded.insert(img->name);
     auto* m = std::get_if<MappingRecord>(&*rec);
     if (!m || !(m->prot & PROT_EXEC) || is_anonymous_path(m->path)) continue;
-    files.insert({m->path, std::vector<uint8_t>(m->build_id.begin(), m->build_id.begin() + m->build_id_size)});
+    files.insert({m->path, std::vector<uint8_t>(m->build_id.begin(), m->build_id.begin() + m->build_id_size),
+                  m->dev_major, m->dev_minor, m->inode});
   }
   std::erase_if(files, [&](const MappedBinary& f) { return embedded.count(embedded_file_image_name(f.path)) > 0; });
   return files;
@@ -46,17 +54,10 @@ class ArchiveBuild {
       : options_(options), result_(result), writer_(result.output) {}
 
   void add(const MappedBinary& file) {
-    if (file.build_id.empty()) {
-      result_.without_build_id.push_back(file.path);
-      return;
-    }
+    if (file.build_id.empty()) return add_unidentified(file);
     if (!done_.insert(file.build_id).second) return;  // the same build-id under another path
-    auto opened = ElfBinary::open_file(file.path);
-    if (!opened.value || !*opened.value) {
-      result_.missing.push_back(file.path + ": " + (opened.reason.empty() ? "not an ELF file" : opened.reason));
-      return;
-    }
-    const std::shared_ptr<ElfBinary>& binary = *opened.value;
+    auto binary = open(file);
+    if (!binary) return;
     if (binary->build_id() != file.build_id) {
       result_.changed.push_back(file.path);
       return;
@@ -71,6 +72,40 @@ class ArchiveBuild {
   }
 
  private:
+  std::shared_ptr<ElfBinary> open(const MappedBinary& file) {
+    auto opened = ElfBinary::open_file(file.path);
+    if (opened.value && *opened.value) return *opened.value;
+    result_.missing.push_back(file.path + ": " + (opened.reason.empty() ? "not an ELF file" : opened.reason));
+    return nullptr;
+  }
+
+  // A mapping without a recorded build-id: archived, under the file's own
+  // build-id, when the file is the one mapped (same device and inode).
+  void add_unidentified(const MappedBinary& file) {
+    if (file.inode == 0) {
+      result_.without_build_id.push_back(file.path);
+      return;
+    }
+    if (!done_paths_.insert(file.path).second) return;
+    struct stat st {};
+    if (::stat(file.path.c_str(), &st) == 0 &&
+        (st.st_ino != file.inode || major(st.st_dev) != file.dev_major || minor(st.st_dev) != file.dev_minor)) {
+      result_.not_the_mapped_file.push_back(file.path);
+      return;
+    }
+    auto binary = open(file);
+    if (!binary) return;
+    if (binary->build_id().empty()) {
+      result_.without_build_id.push_back(file.path);
+      return;
+    }
+    MappedBinary identified = file;
+    identified.build_id = binary->build_id();
+    if (!done_.insert(identified.build_id).second) return;
+    store(ArchiveKind::kBinary, identified, file.path, binary->file_bytes());
+    add_debuginfo(binary, identified);
+  }
+
   // The separate debuginfo the symbolizer finds for the binary (by
   // build-id, by .gnu_debuglink), when its DWARF is not in the binary itself.
   void add_debuginfo(const std::shared_ptr<ElfBinary>& binary, const MappedBinary& file) {
@@ -94,6 +129,7 @@ class ArchiveBuild {
   ArchiveResult& result_;
   ArchiveWriter writer_;
   std::set<std::vector<uint8_t>> done_;
+  std::set<std::string> done_paths_;  // mappings without a recorded build-id
 };
 
 }  // namespace

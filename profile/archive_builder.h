@@ -7,7 +7,11 @@
 // Which binaries: every file the recorded processes mapped executable (the
 // code samples can be in), each build-id once. A file is copied only when
 // it is a regular file whose build-id is the one the recording holds for
-// the mapping; a file missing or changed since is listed, not copied. Files
+// the mapping; a file missing or changed since is listed, not copied. A
+// mapping the recording gives no build-id (a perf.data holds build-ids only
+// for the files samples landed in) is copied when the file is still the one
+// mapped: the same device and inode as the mapping record; it is archived
+// under its own build-id and found by its path. Files
 // the recording embeds already (processes in other mount namespaces) and
 // the vDSO are left out.
 
@@ -37,7 +41,8 @@ struct ArchiveResult {
   std::vector<ArchivedFile> stored;
   std::vector<std::string> missing;           // "PATH: why"
   std::vector<std::string> changed;           // paths whose build-id on disk is another
-  std::vector<std::string> without_build_id;  // mapped files the recording knows no build-id of
+  std::vector<std::string> without_build_id;  // no build-id recorded, and no device and inode to check
+  std::vector<std::string> not_the_mapped_file;  // no build-id recorded, and another device or inode
   uint64_t archive_bytes = 0;
 };
 

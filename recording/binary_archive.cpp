@@ -189,6 +189,12 @@ const ArchiveEntry* BinaryArchive::find(ArchiveKind kind, const std::vector<uint
   return nullptr;
 }
 
+const ArchiveEntry* BinaryArchive::find_binary_at(const std::string& path) const {
+  for (const ArchiveEntry& e : entries_)
+    if (e.kind == ArchiveKind::kBinary && e.path == path) return &e;
+  return nullptr;
+}
+
 std::vector<uint8_t> BinaryArchive::read(const ArchiveEntry& entry) const {
   std::vector<uint8_t> compressed(entry.compressed_size);
   if (!read_at(compressed.data(), compressed.size(), entry.offset)) damaged("cannot read the copy of " + entry.path);

@@ -84,6 +84,9 @@ class BinaryArchive {
   const std::vector<ArchiveEntry>& entries() const { return entries_; }
   // The entry of this kind for the binary with `build_id`, or nullptr.
   const ArchiveEntry* find(ArchiveKind kind, const std::vector<uint8_t>& build_id) const;
+  // The binary archived from `path`, or nullptr: for a mapping its recording
+  // gives no build-id (a perf.data names only the files samples landed in).
+  const ArchiveEntry* find_binary_at(const std::string& path) const;
   // The entry's bytes, decompressed and checked (size, checksum); throws
   // Error when they are damaged. Safe from several threads.
   std::vector<uint8_t> read(const ArchiveEntry& entry) const;

@@ -1,8 +1,12 @@
 #include "profile/archive_builder.h"
 
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 
+#include "binary/binary_cache.h"
 #include "recording/binary_archive.h"
 #include "recording/build_id.h"
 #include "recording/recording_writer.h"
@@ -99,4 +103,51 @@ TEST_CASE("archive builder: separate debuginfo found by build-id is archived wit
   auto archive = BinaryArchive::open(dir.file("out.archive"));
   REQUIRE(archive->find(ArchiveKind::kDebuginfo, id));
   CHECK(archive->find(ArchiveKind::kDebuginfo, id)->path == debug);
+}
+
+TEST_CASE("archive builder: a mapping without a recorded build-id is archived when the file is the one mapped",
+          "[archive_builder]") {
+  TempDir dir;
+  const std::string app = dir.file("app"), other = dir.file("other");
+  fs::copy_file(KNOWN_NAMESPACE_BIN, app);
+  fs::copy_file(KNOWN_NAMESPACE_BIN, other);
+  const BuildId id = read_build_id(app).value_or(BuildId{});
+  REQUIRE_FALSE(id.empty());
+  struct stat st {};
+  REQUIRE(::stat(app.c_str(), &st) == 0);
+  auto identified = [&](const std::string& path, uint64_t inode, uint64_t start) {
+    MappingRecord m = mapping(path, {}, 5, start);  // as a perf.data gives a file no sample landed in
+    m.dev_major = major(st.st_dev);
+    m.dev_minor = minor(st.st_dev);
+    m.inode = inode;
+    return m;
+  };
+  const std::string recording = dir.file("r.swprof");
+  {
+    RecordingHeader h;
+    h.mode = "record";
+    RecordingWriter w(recording, h);
+    w.write(identified(app, st.st_ino, 0x400000));
+    w.write(identified(other, st.st_ino, 0x500000));  // the same device and inode as app: not this file
+    w.finish(EndRecord{"{}"});
+  }
+  const ArchiveResult r = write_archive(recording, ArchiveOptions{});
+  REQUIRE(r.stored.size() == 1);
+  CHECK(r.stored[0].path == app);
+  CHECK(r.stored[0].build_id == to_hex(id));
+  CHECK(r.not_the_mapped_file == std::vector<std::string>{other});
+  CHECK(r.without_build_id.empty());
+
+  // A report finds it by path: the mapping has no build-id to look it up by.
+  auto archive = BinaryArchive::open(r.output);
+  REQUIRE(archive->find_binary_at(app) != nullptr);
+  CHECK(archive->find_binary_at(other) == nullptr);
+  fs::remove(app);
+  BinaryCache cache;
+  cache.use_archive(archive);
+  auto found = cache.get(app, {});
+  REQUIRE(found.binary);
+  CHECK(found.binary->build_id() == id);
+  CHECK(found.binary->path() == archived_image_name(app));
+  CHECK(cache.archive_supplied() == 1);
 }
