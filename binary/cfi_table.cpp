@@ -5,11 +5,10 @@
 #include <algorithm>
 #include <cstdlib>
 #include <optional>
-#include <tuple>
 #include <unordered_map>
 
-#include "binary/cfa_program.h"
 #include "binary/cfi_rule_conversion.h"
+#include "binary/cfi_table_rows.h"
 #include "binary/fde_reader.h"
 #include "common/elf_handle.h"
 
@@ -29,17 +28,6 @@ using CfiPtr = std::unique_ptr<Dwarf_CFI, CfiDeleter>;
 using DwarfPtr = std::unique_ptr<Dwarf, DwarfDeleter>;
 using FramePtr = std::unique_ptr<Dwarf_Frame, FrameDeleter>;
 
-struct RuleHash {
-  size_t operator()(const CfiRule& r) const {
-    uint64_t h = static_cast<uint32_t>(r.cfa_offset);
-    auto mix = [&h](uint64_t v) { h = (h ^ v) * 0x100000001b3ull + (h >> 29); };
-    mix(static_cast<uint64_t>(r.cfa) | uint64_t{r.cfa_reg} << 8 | uint64_t{r.plt_threshold} << 16 | uint64_t{r.flags} << 24);
-    for (int i = 0; i < kSavedSlotCount; ++i)
-      mix(static_cast<uint64_t>(r.saved[i]) | static_cast<uint64_t>(static_cast<uint16_t>(r.saved_offset[i])) << 8);
-    return static_cast<size_t>(h);
-  }
-};
-
 }  // namespace
 
 // Collects rows from the CFI sources, then sorts, de-overlaps and merges them.
@@ -51,17 +39,10 @@ class CfiTableBuilder {
   std::shared_ptr<const CfiTable> build();
 
  private:
-  struct RawRow {
-    uint64_t start, end;
-    uint32_t rule;
-    uint8_t source;  // lower wins where rows overlap
-  };
-  enum Source : uint8_t { kEhFrame = 0, kDebugFrame = 1 };
-
   void compile_eh_frame();
   void compile_debug_frame();
   void compile_fde(const SectionRef& section, bool eh_frame, const FdeRange& range);
-  void compile_fde_per_row(Dwarf_CFI* cfi, FdeRange range, Source source);
+  void compile_fde_per_row(Dwarf_CFI* cfi, FdeRange range, CfiSource source);
   uint32_t intern(const CfiRule& rule);
   std::shared_ptr<const CfiTable> finish();
 
@@ -72,9 +53,9 @@ class CfiTableBuilder {
   // other threads (symbolization) while this table compiles.
   ElfPtr elf_;
   std::optional<FdeReader> fdes_;
-  std::vector<RawRow> rows_;
+  std::vector<CfiRawRow> rows_;
   std::vector<CfiRule> rules_;
-  std::unordered_map<CfiRule, uint32_t, RuleHash> rule_ids_;
+  std::unordered_map<CfiRule, uint32_t, CfiRuleHash> rule_ids_;
   CfiTableStats stats_;
 };
 
@@ -110,7 +91,7 @@ void CfiTableBuilder::compile_eh_frame() {
   if (options_.use_eh_frame_hdr) fdes = fdes_->eh_frame_fdes_from_hdr(*eh_frame);
   if (fdes.empty()) fdes = fdes_->walk_fdes(*eh_frame, true);
   for (const FdeRange& fde : fdes) {
-    if (options_.reference_per_row) compile_fde_per_row(cfi.get(), fde, kEhFrame);
+    if (options_.reference_per_row) compile_fde_per_row(cfi.get(), fde, kCfiFromEhFrame);
     else compile_fde(*eh_frame, true, fde);
   }
 }
@@ -123,39 +104,31 @@ void CfiTableBuilder::compile_debug_frame() {
   Dwarf_CFI* cfi = dwarf_getcfi(dwarf.get());  // owned by `dwarf`
   if (!cfi) return;
   for (const FdeRange& fde : fdes_->walk_fdes(*debug_frame, false)) {
-    if (options_.reference_per_row) compile_fde_per_row(cfi, fde, kDebugFrame);
+    if (options_.reference_per_row) compile_fde_per_row(cfi, fde, kCfiFromDebugFrame);
     else compile_fde(*debug_frame, false, fde);
   }
 }
 
 // Rows of one FDE, its program interpreted once from start to end
-// (cfa_program.h).
+// (cfi_table_rows.h).
 void CfiTableBuilder::compile_fde(const SectionRef& section, bool eh_frame, const FdeRange& range) {
   const CieInfo* cie = fdes_->cie_info(section, eh_frame, range.cie_offset);
   if (!cie || !cie->initial) {
     ++stats_.skipped_fdes;
     return;
   }
-  const uint8_t source = eh_frame ? kEhFrame : kDebugFrame;
-  bool any = false;
-  const bool complete = run_cfa_program(cie->program, *cie->initial, range.instructions, range.lo, range.hi,
-                                        [&](uint64_t start, uint64_t end, const CfaState& state) {
-                                          ++stats_.interpreted;
-                                          if (auto rule = rule_from_cfa_state(state, cie->ra_column, cie->signal)) {
-                                            rows_.push_back({start, end, intern(*rule), source});
-                                            any = true;
-                                          } else {
-                                            ++stats_.skipped_rows;
-                                          }
-                                        });
-  if (!complete) ++stats_.skipped_fdes;
-  if (any) ++stats_.fdes;
+  const FdeRowsResult result = append_fde_rows(*cie, range, eh_frame ? kCfiFromEhFrame : kCfiFromDebugFrame,
+                                               [this](const CfiRule& rule) { return intern(rule); }, rows_);
+  stats_.interpreted += result.interpreted;
+  stats_.skipped_rows += result.skipped_rows;
+  if (!result.complete) ++stats_.skipped_fdes;
+  if (result.any) ++stats_.fdes;
 }
 
 // Rows of one FDE the way libdw gives them: it interprets the CFA program up
 // to `addr` and reports the row holding it as [start, end); the next row
 // starts at `end`. Quadratic in the rows of an FDE: the reference for tests.
-void CfiTableBuilder::compile_fde_per_row(Dwarf_CFI* cfi, FdeRange range, Source source) {
+void CfiTableBuilder::compile_fde_per_row(Dwarf_CFI* cfi, FdeRange range, CfiSource source) {
   bool any = false;
   uint64_t addr = range.lo;
   while (addr < range.hi) {
@@ -193,37 +166,13 @@ uint32_t CfiTableBuilder::intern(const CfiRule& rule) {
 }
 
 std::shared_ptr<const CfiTable> CfiTableBuilder::finish() {
-  std::stable_sort(rows_.begin(), rows_.end(), [](const RawRow& a, const RawRow& b) {
-    return std::tie(a.start, a.source) < std::tie(b.start, b.source);
-  });
   std::shared_ptr<CfiTable> table(new CfiTable());
   table->starts_.reserve(rows_.size() + 1);
   table->rule_index_.reserve(rows_.size() + 1);
-  uint64_t covered = 0;  // end of the last row kept; a later row starting below it is trimmed
-  bool have_row = false;
-  for (RawRow row : rows_) {
-    if (have_row && row.start < covered) row.start = covered;
-    if (row.start >= row.end) continue;
-    auto& starts = table->starts_;
-    auto& index = table->rule_index_;
-    if (have_row && row.start == covered && index.back() == row.rule) {
-      covered = row.end;  // adjacent and identical: extend the previous row
-      continue;
-    }
-    if (have_row && row.start > covered) {
-      starts.push_back(covered);  // a gap between FDEs
-      index.push_back(CfiTable::kNoRule);
-    }
-    starts.push_back(row.start);
-    index.push_back(row.rule);
-    covered = row.end;
-    have_row = true;
-    ++stats_.rows;
-  }
-  if (have_row) {
-    table->starts_.push_back(covered);
-    table->rule_index_.push_back(CfiTable::kNoRule);
-  }
+  stats_.rows = sweep_cfi_rows(rows_, [&table](uint64_t start, uint32_t rule) {
+    table->starts_.push_back(start);
+    table->rule_index_.push_back(rule);
+  });
   table->starts_.shrink_to_fit();
   table->rule_index_.shrink_to_fit();
   table->rules_ = std::move(rules_);

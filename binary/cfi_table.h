@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "binary/cfi_rule.h"
+#include "binary/cfi_table_rows.h"
 #include "binary/eh_frame_hdr.h"
 #include "binary/elf_binary.h"
 
@@ -81,7 +82,7 @@ class CfiTable {
 
  private:
   friend class CfiTableBuilder;
-  static constexpr uint32_t kNoRule = 0xffffffffu;
+  static constexpr uint32_t kNoRule = kNoCfiRule;
 
   CfiTable() = default;
 

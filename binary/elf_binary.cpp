@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "binary/go_pclntab.h"
+#include "binary/lazy_cfi_table.h"
 
 namespace swprof {
 namespace {
@@ -118,8 +119,16 @@ const PltEntries& ElfBinary::plt_entries() const {
 }
 
 const FunctionStarts& ElfBinary::function_starts() const {
-  std::call_once(starts_once_, [this] { function_starts_ = FunctionStarts::discover(*this); });
+  std::call_once(starts_once_, [this] {
+    function_starts_ = FunctionStarts::discover(*this);
+    starts_done_.store(true, std::memory_order_release);
+  });
   return *function_starts_;
+}
+
+const LazyCfiTable& ElfBinary::cfi_table() const {
+  std::call_once(cfi_once_, [this] { cfi_table_ = LazyCfiTable::open(*this); });
+  return *cfi_table_;
 }
 
 std::optional<uint64_t> ElfBinary::file_offset_of(uint64_t vaddr) const {

@@ -7,6 +7,7 @@
 
 #include <libelf.h>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -43,6 +44,7 @@ struct LoadSegment {
 };
 
 class GoPclntab;
+class LazyCfiTable;
 
 struct FunctionSymbol {
   uint64_t start = 0;  // ELF virtual address
@@ -83,6 +85,13 @@ class ElfBinary {
   // entry points and calls (binary/function_starts.h): computed on first use
   // from any thread and kept for the binary's lifetime.
   const FunctionStarts& function_starts() const;
+  // Whether function_starts() has run its discovery (for tests and info).
+  bool function_starts_discovered() const { return starts_done_.load(std::memory_order_acquire); }
+
+  // The binary's DWARF CFI (binary/lazy_cfi_table.h): its FDEs indexed on
+  // first use from any thread, each compiled on its first lookup; kept for
+  // the binary's lifetime.
+  const LazyCfiTable& cfi_table() const;
 
   // [vaddr, vaddr + filesz) of each executable PT_LOAD segment, in header order.
   const std::vector<std::pair<uint64_t, uint64_t>>& executable_ranges() const { return executable_ranges_; }
@@ -137,6 +146,9 @@ class ElfBinary {
   mutable std::unique_ptr<const PltEntries> plt_entries_;
   mutable std::once_flag starts_once_;
   mutable std::unique_ptr<const FunctionStarts> function_starts_;
+  mutable std::atomic<bool> starts_done_{false};
+  mutable std::once_flag cfi_once_;
+  mutable std::shared_ptr<const LazyCfiTable> cfi_table_;  // shared_ptr: LazyCfiTable is incomplete here
   mutable std::once_flag go_once_;
   mutable std::shared_ptr<const GoPclntab> go_pclntab_;  // shared_ptr: GoPclntab is incomplete here
 };

@@ -4,6 +4,7 @@
 
 #include "binary/elf_binary.h"
 #include "binary/go_pclntab.h"
+#include "binary/lazy_cfi_table.h"
 
 namespace swprof {
 namespace {
@@ -50,14 +51,57 @@ std::optional<FunctionBounds> discovered(const ElfBinary& binary, uint64_t vaddr
   return FunctionBounds{d->start, d->end, {}, d->sources};
 }
 
-}  // namespace
-
-std::optional<FunctionBounds> function_bounds(const ElfBinary& binary, uint64_t vaddr) {
+// The bounds from the sources that need no discovery.
+std::optional<FunctionBounds> known_bounds(const ElfBinary& binary, uint64_t vaddr) {
   if (auto b = sized_symbol(binary, vaddr)) return b;
   if (auto b = go_function(binary, vaddr)) return b;
   if (auto b = plt_stub(binary, vaddr)) return b;
-  if (auto b = unsized_symbol(binary, vaddr)) return b;
+  return unsized_symbol(binary, vaddr);
+}
+
+// The executable segment holding vaddr: discovery's starts are there.
+std::optional<std::pair<uint64_t, uint64_t>> executable_range(const ElfBinary& binary, uint64_t vaddr) {
+  for (const auto& range : binary.executable_ranges())
+    if (vaddr >= range.first && vaddr < range.second) return range;
+  return std::nullopt;
+}
+
+// A function's entry: nothing pushed yet, the return address at rsp.
+bool entry_rule(const CfiRule* rule) {
+  return rule && rule->cfa == CfaRule::kRspOffset && rule->cfa_reg == kRsp && rule->cfa_offset == 8 &&
+         rule->ra() == SavedRule::kAtCfa && rule->saved_offset[kSlotRa] == -8;
+}
+
+// Discovery's start for vaddr inside an FDE that begins at a function's
+// entry: the greatest of its seeds at or below vaddr in vaddr's segment (the
+// FDE's start, symbols, the entry point). An FDE that begins inside a frame
+// (a .cold part, run in its parent's frame and entered by jumps discovery
+// may take for tail calls) gives none: discovery answers there.
+std::optional<uint64_t> start_in_fde(const ElfBinary& binary, uint64_t vaddr) {
+  const LazyCfiTable& cfi = binary.cfi_table();
+  const std::optional<uint64_t> fde = cfi.fde_start(vaddr);
+  const auto range = fde ? executable_range(binary, vaddr) : std::nullopt;
+  if (!range || *fde < range->first || !entry_rule(cfi.lookup(*fde))) return std::nullopt;
+  uint64_t start = *fde;
+  const std::vector<FunctionSymbol>& fns = binary.functions();
+  auto next = std::upper_bound(fns.begin(), fns.end(), vaddr, [](uint64_t v, const FunctionSymbol& f) { return v < f.start; });
+  if (next != fns.begin()) start = std::max(start, std::prev(next)->start);
+  if (binary.entry() <= vaddr) start = std::max(start, binary.entry());
+  return start;
+}
+
+}  // namespace
+
+std::optional<FunctionBounds> function_bounds(const ElfBinary& binary, uint64_t vaddr) {
+  if (auto b = known_bounds(binary, vaddr)) return b;
   return discovered(binary, vaddr);
+}
+
+std::optional<uint64_t> function_start(const ElfBinary& binary, uint64_t vaddr) {
+  if (auto b = known_bounds(binary, vaddr)) return b->start;
+  if (auto start = start_in_fde(binary, vaddr)) return start;
+  if (auto b = discovered(binary, vaddr)) return b->start;
+  return std::nullopt;
 }
 
 }  // namespace swprof

@@ -42,13 +42,13 @@ struct AddressKeyHash {
   }
 };
 
-// An unnamed function is named by its start (binary/function_bounds.h: a
-// discovered function in stripped code).
+// An unnamed function is named by its start (binary/function_bounds.h: an
+// FDE's or a discovered function's in stripped code).
 void name_by_start(const ElfBinary& binary, uint64_t vaddr, SourceFrame& frame) {
-  const std::optional<FunctionBounds> bounds = function_bounds(binary, vaddr);
-  if (!bounds) return;
-  frame.start_offset = binary.file_offset_of(bounds->start);
-  if (frame.start_offset) frame.function_offset = vaddr - bounds->start;
+  const std::optional<uint64_t> start = function_start(binary, vaddr);
+  if (!start) return;
+  frame.start_offset = binary.file_offset_of(*start);
+  if (frame.start_offset) frame.function_offset = vaddr - *start;
 }
 
 std::string module_name(const Mapping& m) {

@@ -156,7 +156,7 @@ const CfiRule* CfiStepper::rule_for(const Mapping& mapping, uint64_t pc) {
   return table_for(mapping.binary).lookup(mapping.to_vaddr(pc));
 }
 
-const CfiTable& CfiStepper::table_for(const std::shared_ptr<const ElfBinary>& binary) {
+const LazyCfiTable& CfiStepper::table_for(const std::shared_ptr<const ElfBinary>& binary) {
   if (binary.get() == last_binary_) return *last_table_;
   auto it = held_.find(binary.get());
   if (it == held_.end()) it = held_.emplace(binary.get(), tables_->get(binary)).first;

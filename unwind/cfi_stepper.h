@@ -1,6 +1,6 @@
 #pragma once
-// The DWARF CFI stepper: looks the current pc up in its binary's compiled
-// CfiTable and applies the rule found. Its answer depends on the pc alone:
+// The DWARF CFI stepper: looks the current pc up in its binary's CFI table
+// (binary/lazy_cfi_table.h) and applies the rule found. Its answer depends on the pc alone:
 // the walker caches the row as an UnwindRule, so the table is searched once
 // per (address space, frame address).
 //
@@ -19,6 +19,7 @@
 #include <unordered_map>
 
 #include "binary/cfi_table.h"
+#include "binary/cfi_table_cache.h"
 #include "unwind/frame_stepper.h"
 
 namespace swprof {
@@ -45,13 +46,13 @@ class CfiStepper : public FrameStepper {
   const CfiRule* rule_for(const Mapping& mapping, uint64_t pc);
 
  private:
-  const CfiTable& table_for(const std::shared_ptr<const ElfBinary>& binary);
+  const LazyCfiTable& table_for(const std::shared_ptr<const ElfBinary>& binary);
 
   std::shared_ptr<CfiTableCache> tables_;
   const ElfBinary* last_binary_ = nullptr;
-  const CfiTable* last_table_ = nullptr;
+  const LazyCfiTable* last_table_ = nullptr;
   // Tables this stepper has used, held so the rows it gave stay valid.
-  std::unordered_map<const ElfBinary*, std::shared_ptr<const CfiTable>> held_;
+  std::unordered_map<const ElfBinary*, std::shared_ptr<const LazyCfiTable>> held_;
 };
 
 }  // namespace swprof

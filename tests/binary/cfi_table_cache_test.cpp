@@ -24,11 +24,11 @@ TEST_CASE("CfiTableCache compiles each binary once across threads", "[cfi]") {
   std::shared_ptr<const ElfBinary> a = open_fixture(SWPROF_CFI_FIXTURE);
   std::shared_ptr<const ElfBinary> b = open_fixture(SWPROF_CFI_FIXTURE_NOHDR);
   std::vector<std::thread> threads;
-  std::vector<const CfiTable*> seen(16);
+  std::vector<const LazyCfiTable*> seen(16);
   for (size_t i = 0; i < seen.size(); ++i)
     threads.emplace_back([&, i] { seen[i] = cache->get(i % 2 ? b : a).get(); });
   for (auto& t : threads) t.join();
-  std::set<const CfiTable*> distinct(seen.begin(), seen.end());
+  std::set<const LazyCfiTable*> distinct(seen.begin(), seen.end());
   CHECK(distinct.size() == 2);
   CHECK(cache->compiled() == 2);
   CHECK(cache->get(a).get() == seen[0]);

@@ -6,8 +6,12 @@
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+
+#include "binary/cfi_table.h"
 #include "binary/elf_binary.h"
 #include "binary/function_starts.h"
+#include "binary/lazy_cfi_table.h"
 #include "support/sym_fixtures.h"
 
 using namespace swprof;
@@ -21,6 +25,34 @@ std::shared_ptr<ElfBinary> open_binary(const std::string& path) {
   auto binary = ElfBinary::open(path);
   REQUIRE(binary);
   return binary;
+}
+
+// pcs inside FDEs: the start, middle and last byte of each CFI row; those
+// of FDEs that begin at a function's entry (cfa=rsp+8) first, the others
+// (.cold parts) after them.
+std::vector<uint64_t> pcs_in_fdes(const ElfBinary& binary, size_t& at_entry) {
+  std::vector<uint64_t> entry, inside;
+  const LazyCfiTable& lazy = binary.cfi_table();
+  for (const auto& row : CfiTable::compile(binary)->rows()) {
+    for (uint64_t pc : {row.start, row.start + (row.end - row.start) / 2, row.end - 1}) {
+      const CfiRule* first = lazy.lookup(lazy.fde_start(pc).value());
+      const bool is_entry = first && describe(*first).rfind("cfa=rsp+8 ra=[cfa-8]", 0) == 0;
+      (is_entry ? entry : inside).push_back(pc);
+    }
+  }
+  at_entry = entry.size();
+  entry.insert(entry.end(), inside.begin(), inside.end());
+  return entry;
+}
+
+// Stripped binaries with CFI: static libc code in a test program, gcc's cc1.
+std::vector<std::string> stripped_with_cfi() {
+  std::vector<std::string> out{program_file("known_static.stripped"), program_file("plt_static.stripped"),
+                               program_file("sym_target.stripped")};
+  std::error_code ec;
+  for (const auto& dir : std::filesystem::directory_iterator("/usr/lib/gcc/x86_64-linux-gnu", ec))
+    if (std::filesystem::is_regular_file(dir.path() / "cc1", ec)) out.push_back((dir.path() / "cc1").string());
+  return out;
 }
 
 }  // namespace
@@ -76,4 +108,52 @@ TEST_CASE("binary: function bounds of a PLT stub in a stripped binary", "[binary
   CHECK(b->name == "write@plt");
   CHECK(b->start == write->start);
   CHECK(b->end == write->start + write->size);
+}
+
+TEST_CASE("binary: the start of a function inside an FDE needs no discovery, and is discovery's", "[binary]") {
+  for (const std::string& path : stripped_with_cfi()) {
+    INFO(path);
+    auto binary = open_binary(path);
+    size_t at_entry = 0;
+    const std::vector<uint64_t> pcs = pcs_in_fdes(*binary, at_entry);
+    REQUIRE(at_entry > 0);
+    std::vector<std::optional<uint64_t>> starts;
+    for (size_t i = 0; i < at_entry; ++i) starts.push_back(function_start(*binary, pcs[i]));
+    CHECK_FALSE(binary->function_starts_discovered());
+    for (size_t i = at_entry; i < pcs.size(); ++i) starts.push_back(function_start(*binary, pcs[i]));
+    // The same binary, asked through discovery.
+    size_t differ = 0;
+    std::string first;
+    for (size_t i = 0; i < pcs.size(); ++i) {
+      const auto b = function_bounds(*binary, pcs[i]);
+      if (b.has_value() != starts[i].has_value() || (b && b->start != *starts[i])) {
+        if (differ++ == 0)
+          first = std::to_string(pcs[i]) + ": " + (b ? std::to_string(b->start) : "none") + " against " +
+                  (starts[i] ? std::to_string(*starts[i]) : "none");
+      }
+    }
+    CHECK(binary->function_starts_discovered());
+    INFO("first difference at " << first);
+    CHECK(differ == 0);
+  }
+}
+
+TEST_CASE("binary: the start of a function outside every FDE and symbol runs discovery", "[binary]") {
+  // known_static's own code has no CFI: its functions are found by discovery.
+  const std::string path = program_file("known_static.stripped");
+  auto reference = open_binary(path);
+  auto cfi = CfiTable::compile(*reference);
+  std::optional<DiscoveredFunction> outside;
+  for (uint64_t start : reference->function_starts().starts())
+    if (auto f = reference->function_starts().at(start); f && (f->sources & kFromCall) && !cfi->lookup(start) &&
+                                                         !reference->cfi_table().fde_start(start) &&
+                                                         !reference->plt_entries().at(start)) {
+      outside = f;
+      break;
+    }
+  REQUIRE(outside);
+  auto binary = open_binary(path);
+  CHECK_FALSE(binary->function_starts_discovered());
+  CHECK(function_start(*binary, outside->start + (outside->end - outside->start) / 2) == outside->start);
+  CHECK(binary->function_starts_discovered());
 }
