@@ -22,10 +22,10 @@ class FrameInterner {
  public:
   explicit FrameInterner(CallTree& tree) : tree_(tree) {}
 
-  // The frame ids of `where` root first, each carrying `flags` (kCctKernel,
-  // kCctGuess; kCctInline is added to the inlined ones). `where` must stay
-  // where it is while this interner is used (the Symbolizer's references
-  // do). The span is valid until the next call.
+  // The frame ids of `where` root first, each carrying `flags`: kCctKernel
+  // and/or kCctGuess, no other (kCctInline is added to the inlined ones).
+  // `where` must stay where it is while this interner is used (the
+  // Symbolizer's references do). The span is valid until the next call.
   std::span<const uint32_t> frames(const SymbolizedAddress& where, uint8_t flags);
 
   // The frame of a name made up by the profile ("[unknown]", thread roots).
