@@ -46,35 +46,36 @@ uint32_t CallTree::intern(const CctFrame& frame) {
 
 uint32_t CallTree::child(uint32_t parent, uint32_t frame) {
   const uint64_t key = (static_cast<uint64_t>(parent) << 32) | frame;
-  auto [it, inserted] = child_index_.try_emplace(key, static_cast<uint32_t>(nodes_.size()));
-  if (inserted) {
+  const auto [id, added] = child_index_.try_emplace(key, static_cast<uint32_t>(nodes_.size()));
+  if (added) {
     CctNode n;
     n.parent = parent;
     n.frame = frame;
     const CctFrame& f = frames_[frame];
     n.context_id = child_context_id(nodes_[parent].context_id, context_hash(f.module, f.function));
     nodes_.push_back(std::move(n));
-    nodes_[parent].children.push_back(it->second);
+    nodes_[parent].children.push_back(id);
   }
-  return it->second;
+  return id;
+}
+
+uint32_t CallTree::node_at(std::span<const uint32_t> stack_root_first) {
+  uint32_t at = kRoot;
+  for (uint32_t frame : stack_root_first) at = child(at, frame);
+  return at;
+}
+
+bool CallTree::is_path(uint32_t node, std::span<const uint32_t> stack_root_first) const {
+  uint32_t at = node;
+  for (size_t i = stack_root_first.size(); i-- > 0; at = nodes_[at].parent)
+    if (at == kRoot || nodes_[at].frame != stack_root_first[i]) return false;
+  return at == kRoot;
 }
 
 uint32_t CallTree::add(std::span<const uint32_t> stack_root_first, uint64_t count, uint64_t weight, uint64_t off_weight) {
-  uint32_t at = kRoot;
-  auto add_total = [&](CctNode& n) {
-    n.total += count;
-    n.total_weight += weight;
-    n.total_off_weight += off_weight;
-  };
-  add_total(nodes_[at]);
-  for (uint32_t frame : stack_root_first) {
-    at = child(at, frame);
-    add_total(nodes_[at]);
-  }
-  nodes_[at].self += count;
-  nodes_[at].self_weight += weight;
-  nodes_[at].self_off_weight += off_weight;
-  return at;
+  const uint32_t leaf = node_at(stack_root_first);
+  add_self(leaf, count, weight, off_weight);
+  return leaf;
 }
 
 void CallTree::add_self(uint32_t node, uint64_t count, uint64_t weight, uint64_t off_weight) {

@@ -12,6 +12,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/flat_index.h"
+
 namespace swprof {
 
 enum CctFrameFlags : uint8_t {
@@ -61,6 +63,11 @@ class CallTree {
   void add_self(uint32_t node, uint64_t count, uint64_t weight, uint64_t off_weight = 0);
   // The child of `parent` for `frame`, created if missing (counts zero).
   uint32_t child(uint32_t parent, uint32_t frame);
+  // The node of a stack given root first (the root for an empty one),
+  // created with its missing ancestors (counts zero).
+  uint32_t node_at(std::span<const uint32_t> stack_root_first);
+  // Whether `node`'s stack, root first, is `stack_root_first`.
+  bool is_path(uint32_t node, std::span<const uint32_t> stack_root_first) const;
   // Adds every sample of `from` at the same stack here (frames matched by
   // function, module and flags).
   void add_tree(const CallTree& from);
@@ -90,7 +97,7 @@ class CallTree {
   std::vector<CctFrame> frames_;
   std::unordered_map<std::string, uint32_t> frame_index_;
   std::vector<CctNode> nodes_;
-  std::unordered_map<uint64_t, uint32_t> child_index_;  // (parent << 32 | frame) -> node
+  FlatIndex<uint64_t> child_index_;  // (parent << 32 | frame) -> node
 };
 
 // How text outputs show a frame's module: "[libc.so.6]", and "[kernel]" or

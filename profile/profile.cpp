@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "common/error.h"
+#include "profile/leaf_cache.h"
 #include "profile/name_filter.h"
 
 namespace swprof {
@@ -23,7 +24,8 @@ class CallTreeSink : public SampleSink {
         asked_(options.weight),
         timeline_(options.timeline),
         functions_(profile.tree, options.filter.include, options.filter.exclude),
-        stacks_(profile.tree, options.thread_roots, options.filter.reverse) {}
+        stacks_(profile.tree, options.thread_roots, options.filter.reverse),
+        leaves_(profile.tree) {}
 
   void begin(const RecordingHeader& header) override {
     profile_.weight_kind = resolve_weight_kind(header, asked_);
@@ -39,7 +41,8 @@ class CallTreeSink : public SampleSink {
     std::vector<uint32_t>& stack = stacks_.frames(s);
     if (!functions_.keep(stack)) return;
     stacks_.arrange(stack, s.unwound.tid, s.comm);
-    const uint32_t leaf = profile_.tree.add(stack, 1, s.weight, off_cpu ? s.weight : 0);
+    const uint32_t leaf = leaves_.node_at(stack);
+    profile_.tree.add_self(leaf, 1, s.weight, off_cpu ? s.weight : 0);
     if (timeline_) profile_.timeline.push_back({s.unwound.time, s.weight, s.unwound.tid, leaf});
     count_kept(s);
   }
@@ -49,7 +52,7 @@ class CallTreeSink : public SampleSink {
     ++profile_.samples_kept;
     ProfileThread& t = profile_.threads[s.unwound.tid];
     t.pid = s.unwound.pid;
-    t.comm = s.comm;
+    if (t.comm != s.comm) t.comm = s.comm;
     ++t.samples;
   }
 
@@ -58,6 +61,7 @@ class CallTreeSink : public SampleSink {
   const bool timeline_;
   StackFilter functions_;  // include/exclude; compiles the patterns before any work
   StackBuilder stacks_;
+  LeafCache leaves_;
 };
 
 PipelineOptions pipeline_options(const ProfileOptions& options) {

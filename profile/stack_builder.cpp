@@ -22,7 +22,7 @@ std::optional<std::pair<std::string, uint32_t>> parse_thread_root_name(const std
 }
 
 StackBuilder::StackBuilder(CallTree& tree, ThreadRoots roots, bool reverse)
-    : tree_(tree), roots_(roots), reverse_(reverse) {
+    : frames_(tree), roots_(roots), reverse_(reverse) {
   stack_.reserve(512);
 }
 
@@ -32,15 +32,12 @@ std::vector<uint32_t>& StackBuilder::frames(const PipelineSample& sample) {
   if (sample.unwound.walk.end == WalkEnd::kNoMappingsYet) {
     add_inside_execve(sample);
   } else {
-    for (size_t i = user.size(); i-- > 0;)
-      add(*sample.user_symbols[i], 0, user[i].flags & kFrameGuess, stack_);
+    for (size_t i = user.size(); i-- > 0;) add(*sample.user_symbols[i], 0, user[i].flags & kFrameGuess);
   }
-  for (size_t i = sample.kernel_symbols.size(); i-- > 0;) add(*sample.kernel_symbols[i], kCctKernel, false, stack_);
-  if (sample.off_cpu && sample.off_cpu->preempted) {
-    if (!preempted_) preempted_ = named(kPreemptedFrame, "[kernel]", kCctKernel);
-    stack_.push_back(*preempted_);
-  }
-  if (stack_.empty()) stack_.push_back(named("[unknown]", "[unknown]", 0));
+  for (size_t i = sample.kernel_symbols.size(); i-- > 0;) add(*sample.kernel_symbols[i], kCctKernel, false);
+  if (sample.off_cpu && sample.off_cpu->preempted)
+    stack_.push_back(named(preempted_, kPreemptedFrame, "[kernel]", kCctKernel));
+  if (stack_.empty()) stack_.push_back(named(unknown_, "[unknown]", "[unknown]", 0));
   return stack_;
 }
 
@@ -48,10 +45,9 @@ std::vector<uint32_t>& StackBuilder::frames(const PipelineSample& sample) {
 // user frame (execve in the old program's libc, when the replaced maps name
 // it) under the synthetic frame "[in execve]", or that frame alone.
 void StackBuilder::add_inside_execve(const PipelineSample& sample) {
-  if (!in_execve_) in_execve_ = named(kInExecveFrame, kExecModule, 0);
-  stack_.push_back(*in_execve_);
+  stack_.push_back(named(in_execve_, kInExecveFrame, kExecModule, 0));
   const std::vector<const SymbolizedAddress*>& user = sample.user_symbols;
-  if (!user.empty() && !user[0]->frames.back().function.empty()) add(*user[0], 0, false, stack_);
+  if (!user.empty() && !user[0]->frames.back().function.empty()) add(*user[0], 0, false);
 }
 
 void StackBuilder::arrange(std::vector<uint32_t>& stack, uint32_t tid, const std::string& comm) {
@@ -61,41 +57,22 @@ void StackBuilder::arrange(std::vector<uint32_t>& stack, uint32_t tid, const std
 
 // A guessed user frame is interned apart from an exact one at the same
 // address (its frames carry kCctGuess).
-void StackBuilder::add(const SymbolizedAddress& where, uint8_t flags, bool guess, std::vector<uint32_t>& out) {
-  const auto key = reinterpret_cast<uintptr_t>(&where) | (guess ? 1u : 0u);
-  auto [it, inserted] = by_address_.try_emplace(key);
-  if (inserted) it->second = intern(where, static_cast<uint8_t>(flags | (guess ? kCctGuess : 0)));
-  out.insert(out.end(), it->second.begin(), it->second.end());
+void StackBuilder::add(const SymbolizedAddress& where, uint8_t flags, bool guess) {
+  const std::span<const uint32_t> ids = frames_.frames(where, static_cast<uint8_t>(flags | (guess ? kCctGuess : 0)));
+  stack_.insert(stack_.end(), ids.begin(), ids.end());
 }
 
-// The address's frames root first (outermost function, then what was inlined into it).
-std::vector<uint32_t> StackBuilder::intern(const SymbolizedAddress& where, uint8_t flags) {
-  std::vector<uint32_t> ids;
-  for (auto it = where.frames.rbegin(); it != where.frames.rend(); ++it) {
-    CctFrame f;
-    f.function = display_name(*it);
-    f.module = it->module;
-    f.file = it->file;
-    f.line = it->decl_line ? it->decl_line : it->line;
-    f.flags = static_cast<uint8_t>(flags | (it->inlined ? kCctInline : 0));
-    ids.push_back(tree_.intern(f));
-  }
-  return ids;
-}
-
-uint32_t StackBuilder::named(const std::string& function, const std::string& module, uint8_t flags) {
-  CctFrame f;
-  f.function = function;
-  f.module = module;
-  f.flags = flags;
-  return tree_.intern(f);
+// A synthetic frame, made on first use into `frame`.
+uint32_t StackBuilder::named(std::optional<uint32_t>& frame, const char* function, const char* module, uint8_t flags) {
+  if (!frame) frame = frames_.named(function, module, flags);
+  return *frame;
 }
 
 uint32_t StackBuilder::thread_root(uint32_t tid, const std::string& comm) {
   auto [it, inserted] = thread_roots_.try_emplace(tid);
   if (inserted || it->second.comm != comm) {
     it->second.comm = comm;
-    it->second.frame = named(thread_root_name(roots_, comm, tid), "[thread]", kCctThread);
+    it->second.frame = frames_.named(thread_root_name(roots_, comm, tid), "[thread]", kCctThread);
   }
   return it->second.frame;
 }

@@ -3,7 +3,8 @@
 // ids: user frames root first (under "[in execve]" for a sample inside
 // execve), then the kernel frames; "[unknown]" for a sample without any;
 // then, when asked, leaf first and under a thread root.
-// Each distinct address is interned once.
+// Each distinct address is interned once (FrameInterner); the stack vector
+// is reused, so a sample costs no allocation once its addresses are known.
 
 #include <cstdint>
 #include <optional>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "profile/call_tree.h"
+#include "profile/frame_interner.h"
 #include "profile/pipeline.h"
 
 namespace swprof {
@@ -51,10 +53,9 @@ class StackBuilder {
   void arrange(std::vector<uint32_t>& stack, uint32_t tid, const std::string& comm);
 
  private:
-  void add(const SymbolizedAddress& where, uint8_t flags, bool guess, std::vector<uint32_t>& out);
+  void add(const SymbolizedAddress& where, uint8_t flags, bool guess);
   void add_inside_execve(const PipelineSample& sample);
-  std::vector<uint32_t> intern(const SymbolizedAddress& where, uint8_t flags);
-  uint32_t named(const std::string& function, const std::string& module, uint8_t flags);
+  uint32_t named(std::optional<uint32_t>& frame, const char* function, const char* module, uint8_t flags);
   uint32_t thread_root(uint32_t tid, const std::string& comm);
 
   struct ThreadRoot {
@@ -62,13 +63,13 @@ class StackBuilder {
     uint32_t frame = 0;
   };
 
-  CallTree& tree_;
+  FrameInterner frames_;
   ThreadRoots roots_;
   bool reverse_;
-  std::unordered_map<uintptr_t, std::vector<uint32_t>> by_address_;  // SymbolizedAddress* (| 1: guessed) -> frames
-  std::unordered_map<uint32_t, ThreadRoot> thread_roots_;              // by tid
-  std::optional<uint32_t> in_execve_;                                  // the "[in execve]" frame, once made
-  std::optional<uint32_t> preempted_;                                  // the "[preempted]" frame, once made
+  std::unordered_map<uint32_t, ThreadRoot> thread_roots_;  // by tid
+  std::optional<uint32_t> in_execve_;                      // the "[in execve]" frame, once made
+  std::optional<uint32_t> preempted_;                      // the "[preempted]" frame, once made
+  std::optional<uint32_t> unknown_;                        // the "[unknown]" frame, once made
   std::vector<uint32_t> stack_;
 };
 

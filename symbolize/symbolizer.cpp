@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "binary/function_bounds.h"
+#include "common/flat_index.h"
 #include "common/regular_file.h"
 #include "symbolize/debug_info.h"
 #include "symbolize/demangle.h"
@@ -34,12 +35,36 @@ struct AddressKey {
 };
 
 struct AddressKeyHash {
-  size_t operator()(const AddressKey& k) const {
+  uint64_t operator()(const AddressKey& k) const {
     uint64_t h = k.owner * 0x9e3779b97f4a7c15ull;
     h ^= (k.region + 0x632be59bd9b4e019ull) + (h << 6) + (h >> 2);
     h ^= (k.addr * 2 + k.exact) * 0xbf58476d1ce4e5b9ull + (h << 6) + (h >> 2);
-    return static_cast<size_t>(h);
+    return mix64(h);
   }
+};
+
+// Symbolized addresses by key, each symbolized once. References handed out
+// stay valid: a deque never moves its elements on push_back.
+template <typename Key, typename Hash>
+class AddressCache {
+ public:
+  const SymbolizedAddress* find(const Key& key) const {
+    const uint32_t at = index_.find(key);
+    return at == FlatIndex<Key, Hash>::kAbsent ? nullptr : &addresses_[at];
+  }
+  const SymbolizedAddress& add(const Key& key, SymbolizedAddress&& address) {
+    index_.assign(key, static_cast<uint32_t>(addresses_.size()));
+    return addresses_.emplace_back(std::move(address));
+  }
+  size_t size() const { return addresses_.size(); }
+  void clear() {
+    index_.clear();
+    addresses_.clear();
+  }
+
+ private:
+  FlatIndex<Key, Hash> index_;
+  std::deque<SymbolizedAddress> addresses_;
 };
 
 // An unnamed function is named by its start (binary/function_bounds.h: an
@@ -75,14 +100,13 @@ struct Symbolizer::Impl {
   // DebugInfo keeps its binary alive, so an ElfBinary* key is never reused.
   std::unordered_map<const ElfBinary*, std::unique_ptr<DebugInfo>> debug;
   std::vector<const DebugInfo*> debug_order;  // for warnings in the order met
-  // unordered_map nodes never move: references handed out stay valid.
-  std::unordered_map<AddressKey, SymbolizedAddress, AddressKeyHash> by_address;
+  AddressCache<AddressKey, AddressKeyHash> by_address;
   std::unordered_map<uint32_t, PerfMap> perf_maps;
   std::unordered_map<uint32_t, std::string> recorded_perf_maps;  // by pid
   std::unordered_map<uint32_t, std::string> final_perf_maps;     // by pid: applied after recorded_perf_maps
   std::optional<std::string> recorded_kallsyms;
   std::optional<KernelSymbols> kernel;
-  std::unordered_map<uint64_t, SymbolizedAddress> kernel_cache;
+  AddressCache<uint64_t, Mix64Hash> kernel_cache;
   std::vector<std::string> warnings;
 };
 
@@ -104,7 +128,7 @@ const SymbolizedAddress& Symbolizer::symbolize(const ProcessMaps& maps, uint32_t
 const SymbolizedAddress& Symbolizer::Impl::in_binary(const Mapping& m, uint64_t pc, uint64_t lookup, bool exact) {
   const uint64_t vaddr = m.to_vaddr(lookup);
   const AddressKey key{reinterpret_cast<uintptr_t>(m.binary.get()), 0, vaddr, exact};
-  if (auto it = by_address.find(key); it != by_address.end()) return it->second;
+  if (const SymbolizedAddress* known = by_address.find(key)) return *known;
   SymbolizedAddress out;
   out.frames = debug_info(m.binary).frames_at(vaddr);
   const std::string module = module_name(m);
@@ -116,13 +140,13 @@ const SymbolizedAddress& Symbolizer::Impl::in_binary(const Mapping& m, uint64_t 
   SourceFrame& real = out.frames.back();
   if (real.function.empty()) name_by_start(*m.binary, vaddr, real);
   if (!real.function.empty() || real.start_offset) real.function_offset += pc - lookup;
-  return by_address.emplace(key, std::move(out)).first->second;
+  return by_address.add(key, std::move(out));
 }
 
 const SymbolizedAddress& Symbolizer::Impl::outside_binaries(const Mapping* m, uint32_t pid, uint64_t pc,
                                                             uint64_t lookup, bool exact) {
   const AddressKey key{kProcessOwner | pid, m ? m->start : 0, pc, exact};
-  if (auto it = by_address.find(key); it != by_address.end()) return it->second;
+  if (const SymbolizedAddress* known = by_address.find(key)) return *known;
   SourceFrame f;
   if (!m || is_anonymous_path(m->path)) {
     if (auto hit = perf_map(pid).find(lookup)) {
@@ -138,7 +162,7 @@ const SymbolizedAddress& Symbolizer::Impl::outside_binaries(const Mapping* m, ui
   }
   SymbolizedAddress out;
   out.frames.push_back(std::move(f));
-  return by_address.emplace(key, std::move(out)).first->second;
+  return by_address.add(key, std::move(out));
 }
 
 DebugInfo& Symbolizer::Impl::debug_info(const std::shared_ptr<const ElfBinary>& binary) {
@@ -237,7 +261,7 @@ const KernelSymbols& Symbolizer::Impl::kernel_symbols() {
 }
 
 const SymbolizedAddress& Symbolizer::symbolize_kernel(uint64_t addr) {
-  if (auto it = impl_->kernel_cache.find(addr); it != impl_->kernel_cache.end()) return it->second;
+  if (const SymbolizedAddress* known = impl_->kernel_cache.find(addr)) return *known;
   SourceFrame f;
   f.module = "[kernel]";
   f.module_offset = addr;
@@ -248,7 +272,7 @@ const SymbolizedAddress& Symbolizer::symbolize_kernel(uint64_t addr) {
   }
   SymbolizedAddress out;
   out.frames.push_back(std::move(f));
-  return impl_->kernel_cache.emplace(addr, std::move(out)).first->second;
+  return impl_->kernel_cache.add(addr, std::move(out));
 }
 
 std::vector<std::string> Symbolizer::warnings() const {

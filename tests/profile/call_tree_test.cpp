@@ -131,3 +131,24 @@ TEST_CASE("tree off-CPU weights: the off-CPU part of each weight adds up beside 
   merged.add_self(find_path(merged, {"main", "wait"}), 1, 7, 7);
   CHECK(merged.total_off_weight() == 10007);
 }
+
+TEST_CASE("node_at makes a stack's nodes once; is_path recognizes exactly that stack") {
+  CallTree t;
+  const uint32_t a = t.intern(fn("a")), b = t.intern(fn("b"));
+  const std::vector<uint32_t> ab{a, b};
+  const uint32_t node = t.node_at(ab);
+  CHECK(t.nodes().size() == 3);  // root, a, a;b
+  CHECK(t.node_at(ab) == node);
+  CHECK(t.nodes().size() == 3);
+  CHECK(t.node(node).self == 0);
+  CHECK(t.add(ab, 2, 20) == node);
+  CHECK(t.node(node).total == 2);
+  CHECK(t.is_path(node, ab));
+  CHECK_FALSE(t.is_path(node, std::vector<uint32_t>{b}));
+  CHECK_FALSE(t.is_path(node, std::vector<uint32_t>{a}));
+  CHECK_FALSE(t.is_path(node, std::vector<uint32_t>{b, a}));
+  CHECK_FALSE(t.is_path(node, std::vector<uint32_t>{a, a, b}));
+  CHECK(t.is_path(CallTree::kRoot, std::vector<uint32_t>{}));
+  CHECK_FALSE(t.is_path(CallTree::kRoot, ab));
+  CHECK(t.node_at(std::vector<uint32_t>{}) == CallTree::kRoot);
+}

@@ -1,8 +1,30 @@
 #include "profile/stack_builder.h"
 
 #include <catch2/catch.hpp>
+#include <cstdlib>
+#include <new>
+
+#include "profile/leaf_cache.h"
 
 using namespace swprof;
+
+namespace {
+
+// Allocations made on this thread while counting (the replaced global
+// operator new below counts them).
+thread_local bool g_counting = false;
+thread_local size_t g_allocations = 0;
+
+}  // namespace
+
+// Every `new` of this test program, counted while a test asks.
+void* operator new(std::size_t size) {
+  if (g_counting) ++g_allocations;
+  if (void* p = std::malloc(size ? size : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace {
 
@@ -201,4 +223,31 @@ TEST_CASE("thread root names read back: name and tid of a per-thread root, nothi
   CHECK(parse_thread_root_name("worker [x1]") == std::nullopt);
   CHECK(parse_thread_root_name("worker [4294967296]") == std::nullopt);
   CHECK(parse_thread_root_name("worker [7] ") == std::nullopt);
+}
+
+TEST_CASE("stack builder: a stack seen before is built, arranged and added without allocating", "[stack_builder]") {
+  const SymbolizedAddress leaf = address({source("inlined_helper", "app", true), source("compute", "app")});
+  const SymbolizedAddress main_fn = address({source("main", "app")});
+  const SymbolizedAddress k_leaf = address({source("k_leaf", "[kernel]")});
+  FakeSample s;
+  s.add_user(leaf);
+  s.add_user(main_fn, kFrameGuess);
+  s.add_kernel(k_leaf);
+  const PipelineSample view = s.view();
+  CallTree tree;
+  StackBuilder builder(tree, ThreadRoots::kThread, true);
+  LeafCache leaves(tree);
+  auto add = [&] {
+    std::vector<uint32_t>& stack = builder.frames(view);
+    builder.arrange(stack, 42, s.comm);
+    tree.add_self(leaves.node_at(stack), 1, 10);
+  };
+  add();  // interns the addresses and makes the nodes
+  g_allocations = 0;
+  g_counting = true;
+  for (int i = 0; i < 100; ++i) add();
+  g_counting = false;
+  CHECK(g_allocations == 0);
+  CHECK(tree.total() == 101);
+  CHECK(tree.nodes().size() == 6);  // root, thread, k_leaf, inlined_helper, compute, main
 }

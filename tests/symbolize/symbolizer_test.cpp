@@ -527,3 +527,24 @@ TEST_CASE("symbolizer: Go functions of a stripped binary are named from the pcln
   }
   CHECK(checked == 1);
 }
+
+TEST_CASE("symbolizer: one address in two binaries is two symbolized addresses; each kept once through growth",
+          "[symbolize]") {
+  TempDir dir;
+  BinaryCache binaries;
+  const ProcessMaps app = load_like_loader(binaries, program_file("sym_target"), kBase);
+  const ProcessMaps stripped = load_like_loader(binaries, program_file("sym_target.stripped"), kBase);
+  Symbolizer symbolizer(hermetic_options(dir));
+  const Frame f = return_frame(kBase + probe_addresses().at("static"));
+  const SymbolizedAddress& in_app = symbolizer.symbolize(app, 1, f);
+  const SymbolizedAddress& in_stripped = symbolizer.symbolize(stripped, 1, f);
+  CHECK(&in_app != &in_stripped);
+  CHECK(in_app.frames.back().function == "static_worker");
+  CHECK(symbolizer.cached_addresses() == 2);
+  // Many more addresses: the first ones are still found, at the same place.
+  for (uint64_t offset = 0; offset < 2000; ++offset) symbolizer.symbolize(app, 1, return_frame(kBase + 0x40 + offset));
+  CHECK(symbolizer.cached_addresses() == 2002);
+  CHECK(&symbolizer.symbolize(app, 1, f) == &in_app);
+  CHECK(&symbolizer.symbolize(stripped, 7, f) == &in_stripped);
+  CHECK(symbolizer.cached_addresses() == 2002);
+}
