@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <deque>
 #include <limits>
 #include <mutex>
 #include <queue>
@@ -170,6 +171,37 @@ struct RecordingUnwinder::Later {
   }
 };
 
+// The reorder window: records leave in (time, file order). Most arrive in
+// that order already (one ring drained after another, each in time order):
+// those join a sorted run, a queue, at no cost; only a record older than the
+// run's newest goes to a heap. The oldest record is the older of the run's
+// front and the heap's top.
+class RecordingUnwinder::ReorderWindow {
+ public:
+  void push(Timed&& t) {
+    if (run_.empty() || !Later()(run_.back(), t)) run_.push_back(std::move(t));
+    else late_.push(std::move(t));
+  }
+  bool empty() const { return run_.empty() && late_.empty(); }
+  size_t size() const { return run_.size() + late_.size(); }
+  uint64_t oldest_time() const { return from_run() ? run_.front().time : late_.top().time; }
+  Timed pop() {
+    if (from_run()) {
+      Timed t = std::move(run_.front());
+      run_.pop_front();
+      return t;
+    }
+    Timed t = std::move(const_cast<Timed&>(late_.top()));
+    late_.pop();
+    return t;
+  }
+
+ private:
+  bool from_run() const { return late_.empty() || (!run_.empty() && !Later()(run_.front(), late_.top())); }
+  std::deque<Timed> run_;
+  std::priority_queue<Timed, std::vector<Timed>, Later> late_;
+};
+
 namespace {
 
 uint64_t record_time(const Record& r) {
@@ -187,16 +219,15 @@ uint64_t record_time(const Record& r) {
 
 void RecordingUnwinder::run(RecordSource& reader, const std::function<void(const UnwoundSample&)>& on_sample,
                             const std::function<void(const Record&)>& on_record) {
-  std::priority_queue<Timed, std::vector<Timed>, Later> window;
+  ReorderWindow window;
   uint64_t newest = 0;
   uint64_t seq = 0;
   size_t window_bytes = 0;  // copied stacks in the window
   auto release = [&](bool all) {
     while (!window.empty() && (all || window.size() > options_.reorder_max_records ||
                                window_bytes > options_.reorder_max_bytes ||
-                               window.top().time + options_.reorder_window_ns <= newest)) {
-      Timed t = std::move(const_cast<Timed&>(window.top()));
-      window.pop();
+                               window.oldest_time() + options_.reorder_window_ns <= newest)) {
+      Timed t = window.pop();
       if (auto* p = std::get_if<Pending>(&t.item)) window_bytes -= p->stack.size();
       replay(std::move(t), on_sample, on_record);
     }

@@ -95,6 +95,7 @@ class RecordingUnwinder {
   struct Pending;
   struct Timed;
   struct Later;
+  class ReorderWindow;
   void replay(Timed&& item, const std::function<void(const UnwoundSample&)>& on_sample,
               const std::function<void(const Record&)>& on_record);
   struct Batch;
