@@ -63,8 +63,11 @@ class ChunkLoader {
 class ChunkPrefetcher {
  public:
   // Starts loading on a thread of its own, at most `ahead` chunks ahead of
-  // the one the caller holds.
-  ChunkPrefetcher(std::shared_ptr<const RecordingBytes> file, uint64_t offset, uint64_t file_bytes, size_t ahead = 2);
+  // the one the caller holds (besides the one being loaded). One is enough
+  // to keep the caller fed: decompressing a chunk takes a fraction of the
+  // time decoding and unwinding its samples does; each more costs a chunk
+  // of memory (about 1 MiB).
+  ChunkPrefetcher(std::shared_ptr<const RecordingBytes> file, uint64_t offset, uint64_t file_bytes, size_t ahead = 1);
   ~ChunkPrefetcher();
   ChunkPrefetcher(const ChunkPrefetcher&) = delete;
   ChunkPrefetcher& operator=(const ChunkPrefetcher&) = delete;

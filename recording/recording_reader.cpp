@@ -73,6 +73,8 @@ bool RecordingReader::next_chunk() {
   status_.file_bytes = chunk_->file_bytes;
   if (!chunk_->good()) {
     stop(chunk_->state, chunk_->problem);
+    prefetcher_.reset();  // its thread and chunk buffers are no longer needed
+    chunk_.reset();
     return false;
   }
   cursor_ = ByteReader(Bytes(chunk_->raw.data(), chunk_->raw.size()));
