@@ -121,8 +121,10 @@ void OffCpuIntervals::pair_thread(uint32_t tid, std::vector<Event>& events, uint
   p.end(end_time);
 }
 
-OffCpuIntervals OffCpuIntervals::read(const std::string& recording) {
-  const std::unique_ptr<RecordSource> reader = open_record_source(recording);
+OffCpuIntervals OffCpuIntervals::read(const std::string& recording) { return read(*open_record_source(recording)); }
+
+OffCpuIntervals OffCpuIntervals::read(const RecordSource& source) {
+  const std::unique_ptr<RecordSource> reader = source.reread();
   OffCpuIntervals intervals(reader->header().off_cpu_settings.every);
   uint64_t end_time = 0;
   while (auto record = reader->next()) {

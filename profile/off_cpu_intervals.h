@@ -28,6 +28,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "recording/record_source.h"
 #include "recording/records.h"
 
 namespace swprof {
@@ -61,6 +62,9 @@ class OffCpuIntervals {
   // The pre-pass over a recording: its switch records, off-CPU samples and
   // repeat records, paired. Throws Error for a file that is no recording.
   static OffCpuIntervals read(const std::string& recording);
+  // The same, through the file `source` has open (read from its start by a
+  // reader of its own; `source` is not advanced).
+  static OffCpuIntervals read(const RecordSource& source);
 
  private:
   enum class Kind : uint8_t { kIn, kSample, kRepeat, kOut };  // the order at equal times

@@ -38,8 +38,8 @@ class PipelineRun {
         filter_(options.filter, reader.header().start_monotonic_ns),
         symbols_(options.symbols) {
     result_.header = reader.header();
-    if (reader.header().off_cpu && kinds_.off_cpu) intervals_ = OffCpuIntervals::read(reader.path());
-    use_final_images(read_trailing_images(reader.path()));
+    if (reader.header().off_cpu && kinds_.off_cpu) intervals_ = OffCpuIntervals::read(reader);
+    use_final_images(read_trailing_images(reader));
   }
 
   void on_sample(const UnwoundSample& s) {

@@ -77,38 +77,25 @@ struct PerfDataReader::ZstdStream {
   ~ZstdStream() { ZSTD_freeDCtx(ctx); }
 };
 
-PerfDataReader::PerfDataReader(const std::string& path) : path_(path) {
-  fd_.reset(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd_.valid()) throw Error("cannot open perf.data file '" + path + "': " + errno_text(errno));
-  struct stat st;
-  if (fstat(fd_.get(), &st) != 0 || S_ISDIR(st.st_mode))
-    throw Error("cannot open perf.data file '" + path + "': it is a directory");
-  file_size_ = static_cast<uint64_t>(st.st_size);
-  open();
-}
+PerfDataReader::PerfDataReader(const std::string& path)
+    : PerfDataReader(RecordingBytes::open(path, "perf.data file")) {}
 
-PerfDataReader::PerfDataReader(Bytes image, const std::string& name) : path_(name), image_(image) {
-  file_size_ = image.size();
+PerfDataReader::PerfDataReader(Bytes image, const std::string& name)
+    : PerfDataReader(RecordingBytes::in_memory(image, name)) {}
+
+PerfDataReader::PerfDataReader(std::shared_ptr<const RecordingBytes> file)
+    : path_(file->path()), file_(std::move(file)), file_size_(file_->size_at_open()) {
   open();
 }
 
 PerfDataReader::~PerfDataReader() = default;
 
+std::unique_ptr<RecordSource> PerfDataReader::reread() const { return std::make_unique<PerfDataReader>(file_); }
+
 size_t PerfDataReader::read_at(uint64_t offset, void* dst, size_t n) const {
   if (offset >= file_size_ || n == 0) return 0;
   n = static_cast<size_t>(std::min<uint64_t>(n, file_size_ - offset));
-  if (image_) {
-    std::memcpy(dst, image_->data() + offset, n);
-    return n;
-  }
-  size_t done = 0;
-  while (done < n) {
-    const ssize_t got = ::pread(fd_.get(), static_cast<uint8_t*>(dst) + done, n - done, static_cast<off_t>(offset + done));
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) break;
-    done += static_cast<size_t>(got);
-  }
-  return done;
+  return file_->read_at(dst, n, offset);
 }
 
 void PerfDataReader::open() {

@@ -22,10 +22,10 @@
 #include <string>
 #include <vector>
 
-#include "common/unique_fd.h"
 #include "recording/perf_data_header.h"
 #include "recording/perf_data_records.h"
 #include "recording/record_source.h"
+#include "recording/recording_bytes.h"
 
 namespace swprof {
 
@@ -35,6 +35,8 @@ class PerfDataReader final : public RecordSource {
   // Reads a file image held in memory (a fuzzer's input); `image` must
   // outlive the reader.
   PerfDataReader(Bytes image, const std::string& name);
+  // Reads an open file (shared with other readers) from its start.
+  explicit PerfDataReader(std::shared_ptr<const RecordingBytes> file);
   ~PerfDataReader() override;
 
   const RecordingHeader& header() const override { return header_; }
@@ -43,6 +45,7 @@ class PerfDataReader final : public RecordSource {
   const std::string& path() const override { return path_; }
   SourceFormat format() const override { return SourceFormat::kPerfData; }
   std::vector<std::string> events() const override;
+  std::unique_ptr<RecordSource> reread() const override;
 
   const PerfDataFeatures& features() const { return features_; }
 
@@ -67,8 +70,7 @@ class PerfDataReader final : public RecordSource {
   std::string where() const;
 
   std::string path_;
-  UniqueFd fd_;
-  std::optional<Bytes> image_;
+  std::shared_ptr<const RecordingBytes> file_;
   uint64_t file_size_ = 0;
   RecordingHeader header_;
   ReadStatus status_;

@@ -151,6 +151,7 @@ std::optional<Record> RecordDecoder::decode_sample(ByteReader& r, uint16_t flags
   if (!stack) return std::nullopt;
   s.kernel_chain = *chain;
   s.stack = *stack;
+  if (!stack->empty()) s.stack_owner = stacks_.last_buffer();
   return s;
 }
 

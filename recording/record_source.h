@@ -46,10 +46,18 @@ class RecordSource {
   virtual SourceFormat format() const = 0;
   // The events the file holds, the reported one (header().event) first.
   virtual std::vector<std::string> events() const { return {header().event}; }
+  // Another reader of the same file from its start, sharing the open file
+  // (a pre-pass reads it so, without opening it again).
+  virtual std::unique_ptr<RecordSource> reread() const = 0;
 };
 
 // True when the file at `path` starts with perf.data's magic.
 bool is_perf_data_file(const std::string& path);
+
+class RecordingBytes;
+// A reader for an open file: a perf.data file by its magic, else a swprof
+// recording.
+std::unique_ptr<RecordSource> open_record_source(std::shared_ptr<const RecordingBytes> file);
 
 // A reader for the file at `path`: a perf.data file by its magic, else a
 // swprof recording. Throws Error as the readers' constructors do.

@@ -1,36 +1,30 @@
 #include "recording/recording_reader.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <algorithm>
-#include <cerrno>
 #include <cstring>
 
 #include "common/error.h"
 
 namespace swprof {
 
-RecordingReader::RecordingReader(const std::string& path) : path_(path), dctx_(ZSTD_createDCtx()) {
-  fd_.reset(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd_.valid()) throw Error("cannot open recording '" + path + "': " + errno_text(errno));
-  struct stat st;
-  if (fstat(fd_.get(), &st) == 0) status_.file_bytes = static_cast<uint64_t>(st.st_size);
-  if (S_ISDIR(st.st_mode)) throw Error("cannot open recording '" + path + "': it is a directory");
-  read_header();
-}
+RecordingReader::RecordingReader(const std::string& path)
+    : RecordingReader(RecordingBytes::open(path, "recording")) {}
 
 RecordingReader::RecordingReader(Bytes image, const std::string& name)
-    : path_(name), image_(image), dctx_(ZSTD_createDCtx()) {
-  status_.file_bytes = image.size();
+    : RecordingReader(RecordingBytes::in_memory(image, name)) {}
+
+RecordingReader::RecordingReader(std::shared_ptr<const RecordingBytes> file) : file_(std::move(file)) {
+  status_.file_bytes = file_->size_at_open();
   read_header();
 }
 
+RecordingReader::~RecordingReader() = default;
+
+std::unique_ptr<RecordSource> RecordingReader::reread() const { return std::make_unique<RecordingReader>(file_); }
+
 void RecordingReader::read_header() {
-  const std::string& path = path_;
+  const std::string& path = file_->path();
   uint8_t fixed[16];
-  const size_t got = read_fully(fixed, sizeof fixed);
+  const size_t got = file_->read_at(fixed, sizeof fixed, 0);
   ByteReader r(Bytes(fixed, got));
   auto magic = r.bytes(sizeof kRecordingMagic);
   if (magic && is_perf_data(magic->data(), magic->size())) throw Error(perf_data_not_recording(path));
@@ -44,10 +38,10 @@ void RecordingReader::read_header() {
                 "; this swprof reads versions " + std::to_string(kOldestRecordingVersion) + " to " +
                 std::to_string(kRecordingVersion));
   if (*header_len > (16u << 20)) throw Error("recording '" + path + "' has a damaged header (length)");
-  if (status_.file_bytes && *header_len > status_.file_bytes - offset_)  // never allocate more than the file holds
+  if (status_.file_bytes && *header_len > status_.file_bytes - got)  // never allocate more than the file holds
     throw Error("recording '" + path + "' is truncated inside its header");
   std::string json(*header_len, '\0');
-  if (read_fully(json.data(), json.size()) != json.size())
+  if (file_->read_at(json.data(), json.size(), got) != json.size())
     throw Error("recording '" + path + "' is truncated inside its header");
   try {
     header_ = RecordingHeader::from_json(json);
@@ -56,33 +50,8 @@ void RecordingReader::read_header() {
   }
   // Recordings that do not say (0) get the kernel's largest.
   if (header_.stack_size) decoder_.set_max_stack_size(header_.stack_size);
-  status_.good_bytes = offset_;
-}
-
-size_t RecordingReader::read_fully(void* dst, size_t n) {
-  auto* p = static_cast<uint8_t*>(dst);
-  if (image_) {
-    const size_t done = static_cast<size_t>(std::min<uint64_t>(n, image_->size() - std::min<uint64_t>(offset_, image_->size())));
-    if (done) std::memcpy(p, image_->data() + offset_, done);
-    offset_ += done;
-    return done;
-  }
-  size_t done = 0;
-  while (done < n) {
-    ssize_t got = ::read(fd_.get(), p + done, n - done);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) break;
-    done += static_cast<size_t>(got);
-  }
-  offset_ += done;
-  return done;
-}
-
-uint64_t RecordingReader::bytes_left() {
-  struct stat st;  // asked again: the file may still be growing
-  if (fstat(fd_.get(), &st) != 0 || !S_ISREG(st.st_mode)) return UINT64_MAX;
-  status_.file_bytes = static_cast<uint64_t>(st.st_size);
-  return status_.file_bytes - std::min(offset_, status_.file_bytes);
+  header_bytes_ = got + json.size();
+  status_.good_bytes = header_bytes_;
 }
 
 void RecordingReader::stop(ReadStatus::State state, const std::string& problem) {
@@ -90,45 +59,29 @@ void RecordingReader::stop(ReadStatus::State state, const std::string& problem) 
   status_.problem = problem;
 }
 
-bool RecordingReader::load_chunk() {
-  const uint64_t chunk_at = offset_;
-  uint32_t fields[4];
-  const size_t got = read_fully(fields, sizeof fields);
-  if (got == 0) {
-    stop(ReadStatus::State::kComplete, "");
+bool RecordingReader::next_chunk() {
+  if (!prefetcher_ && !loader_) {
+    if (file_->in_memory()) loader_ = std::make_unique<ChunkLoader>(file_, header_bytes_, status_.file_bytes);
+    else prefetcher_ = std::make_unique<ChunkPrefetcher>(file_, header_bytes_, status_.file_bytes);
+  }
+  if (prefetcher_) {
+    chunk_ = prefetcher_->next(std::move(chunk_));
+  } else {
+    if (!chunk_) chunk_ = std::make_unique<LoadedChunk>();
+    loader_->load(*chunk_);
+  }
+  status_.file_bytes = chunk_->file_bytes;
+  if (!chunk_->good()) {
+    stop(chunk_->state, chunk_->problem);
+    prefetcher_.reset();  // its thread and chunk buffers are no longer needed
+    chunk_.reset();
     return false;
   }
-  const std::string where = "chunk " + std::to_string(status_.chunks + 1) + " at byte " + std::to_string(chunk_at);
-  if (got < sizeof fields) {
-    stop(ReadStatus::State::kTruncated, "file ends inside the header of " + where);
-    return false;
-  }
-  const auto [magic, raw_size, compressed_size, count] = fields;
-  if (magic != kChunkMagic || raw_size > kMaxChunkRawSize || compressed_size > ZSTD_compressBound(raw_size)) {
-    stop(ReadStatus::State::kCorrupt, "damaged header of " + where);
-    return false;
-  }
-  if (compressed_size > bytes_left()) {  // checked before allocating
-    stop(ReadStatus::State::kTruncated, "file ends inside " + where);
-    return false;
-  }
-  compressed_.resize(compressed_size);
-  if (read_fully(compressed_.data(), compressed_size) != compressed_size) {
-    stop(ReadStatus::State::kTruncated, "file ends inside " + where);
-    return false;
-  }
-  raw_.resize(raw_size);
-  const size_t n = ZSTD_decompressDCtx(dctx_.get(), raw_.data(), raw_.size(), compressed_.data(), compressed_.size());
-  if (ZSTD_isError(n) || n != raw_size) {
-    stop(ReadStatus::State::kCorrupt,
-         "damaged data in " + where + (ZSTD_isError(n) ? std::string(" (") + ZSTD_getErrorName(n) + ")" : ""));
-    return false;
-  }
-  cursor_ = ByteReader(Bytes(raw_.data(), raw_.size()));
-  chunk_records_left_ = count;
+  cursor_ = ByteReader(Bytes(chunk_->raw.data(), chunk_->raw.size()));
+  chunk_records_left_ = chunk_->count;
   decoder_.reset();
   ++status_.chunks;
-  status_.good_bytes = offset_;
+  status_.good_bytes = chunk_->end_offset;
   return true;
 }
 
@@ -139,7 +92,7 @@ std::optional<Record> RecordingReader::next() {
         stop(ReadStatus::State::kCorrupt, "chunk " + std::to_string(status_.chunks) + " holds more bytes than its records");
         return std::nullopt;
       }
-      if (!load_chunk()) return std::nullopt;
+      if (!next_chunk()) return std::nullopt;
       continue;
     }
     DecodeResult result = decoder_.decode(cursor_);

@@ -1,9 +1,9 @@
 #pragma once
-// Streams the records of a recording, one chunk in memory at a time. A cut or
-// damaged file yields every record up to its last good chunk; status() then
-// says how far it got and why it stopped.
-
-#include <zstd.h>
+// Streams the records of a recording, one chunk at a time. Chunks are read
+// and decompressed ahead, on a thread of their own (ChunkPrefetcher), while
+// the caller decodes the records of the current one. A cut or damaged file
+// yields every record up to its last good chunk; status() then says how far
+// it got and why it stopped.
 
 #include <cstdint>
 #include <memory>
@@ -11,16 +11,13 @@
 #include <string>
 #include <vector>
 
-#include "common/unique_fd.h"
+#include "recording/chunk_loader.h"
 #include "recording/record_codec.h"
 #include "recording/record_source.h"
+#include "recording/recording_bytes.h"
 #include "recording/recording_format.h"
 
 namespace swprof {
-
-struct ZstdDCtxDeleter {
-  void operator()(ZSTD_DCtx* c) const { ZSTD_freeDCtx(c); }
-};
 
 class RecordingReader final : public RecordSource {
  public:
@@ -30,36 +27,40 @@ class RecordingReader final : public RecordSource {
   // Reads a whole recording image held in memory (e.g. a fuzzer's input);
   // `name` stands for the path in messages. `image` must outlive the reader.
   RecordingReader(Bytes image, const std::string& name);
+  // Reads an open file (shared with other readers) from its start; throws
+  // as the constructors above.
+  explicit RecordingReader(std::shared_ptr<const RecordingBytes> file);
+  ~RecordingReader() override;
 
   const RecordingHeader& header() const override { return header_; }
   // The next record, or nullopt at the end of the file or at the first damage.
   // Views inside the record stay valid until the next call.
   std::optional<Record> next() override;
   const ReadStatus& status() const override { return status_; }
-  const std::string& path() const override { return path_; }
+  const std::string& path() const override { return file_->path(); }
   SourceFormat format() const override { return SourceFormat::kRecording; }
+  std::unique_ptr<RecordSource> reread() const override;
+  const std::shared_ptr<const RecordingBytes>& file() const { return file_; }
+  // Where the first chunk starts: the file header's size.
+  uint64_t header_bytes() const { return header_bytes_; }
 
  private:
   void read_header();
-  bool load_chunk();
+  bool next_chunk();
   void stop(ReadStatus::State state, const std::string& problem);
-  // Reads exactly n bytes at the current offset; fewer means the file ended.
-  size_t read_fully(void* dst, size_t n);
-  // Bytes of the file after the current offset (UINT64_MAX when not a regular file).
-  uint64_t bytes_left();
 
-  std::string path_;
-  UniqueFd fd_;
-  std::optional<Bytes> image_;  // set when reading from memory instead of fd_
+  std::shared_ptr<const RecordingBytes> file_;
   RecordingHeader header_;
   ReadStatus status_;
-  uint64_t offset_ = 0;
-  std::vector<uint8_t> compressed_;
-  std::vector<uint8_t> raw_;
+  uint64_t header_bytes_ = 0;
+  // Exactly one of these loads the chunks, from the first next() on: a
+  // prefetcher for files, a loader on this thread for images in memory.
+  std::unique_ptr<ChunkPrefetcher> prefetcher_;
+  std::unique_ptr<ChunkLoader> loader_;
+  std::unique_ptr<LoadedChunk> chunk_;  // the chunk being decoded
   ByteReader cursor_;
   uint32_t chunk_records_left_ = 0;
   RecordDecoder decoder_;
-  std::unique_ptr<ZSTD_DCtx, ZstdDCtxDeleter> dctx_;
 };
 
 }  // namespace swprof

@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,6 +46,10 @@ struct SampleView {
   // only when the sample has no stack to unwind; RecordingUnwinder takes its
   // frames as they are.
   Bytes user_chain;
+  // When set, keeps the bytes `stack` views as they are for as long as it is
+  // held, past the producer's next record (the decoder writes later stacks
+  // elsewhere): a consumer may keep the view instead of copying the bytes.
+  std::shared_ptr<const void> stack_owner;
 
   size_t kernel_depth() const { return kernel_chain.size() / 8; }
   uint64_t kernel_ip(size_t i) const {

@@ -6,12 +6,12 @@
 namespace swprof {
 
 void StackDeltaCoder::xor_overlap(const ThreadStack& prev, uint64_t sp, std::vector<uint8_t>& buf) {
-  if (prev.bytes.empty() || buf.empty()) return;
+  if (prev.size() == 0 || buf.empty()) return;
   const uint64_t lo = std::max(sp, prev.sp);
-  const uint64_t hi = std::min(sp + buf.size(), prev.sp + prev.bytes.size());
+  const uint64_t hi = std::min(sp + buf.size(), prev.sp + prev.size());
   if (lo >= hi) return;
   uint8_t* dst = buf.data() + (lo - sp);
-  const uint8_t* src = prev.bytes.data() + (lo - prev.sp);
+  const uint8_t* src = prev.bytes->data() + (lo - prev.sp);
   const size_t n = hi - lo;
   size_t i = 0;
   for (; i + 8 <= n; i += 8) {  // a word at a time; memcpy keeps it alignment-safe
@@ -26,31 +26,75 @@ void StackDeltaCoder::xor_overlap(const ThreadStack& prev, uint64_t sp, std::vec
 
 Bytes StackDeltaCoder::encode(uint32_t tid, uint64_t sp, Bytes stack) {
   ThreadStack& prev = threads_[tid];
-  scratch_.assign(stack.begin(), stack.end());
-  xor_overlap(prev, sp, scratch_);
-  size_t kept = scratch_.size();
-  while (kept > 0 && scratch_[kept - 1] == 0) --kept;
+  std::vector<uint8_t>& scratch = free_scratch();
+  scratch.assign(stack.begin(), stack.end());
+  xor_overlap(prev, sp, scratch);
+  size_t kept = scratch.size();
+  while (kept > 0 && scratch[kept - 1] == 0) --kept;
   prev.sp = sp;
-  prev.bytes.assign(stack.begin(), stack.end());
-  return Bytes(scratch_.data(), kept);
+  if (!prev.bytes) prev.bytes = std::make_shared<std::vector<uint8_t>>();
+  prev.bytes->assign(stack.begin(), stack.end());
+  return Bytes(scratch.data(), kept);
+}
+
+std::vector<uint8_t>& StackDeltaCoder::free_scratch() {
+  if (!scratch_) {
+    if (!lent_.empty() && lent_.front().use_count() == 1) {
+      scratch_ = std::move(lent_.front());
+      lent_.pop_front();
+    } else {
+      scratch_ = std::make_shared<std::vector<uint8_t>>();
+    }
+  }
+  return *scratch_;
+}
+
+void StackDeltaCoder::retire(Buffer old) {
+  if (!old) return;
+  if (old.use_count() == 1 && !scratch_) {
+    scratch_ = std::move(old);
+    return;
+  }
+  if (lent_.size() >= kMaxLent) lent_.pop_front();  // left to its holder
+  lent_.push_back(std::move(old));
+}
+
+void StackDeltaCoder::reset() {
+  last_.reset();
+  for (auto& [tid, stack] : threads_) retire(std::move(stack.bytes));
+  threads_.clear();
+  held_bytes_ = 0;
 }
 
 std::optional<Bytes> StackDeltaCoder::decode(uint32_t tid, uint64_t sp, uint32_t size, Bytes stored) {
+  last_.reset();
   if (stored.size() > size) return std::nullopt;
   ThreadStack& prev = threads_[tid];
-  scratch_.reserve(size);
-  const size_t held = held_bytes_ - prev.bytes.capacity() + scratch_.capacity();
+  std::vector<uint8_t>& scratch = free_scratch();
+  scratch.reserve(size);
+  const size_t held = held_bytes_ - (prev.bytes ? prev.bytes->capacity() : 0) + scratch.capacity();
   if (held > kMaxHeldBytes) return std::nullopt;
-  // One pass over the output: the stored bytes (zero past their end), XOR
-  // the previous stack where it covers the same addresses. Offsets are from
-  // sp; the previous stack covers [a, b) of the output.
-  scratch_.resize(size);
-  uint8_t* out = scratch_.data();
+  scratch.resize(size);
+  write_stack(prev, sp, size, stored, scratch.data());
+  prev.sp = sp;
+  Buffer old = std::move(prev.bytes);
+  prev.bytes = std::move(scratch_);
+  last_ = prev.bytes;
+  retire(std::move(old));
+  held_bytes_ = held;
+  return Bytes(prev.bytes->data(), prev.bytes->size());
+}
+
+// One pass over the output: the stored bytes (zero past their end), XOR the
+// previous stack where it covers the same addresses. Offsets are from sp;
+// the previous stack covers [a, b) of the output.
+void StackDeltaCoder::write_stack(const ThreadStack& prev, uint64_t sp, uint32_t size, Bytes stored,
+                                  uint8_t* out) const {
   const size_t k = stored.size();
   size_t a = 0, b = 0;
-  if (!prev.bytes.empty()) {
+  if (prev.size() != 0) {
     const uint64_t lo = std::max(sp, prev.sp);
-    const uint64_t hi = std::min(sp + size, prev.sp + prev.bytes.size());
+    const uint64_t hi = std::min(sp + size, prev.sp + prev.size());
     if (lo < hi) {
       a = lo - sp;
       b = hi - sp;
@@ -63,8 +107,8 @@ std::optional<Bytes> StackDeltaCoder::decode(uint32_t tid, uint64_t sp, uint32_t
   };
   plain(0, a);
   if (a < b) {
-    const uint8_t* base = prev.bytes.data() + (sp + a - prev.sp);  // the previous byte at offset a
-    const size_t mixed = std::min(std::max(a, k), b);              // [a, mixed): stored ^ previous
+    const uint8_t* base = prev.bytes->data() + (sp + a - prev.sp);  // the previous byte at offset a
+    const size_t mixed = std::min(std::max(a, k), b);               // [a, mixed): stored ^ previous
     size_t i = a;
     for (; i + 8 <= mixed; i += 8) {  // a word at a time; memcpy keeps it alignment-safe
       uint64_t x, y;
@@ -77,10 +121,6 @@ std::optional<Bytes> StackDeltaCoder::decode(uint32_t tid, uint64_t sp, uint32_t
     if (b > mixed) std::memcpy(out + mixed, base + (mixed - a), b - mixed);  // stored is zero there
   }
   plain(b, size);
-  prev.sp = sp;
-  prev.bytes.swap(scratch_);
-  held_bytes_ = held;
-  return Bytes(prev.bytes.data(), prev.bytes.size());
 }
 
 }  // namespace swprof

@@ -14,6 +14,8 @@
 // state; both reset it at every chunk so chunks decode independently.
 
 #include <cstdint>
+#include <deque>
+#include <memory>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -30,31 +32,48 @@ class StackDeltaCoder {
   Bytes encode(uint32_t tid, uint64_t sp, Bytes stack);
 
   // Rebuilds the stack from `stored` bytes and its full size; returns a view
-  // valid until the next decode() for the same thread. nullopt when the sizes
+  // valid until the next decode() for the same thread (or for as long as
+  // last_buffer() is held). nullopt when the sizes
   // are impossible, or when keeping the stack would make the stacks held for
   // all threads exceed kMaxHeldBytes (only a damaged chunk gets there: the
   // bytes held are not bounded by the bytes stored, the rest being zeros).
   std::optional<Bytes> decode(uint32_t tid, uint64_t sp, uint32_t size, Bytes stored);
 
-  void reset() {
-    threads_.clear();
-    held_bytes_ = 0;
-  }
+  // The buffer the last successful decode() wrote. While a caller holds it,
+  // its bytes stay as they are: the coder writes later stacks elsewhere, and
+  // takes the buffer back once the caller lets go. So a decoded stack can
+  // be used after the next decode() without a copy.
+  std::shared_ptr<const void> last_buffer() const { return last_; }
+
+  void reset();
 
   // Budget of the previous stacks kept between samples of one chunk: 1024
   // threads with the largest stack the kernel copies.
   static constexpr size_t kMaxHeldBytes = size_t{64} << 20;
 
  private:
+  using Buffer = std::shared_ptr<std::vector<uint8_t>>;
   struct ThreadStack {
     uint64_t sp = 0;
-    std::vector<uint8_t> bytes;
+    Buffer bytes;  // null until the thread's first stack
+    size_t size() const { return bytes ? bytes->size() : 0; }
   };
   // XORs `buf` (which starts at address sp) with prev's bytes where they overlap.
   static void xor_overlap(const ThreadStack& prev, uint64_t sp, std::vector<uint8_t>& buf);
+  // Makes scratch_ a buffer no caller holds: one given back, else a new one.
+  std::vector<uint8_t>& free_scratch();
+  // Keeps a thread's previous buffer for reuse.
+  void retire(Buffer old);
+  void write_stack(const ThreadStack& prev, uint64_t sp, uint32_t size, Bytes stored, uint8_t* out) const;
+
+  // Buffers retired while a caller still held them, oldest first: callers
+  // let go of stacks in about the order they were decoded.
+  static constexpr size_t kMaxLent = 1u << 16;
 
   std::unordered_map<uint32_t, ThreadStack> threads_;
-  std::vector<uint8_t> scratch_;
+  Buffer scratch_;
+  Buffer last_;  // the last decode()'s buffer, for last_buffer()
+  std::deque<Buffer> lent_;
   size_t held_bytes_ = 0;  // capacity of every ThreadStack::bytes (decode only)
 };
 

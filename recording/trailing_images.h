@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "recording/record_source.h"
+
 namespace swprof {
 
 struct StoredImage {
@@ -22,5 +24,8 @@ struct StoredImage {
 // gives what its whole chunks hold, and nothing (never an error) where the
 // header or the chunks cannot be read.
 std::vector<StoredImage> read_trailing_images(const std::string& path);
+// The same, read through the file `source` has open (nothing for a perf.data
+// file: its images come first, not last).
+std::vector<StoredImage> read_trailing_images(const RecordSource& source);
 
 }  // namespace swprof

@@ -39,14 +39,20 @@ void UnwindStats::add(const UnwindStats& other) {
   for (const auto& [end, n] : other.ends) ends[end] += n;
 }
 
-// A sample waiting in the batch: its own copy of what the unwinder needs.
+// A sample waiting in the batch: what the unwinder needs, kept past the
+// reader's next record.
 struct RecordingUnwinder::Pending {
   UnwoundSample out;
   Registers regs;
   uint64_t stack_sp = 0;
   // The copied stack; or, when `chain`, the sample's recorded user call
   // chain (SampleView::user_chain), whose frames are taken as they are.
-  std::vector<uint8_t> stack;
+  // The bytes stay where the reader decoded them when it keeps them for us
+  // (SampleView::stack_owner, held in `owner`); else they are copied into
+  // `copy`.
+  Bytes stack;
+  std::shared_ptr<const void> owner;
+  std::vector<uint8_t> copy;
   bool chain = false;
 };
 
@@ -111,10 +117,10 @@ struct RecordingUnwinder::Workers {
       for (size_t i = w; i < b->samples.size(); i += walkers.size()) {
         Pending& p = b->samples[i];
         if (p.chain) {
-          chain.walk(Bytes(p.stack.data(), p.stack.size()), *p.out.maps, p.out.walk);
+          chain.walk(p.stack, *p.out.maps, p.out.walk);
           continue;
         }
-        SampleStackMemory stack(p.stack_sp, Bytes(p.stack.data(), p.stack.size()));
+        SampleStackMemory stack(p.stack_sp, p.stack);
         walker.walk(p.regs, stack, *p.out.maps, p.out.walk);
       }
       std::lock_guard<std::mutex> lock(mutex);
@@ -170,6 +176,66 @@ struct RecordingUnwinder::Later {
   }
 };
 
+// The reorder window: records leave in (time, file order). Most arrive in
+// that order already (one ring drained after another, each in time order):
+// those join a sorted run, a ring queue, at no cost; only a record older
+// than the run's newest goes to a heap. The oldest record is the older of
+// the run's front and the heap's top.
+class RecordingUnwinder::ReorderWindow {
+ public:
+  void push(Timed&& t) {
+    if (run_.empty() || !Later()(run_.back(), t)) run_.push_back(std::move(t));
+    else late_.push(std::move(t));
+  }
+  bool empty() const { return run_.empty() && late_.empty(); }
+  size_t size() const { return run_.size() + late_.size(); }
+  uint64_t oldest_time() const { return from_run() ? run_.front().time : late_.top().time; }
+  Timed pop() {
+    if (from_run()) return run_.pop_front();
+    Timed t = std::move(const_cast<Timed&>(late_.top()));
+    late_.pop();
+    return t;
+  }
+
+ private:
+  // A queue in a ring of slots that grows by doubling and never shrinks, so
+  // that in the steady state a record costs no allocation (a std::deque of
+  // elements this large allocates a node for each).
+  class Ring {
+   public:
+    bool empty() const { return count_ == 0; }
+    size_t size() const { return count_; }
+    const Timed& front() const { return slots_[head_]; }
+    const Timed& back() const { return slots_[(head_ + count_ - 1) % slots_.size()]; }
+    void push_back(Timed&& t) {
+      if (count_ == slots_.size()) grow();
+      slots_[(head_ + count_) % slots_.size()] = std::move(t);
+      ++count_;
+    }
+    Timed pop_front() {
+      Timed t = std::move(slots_[head_]);
+      head_ = (head_ + 1) % slots_.size();
+      --count_;
+      return t;
+    }
+
+   private:
+    void grow() {
+      std::vector<Timed> bigger(std::max<size_t>(64, 2 * slots_.size()));
+      for (size_t i = 0; i < count_; ++i) bigger[i] = std::move(slots_[(head_ + i) % slots_.size()]);
+      slots_.swap(bigger);
+      head_ = 0;
+    }
+    std::vector<Timed> slots_;
+    size_t head_ = 0;
+    size_t count_ = 0;
+  };
+
+  bool from_run() const { return late_.empty() || (!run_.empty() && !Later()(run_.front(), late_.top())); }
+  Ring run_;
+  std::priority_queue<Timed, std::vector<Timed>, Later> late_;
+};
+
 namespace {
 
 uint64_t record_time(const Record& r) {
@@ -185,18 +251,54 @@ uint64_t record_time(const Record& r) {
 
 }  // namespace
 
+template <typename T>
+static T take_spare(std::vector<T>& spares) {  // a delivered sample's buffer: no allocation
+  if (spares.empty()) return {};
+  T out = std::move(spares.back());
+  spares.pop_back();
+  return out;
+}
+
+RecordingUnwinder::Pending RecordingUnwinder::pending(const SampleView& s) {
+  Pending p;
+  p.out.time = s.time;
+  p.out.pid = s.pid;
+  p.out.tid = s.tid;
+  p.out.cpu = s.cpu;
+  p.out.period = s.period;
+  p.out.in_kernel = s.in_kernel;
+  p.out.stack_truncated = s.stack_truncated;
+  p.out.off_cpu = s.off_cpu;
+  p.out.kernel_ips = take_spare(spare_kernel_ips_);
+  p.out.kernel_ips.clear();
+  for (size_t i = 0; i < s.kernel_depth(); ++i) p.out.kernel_ips.push_back(s.kernel_ip(i));
+  p.regs = Registers::from_sample(s);
+  p.stack_sp = p.regs.sp();
+  p.out.walk.frames = take_spare(spare_frames_);
+  p.chain = !s.user_chain.empty();
+  const Bytes bytes = p.chain ? s.user_chain : s.stack;
+  if (!p.chain && s.stack_owner) {  // kept by the reader: used in place
+    p.owner = s.stack_owner;
+    p.stack = bytes;
+    return p;
+  }
+  p.copy = take_spare(spare_stacks_);
+  p.copy.assign(bytes.begin(), bytes.end());
+  p.stack = Bytes(p.copy.data(), p.copy.size());
+  return p;
+}
+
 void RecordingUnwinder::run(RecordSource& reader, const std::function<void(const UnwoundSample&)>& on_sample,
                             const std::function<void(const Record&)>& on_record) {
-  std::priority_queue<Timed, std::vector<Timed>, Later> window;
+  ReorderWindow window;
   uint64_t newest = 0;
   uint64_t seq = 0;
   size_t window_bytes = 0;  // copied stacks in the window
   auto release = [&](bool all) {
     while (!window.empty() && (all || window.size() > options_.reorder_max_records ||
                                window_bytes > options_.reorder_max_bytes ||
-                               window.top().time + options_.reorder_window_ns <= newest)) {
-      Timed t = std::move(const_cast<Timed&>(window.top()));
-      window.pop();
+                               window.oldest_time() + options_.reorder_window_ns <= newest)) {
+      Timed t = window.pop();
       if (auto* p = std::get_if<Pending>(&t.item)) window_bytes -= p->stack.size();
       replay(std::move(t), on_sample, on_record);
     }
@@ -211,29 +313,7 @@ void RecordingUnwinder::run(RecordSource& reader, const std::function<void(const
     Timed t;
     t.seq = seq++;
     if (auto* s = std::get_if<SampleView>(&*rec)) {
-      Pending p;
-      p.out.time = s->time;
-      p.out.pid = s->pid;
-      p.out.tid = s->tid;
-      p.out.cpu = s->cpu;
-      p.out.period = s->period;
-      p.out.in_kernel = s->in_kernel;
-      p.out.stack_truncated = s->stack_truncated;
-      p.out.off_cpu = s->off_cpu;
-      for (size_t i = 0; i < s->kernel_depth(); ++i) p.out.kernel_ips.push_back(s->kernel_ip(i));
-      p.regs = Registers::from_sample(*s);
-      p.stack_sp = p.regs.sp();
-      if (!spare_stacks_.empty()) {  // a delivered sample's buffers: no allocation
-        p.stack = std::move(spare_stacks_.back());
-        spare_stacks_.pop_back();
-      }
-      if (!spare_frames_.empty()) {
-        p.out.walk.frames = std::move(spare_frames_.back());
-        spare_frames_.pop_back();
-      }
-      p.chain = !s->user_chain.empty();
-      if (p.chain) p.stack.assign(s->user_chain.begin(), s->user_chain.end());
-      else p.stack.assign(s->stack.begin(), s->stack.end());
+      Pending p = pending(*s);
       window_bytes += p.stack.size();
       t.time = s->time;
       t.item = std::move(p);
@@ -281,8 +361,10 @@ void RecordingUnwinder::deliver(const SampleSink& on_sample, const RecordSink& o
   }
   records_before(b.samples.size());
   for (Pending& p : b.samples) {
-    if (spare_stacks_.size() < 2 * options_.batch) spare_stacks_.push_back(std::move(p.stack));
+    p.owner.reset();  // the reader may write its next stacks there
+    if (spare_stacks_.size() < 2 * options_.batch && p.copy.capacity()) spare_stacks_.push_back(std::move(p.copy));
     if (spare_frames_.size() < 2 * options_.batch) spare_frames_.push_back(std::move(p.out.walk.frames));
+    if (spare_kernel_ips_.size() < 2 * options_.batch) spare_kernel_ips_.push_back(std::move(p.out.kernel_ips));
   }
   b.clear();
 }

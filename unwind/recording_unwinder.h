@@ -93,8 +93,11 @@ class RecordingUnwinder {
 
  private:
   struct Pending;
+  // A sample's copy of what the unwinder needs (reusing delivered samples' buffers).
+  Pending pending(const SampleView& s);
   struct Timed;
   struct Later;
+  class ReorderWindow;
   void replay(Timed&& item, const std::function<void(const UnwoundSample&)>& on_sample,
               const std::function<void(const Record&)>& on_record);
   struct Batch;
@@ -116,6 +119,7 @@ class RecordingUnwinder {
   std::unique_ptr<Batch> in_flight_;   // being unwound by the workers
   std::vector<std::vector<uint8_t>> spare_stacks_;  // buffers of delivered samples, for the next ones
   std::vector<std::vector<Frame>> spare_frames_;    // the same for unwound frames
+  std::vector<std::vector<uint64_t>> spare_kernel_ips_;  // ... and kernel frames
 };
 
 }  // namespace swprof

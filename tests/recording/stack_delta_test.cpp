@@ -1,7 +1,10 @@
 #include "recording/stack_delta.h"
 
 #include <catch2/catch.hpp>
+#include <deque>
+#include <memory>
 #include <random>
+#include <set>
 
 using namespace swprof;
 
@@ -102,4 +105,40 @@ TEST_CASE("stack deltas round trip whatever the overlap: below, above, inside, a
     std::vector<uint8_t> stack(memory.begin() + static_cast<long>(off), memory.begin() + static_cast<long>(off + size));
     REQUIRE(round_trip(enc, dec, static_cast<uint32_t>(rng() % 3), base + off, stack) == stack);
   }
+}
+
+TEST_CASE("a decoded stack whose buffer is held keeps its bytes through later decodes", "[stack_delta]") {
+  StackDeltaCoder enc, dec;
+  std::vector<std::vector<uint8_t>> stacks;
+  for (int i = 0; i < 6; ++i) stacks.push_back(std::vector<uint8_t>(512, static_cast<uint8_t>(i + 1)));
+  auto stored0 = to_vec(enc.encode(3, 0x1000, Bytes(stacks[0].data(), stacks[0].size())));
+  auto first = dec.decode(3, 0x1000, 512, Bytes(stored0.data(), stored0.size()));
+  REQUIRE(first);
+  std::shared_ptr<const void> held = dec.last_buffer();
+  REQUIRE(held);
+  for (int i = 1; i < 6; ++i) {  // the same thread, then another: neither may write over the held bytes
+    CHECK(round_trip(enc, dec, 3, 0x1000, stacks[static_cast<size_t>(i)]) == stacks[static_cast<size_t>(i)]);
+    CHECK(round_trip(enc, dec, 4, 0x1000, stacks[static_cast<size_t>(i)]) == stacks[static_cast<size_t>(i)]);
+  }
+  CHECK(to_vec(*first) == stacks[0]);
+}
+
+TEST_CASE("buffers let go of are reused: a steady stream of samples allocates none", "[stack_delta]") {
+  StackDeltaCoder enc, dec;
+  std::vector<uint8_t> stack(2048);
+  std::deque<std::shared_ptr<const void>> held;  // a consumer keeping the last 8 stacks, as a window does
+  std::set<const void*> buffers;
+  for (int i = 0; i < 2000; ++i) {
+    stack[static_cast<size_t>(i) % stack.size()] = static_cast<uint8_t>(i);
+    const uint32_t tid = 1 + static_cast<uint32_t>(i % 3);
+    CHECK(round_trip(enc, dec, tid, 0x7000, stack) == stack);
+    held.push_back(dec.last_buffer());
+    buffers.insert(held.back().get());
+    if (held.size() > 8) held.pop_front();
+    if (i % 500 == 499) {  // a new chunk
+      enc.reset();
+      dec.reset();
+    }
+  }
+  CHECK(buffers.size() <= 16);  // 8 held, one per thread, one being written, and slack; never one per sample
 }

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 
@@ -66,6 +67,35 @@ TEST_CASE("records are replayed in time order, not file order", "[recording_unwi
   CHECK(times == std::vector<uint64_t>{2000, 3000});
   CHECK(mapped == std::vector<bool>{true, true});
   CHECK(unwinder.stats().samples == 2);
+}
+
+TEST_CASE("interleaved rings come out in (time, file order), as a stable sort would order them",
+          "[recording_unwinder]") {
+  TempFile file;
+  std::vector<uint8_t> stack(64, 0);
+  std::vector<std::pair<uint64_t, uint32_t>> written;  // (time, pid): pid tells equal times apart
+  {
+    RecordingWriter w(file.path, RecordingHeader{}, 2048);
+    // Four "rings" drained in turns of 5 records, each in time order; equal
+    // times across rings, and a ring that lags far behind the others.
+    uint64_t next[4] = {1000, 1000, 1003, 200};
+    for (int turn = 0; turn < 60; ++turn)
+      for (uint32_t ring = 0; ring < 4; ++ring)
+        for (int k = 0; k < 5; ++k) {
+          const uint32_t pid = 10 + ring;
+          w.write(sample_at(pid, next[ring], 0x401234, stack));
+          written.emplace_back(next[ring], pid);
+          next[ring] += ring == 1 ? 2 : 3;
+        }
+    w.finish(EndRecord{"{}"});
+  }
+  std::stable_sort(written.begin(), written.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  RecordingReader reader(file.path);
+  RecordingUnwinder unwinder(UnwindOptions{UnwinderChoice::kChain, 1});
+  std::vector<std::pair<uint64_t, uint32_t>> replayed;
+  unwinder.run(reader, [&](const UnwoundSample& s) { replayed.emplace_back(s.time, s.pid); });
+  CHECK(replayed == written);
 }
 
 TEST_CASE("a mapping after a sample in time does not apply to it", "[recording_unwinder]") {

@@ -1,0 +1,53 @@
+#pragma once
+// The bytes of a recording file, opened once and shared: the record reader,
+// the walk to the trailing images and the off-CPU pre-pass all read through
+// one RecordingBytes (positioned reads, so they never disturb each other and
+// may run on different threads). Reads are copies into the caller's buffer,
+// never a mapping of the file: a file cut short while it is read (the
+// recorder still writing, or a truncation) gives short reads, not SIGBUS.
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "common/byte_reader.h"
+#include "common/unique_fd.h"
+
+namespace swprof {
+
+class RecordingBytes {
+ public:
+  // Opens `path` read-only; throws Error naming `what` ("recording",
+  // "perf.data file") when it cannot be opened or is a directory.
+  static std::shared_ptr<const RecordingBytes> open(const std::string& path, const std::string& what);
+  // A file image held in memory (a fuzzer's input); `name` stands for the
+  // path in messages. `image` must outlive every reader of it.
+  static std::shared_ptr<const RecordingBytes> in_memory(Bytes image, const std::string& name);
+
+  const std::string& path() const { return path_; }
+  // Copies up to `n` bytes at `offset` into `dst`; fewer when the file ends.
+  size_t read_at(void* dst, size_t n, uint64_t offset) const;
+  // The file's size now (asked again each time: it may still be growing);
+  // UINT64_MAX when it is not a regular file.
+  uint64_t size() const;
+  // The size when opened (0 when not a regular file).
+  uint64_t size_at_open() const { return size_at_open_; }
+  bool in_memory() const { return image_.has_value(); }
+
+ private:
+  RecordingBytes() = default;
+  size_t read_stream(uint8_t* dst, size_t n, uint64_t offset) const;
+
+  std::string path_;
+  UniqueFd fd_;
+  std::optional<Bytes> image_;
+  uint64_t size_at_open_ = 0;
+  bool regular_ = true;
+  // A pipe or other stream has no offsets: read in order, and only forward.
+  mutable std::mutex stream_mutex_;
+  mutable uint64_t stream_pos_ = 0;
+};
+
+}  // namespace swprof
