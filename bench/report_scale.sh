@@ -84,7 +84,8 @@ calibrate() {
 
 # xz_plan SAMPLES: "REPEATS FILE", how many xz runs over which input give
 # about SAMPLES samples at FREQ: whole-input runs, or for small sizes one run
-# over a prefix sized by linear interpolation between the two calibrations.
+# over a prefix sized in proportion to the calibration on the first MiB
+# (below it) or between the two calibrations (above it).
 xz_plan() {
   local full small bytes input
   read -r full small bytes < <(calibrate)
@@ -94,7 +95,8 @@ xz_plan() {
     t = n / f
     if (t >= 0.75 * full) { r = int(t / full + 0.5); print (r < 1 ? 1 : r), input; exit }
     mib = 1048576
-    b = (full > small) ? mib + (t - small) * (bytes - mib) / (full - small) : mib * t / small
+    if (t <= small || full <= small) b = mib * t / small
+    else b = mib + (t - small) * (bytes - mib) / (full - small)
     if (b < 65536) b = 65536
     print 1, sprintf("%s/input-%d.bin", dir, b) }'
 }
@@ -145,34 +147,53 @@ fits_on_disk() {
   awk -v n="$1" -v s="$2" -v a="$avail" 'BEGIN {exit !(n * (s + 600) + 5e9 < a)}'
 }
 
-# record NAME: makes DIR/NAME.swprof and DIR/NAME.perf.data unless cached;
+# record_swprof NAME STACK: swprof's recording of the workload in WL; prints
+# the seconds it took.
+record_swprof() {
+  local t0
+  t0=$(now)
+  "$SWPROF" record -F "$FREQ" --stack-size "$2" -o "$DIR/$1.swprof" -- "${WL[@]}" > /dev/null 2> "$DIR/$1.swprof.err"
+  elapsed "$t0"
+}
+
+# record_perf NAME STACK: perf's recording of the workload in WL; prints the
+# seconds it took.
+record_perf() {
+  local t0
+  perf_tmp_files > "$DIR/perf-tmp.before"
+  t0=$(now)
+  perf record -q -N -e cpu-clock -F "$FREQ" --call-graph "dwarf,$2" -o "$DIR/$1.perf.data" -- "${WL[@]}" \
+    > /dev/null 2> "$DIR/$1.perf.err" || true
+  elapsed "$t0"
+  clean_perf_tmp "$DIR/perf-tmp.before"
+}
+
+# record NAME: makes DIR/NAME.swprof and DIR/NAME.perf.data unless cached.
+# The two tools record at the same time (one core each on this machine:
+# the workload is counted in CPU seconds, so this changes no sample count).
 # DIR/NAME.info keeps "swprof_samples perf_samples swprof_rec_s perf_rec_s
 # stack" (perf fields "-" when perf.data did not fit).
 record() {
-  local name=$1 stack target t0 sw_s pf_s="-" pf_n="-"
+  local name=$1 stack target sw_pid sw_s pf_s="-" pf_n="-"
   [ "$REMAKE" = 0 ] && [ -s "$DIR/$name.info" ] && return
-  target=$( [ "$name" = gcc ] && echo 0 || sample_target "$name")
+  target=0
+  [ "$name" = gcc ] || target=$(sample_target "$name")
   stack=$(stack_for "$target")
   workload "$name"
   rm -f "$DIR/$name.swprof" "$DIR/$name.perf.data" "$DIR/$name.perf.data.old"
-  log "recording $name with swprof: ${WL[*]}"
-  t0=$(now)
-  "$SWPROF" record -F "$FREQ" --stack-size "$stack" -o "$DIR/$name.swprof" -- "${WL[@]}" > /dev/null 2> "$DIR/$name.swprof.err"
-  sw_s=$(elapsed "$t0")
+  log "recording $name: ${WL[*]}"
+  record_swprof "$name" "$stack" > "$DIR/$name.swprof.secs" &
+  sw_pid=$!
   if fits_on_disk "$target" "$stack"; then
-    log "recording $name with perf"
-    perf_tmp_files > "$DIR/perf-tmp.before"
-    t0=$(now)
-    perf record -q -N -e cpu-clock -F "$FREQ" --call-graph "dwarf,$stack" -o "$DIR/$name.perf.data" -- "${WL[@]}" \
-      > /dev/null 2> "$DIR/$name.perf.err" || true
-    pf_s=$(elapsed "$t0")
-    clean_perf_tmp "$DIR/perf-tmp.before"
+    pf_s=$(record_perf "$name" "$stack")
     pf_n=$(perf_sample_count "$DIR/$name.perf.data")
   else
     log "$name: a perf.data of $target samples at $stack bytes does not fit in $DIR: swprof only"
   fi
+  wait "$sw_pid"
+  sw_s=$(cat "$DIR/$name.swprof.secs")
   echo "$(swprof_sample_count "$SWPROF" "$DIR/$name.swprof") $pf_n $sw_s $pf_s $stack" > "$DIR/$name.info"
-  log "recorded $name in $sw_s s (swprof) and $pf_s s (perf)"
+  log "recorded $name in $sw_s s (swprof) and $pf_s s (perf), side by side"
 }
 
 # time_round NAME: one round of the report commands on NAME, appending
@@ -218,8 +239,8 @@ row() {
 
 # table_rows NAME: the rows of NAME's three commands.
 table_rows() {
-  local name=$1 sw_n pf_n sw_rec pf_rec stack label perf_m
-  read -r sw_n pf_n sw_rec pf_rec stack < "$DIR/$name.info"
+  local name=$1 sw_n pf_n stack label perf_m
+  read -r sw_n pf_n _ _ stack < "$DIR/$name.info"
   label="$name ($stack B stacks)"
   [ "$name" = gcc ] && label="gcc: 20 × gcc -O2 -c ($stack B stacks)"
   perf_m=$(medians "$DIR/$name.perf.times")
