@@ -1,11 +1,45 @@
 # Sourced by the bench scripts.
 
 # bench_input DIR: the path of the xz workload's input in DIR, made on first
-# use: half random (base64), half repetitive text, so xz works hard on both.
+# use: half pseudo-random (base64 of a seeded generator, so every run and
+# every machine compresses the same bytes), half repetitive text, so xz works
+# hard on both.
 bench_input() {
   local input="$1/input.bin"
   if [ ! -s "$input" ]; then
-    { head -c 4500000 /dev/urandom | base64; yes "the quick brown fox jumps over the lazy dog" | head -c 6000000 || true; } > "$input"
+    python3 -c '
+import base64, random, sys
+out = sys.stdout.buffer
+out.write(base64.encodebytes(random.Random(15).randbytes(4500000)))
+line = b"the quick brown fox jumps over the lazy dog\n"
+out.write((line * (6000000 // len(line) + 1))[:6000000])
+' > "$input.tmp"
+    mv "$input.tmp" "$input"
   fi
   echo "$input"
+}
+
+# median: the median of the numbers on stdin, one a line.
+median() {
+  sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'
+}
+
+# swprof_sample_count SWPROF FILE: the samples in a swprof recording.
+swprof_sample_count() {
+  "$1" info --no-unwind "$2" | awk '/^  total / {print $2; exit}'
+}
+
+# perf_sample_count FILE: the samples in a perf.data, as perf counts them.
+perf_sample_count() {
+  perf report --stats -i "$1" 2> /dev/null | awk '/SAMPLE events:/ {print $3; exit}'
+}
+
+# bench_time TIMEFILE CMD...: runs CMD (stdout discarded, stderr to
+# TIMEFILE.err) and prints "wall_s cpu_s peak_rss_kb": CPU is user + system
+# of all threads, the fairer figure on a shared machine. Fails as CMD fails.
+bench_time() {
+  local timefile=$1
+  shift
+  /usr/bin/time -f "%e %U %S %M" -o "$timefile" "$@" > /dev/null 2> "$timefile.err" || return 1
+  awk '{printf "%s %.2f %s\n", $1, $2 + $3, $4}' "$timefile"
 }

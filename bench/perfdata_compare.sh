@@ -39,7 +39,7 @@ for d in "${DURATIONS[@]}"; do
   data="$WORK/perfdata-$d.data"
   workload=(timeout -s INT "$d" sh -c "while :; do xz -9 -T1 -c '$input' > /dev/null; done")
   perf record -q -N -F "$FREQ" --call-graph dwarf -o "$data" -- "${workload[@]}" > /dev/null 2> "$WORK/perfdata-record.err" || true
-  samples=$(perf script -i "$data" -F tid 2> /dev/null | wc -l)
+  samples=$(perf_sample_count "$data")
   echo "perf record --call-graph dwarf -F $FREQ, ${d} s of xz -9: $samples samples, $(stat -c %s "$data") bytes"
   measure "swprof report" "$samples" "$SWPROF" report "$data"
   measure "perf report --stdio" "$samples" perf report -i "$data" --stdio

@@ -22,7 +22,6 @@ input=$(bench_input "$WORK")
 workload=(xz -9 -T1 -c "$input")
 
 now() { date +%s.%N; }
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
 base_t=(); sw_t=(); perf_t=()
 for round in $(seq "$ROUNDS"); do

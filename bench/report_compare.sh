@@ -21,8 +21,8 @@ workload=(timeout -s INT "$DURATION" sh -c "while :; do xz -9 -T1 -c '$input' > 
 "$SWPROF" record -F "$FREQ" -o "$WORK/report.swprof" -- "${workload[@]}" > /dev/null 2> "$WORK/report-record.err" || true
 perf record -q -F "$FREQ" --call-graph dwarf -o "$WORK/report.perf.data" -- "${workload[@]}" > /dev/null 2> "$WORK/report-perf-record.err" || true
 
-swprof_samples=$("$SWPROF" info --no-unwind "$WORK/report.swprof" | awk '/^  total / {print $2; exit}')
-perf_samples=$(perf script -i "$WORK/report.perf.data" -F tid 2>/dev/null | wc -l)
+swprof_samples=$(swprof_sample_count "$SWPROF" "$WORK/report.swprof")
+perf_samples=$(perf_sample_count "$WORK/report.perf.data")
 
 # measure NAME SAMPLES CMD...: wall seconds, peak RSS, samples per second.
 measure() {
