@@ -44,6 +44,9 @@ class DwarfImage {
  public:
   static constexpr uint64_t kMaxInflation = 64;
   static constexpr uint64_t kMaxSectionBytes = uint64_t{1} << 30;
+  // A section this big decompresses on a second thread while write() does
+  // the others.
+  static constexpr uint64_t kSecondThreadBytes = uint64_t{1} << 20;
 
   // The plan for `file` (the whole ELF file), or nullopt when rebuilding
   // would save nothing (no compressed .debug_* section) or the file is not
@@ -55,7 +58,8 @@ class DwarfImage {
   size_t size() const { return size_; }
 
   // Writes the image of the file planned into `out` (size() bytes, zeroed;
-  // the file must still be there). A kept section that cannot
+  // the file must still be there), the biggest section on a thread of its
+  // own when it is big. A kept section that cannot
   // be decompressed (a claimed size over the bounds, an unknown method, a
   // damaged stream) becomes SHT_NOBITS and is named by problems().
   void write(std::span<uint8_t> out);
@@ -77,7 +81,8 @@ class DwarfImage {
   DwarfImage() = default;
   void lay_out();
   uint64_t place_compressed(size_t index, uint64_t& alignment);
-  void decompress(size_t index, std::span<uint8_t> out);
+  bool decompress(size_t index, std::span<uint8_t> out) const;
+  size_t section_for_second_thread() const;
   void drop(size_t index, const std::string& problem);
   void set_header(size_t index, const Elf64_Shdr& header);
   Elf64_Shdr header(size_t index) const;

@@ -260,3 +260,25 @@ TEST_CASE("dwarf image: objcopy's zlib and zstd debuginfo decompress to objcopy'
   }
   CHECK(compared > 5);
 }
+
+TEST_CASE("dwarf image: a big section decompresses on a second thread, damaged or not", "[symbolize][dwarf_image]") {
+  const std::vector<uint8_t> big = varied_bytes(DwarfImage::kSecondThreadBytes + 4096);
+  const std::vector<uint8_t> small = varied_bytes(700);
+  const bool damaged = GENERATE(false, true);
+  std::vector<uint8_t> packed = zstd_section(big);
+  if (damaged) packed.resize(packed.size() / 2);
+  const std::vector<uint8_t> file = elf_file({{".debug_line", SHT_PROGBITS, SHF_COMPRESSED, zstd_section(small)},
+                                              {".debug_info", SHT_PROGBITS, SHF_COMPRESSED, packed}});
+  auto image = DwarfImage::plan(file);
+  REQUIRE(image);
+  std::vector<uint8_t> bytes = written(*image);
+  const auto sections = read_back(bytes);
+  CHECK(sections[1].bytes == small);
+  if (damaged) {
+    CHECK(image->problems() == std::vector<std::string>{"its .debug_info section does not decompress (damaged)"});
+    CHECK(sections[2].header.sh_type == SHT_NOBITS);
+  } else {
+    CHECK(image->problems().empty());
+    CHECK(sections[2].bytes == big);
+  }
+}
