@@ -219,12 +219,18 @@ int DebugInfo::find_debuginfo(Dwfl_Module* mod, void** userdata, const char* mod
   // Once the debuginfo is found, a later lookup is for the DWARF's
   // supplementary (dwz) file, which is used as it is.
   const bool supplementary = self->found_separate_debuginfo_ || self->binary_->section(".debug_info");
-  const bool image = self->options_.lines && !supplementary;
-  int fd = image ? self->search_apart(file_name, debuglink_file, debuglink_crc, debuginfo_file_name)
-                 : self->search_debuginfo(mod, userdata, modname, base, file_name, debuglink_file, debuglink_crc,
-                                          debuginfo_file_name);
+  // A DwarfImage replaces debuginfo found by the binary's build-id, when
+  // DWARF is wanted.
+  const bool image = self->options_.lines && !supplementary && !self->binary_->build_id().empty();
+  int fd = image ? self->debuginfo_on_disk(debuglink_file, file_name, debuginfo_file_name) : -1;
+  bool found_by_libdwfl = false;  // then read by libdwfl as it found it
+  if (fd < 0) {
+    fd = self->search_debuginfo(mod, userdata, modname, base, file_name, debuglink_file, debuglink_crc,
+                                debuginfo_file_name);
+    found_by_libdwfl = fd >= 0;
+  }
   if (fd < 0) fd = self->archived_debuginfo(debuginfo_file_name);
-  if (fd >= 0 && image) fd = self->dwarf_image_of(fd);
+  if (fd >= 0 && image && !found_by_libdwfl) fd = self->dwarf_image_of(fd);
   if (fd >= 0) self->found_separate_debuginfo_ = true;
   else self->note_rejected_debuginfo(debuglink_file);
   return fd;
@@ -248,25 +254,27 @@ int DebugInfo::search_debuginfo(Dwfl_Module* mod, void** userdata, const char* m
   return fd;
 }
 
-// libdwfl's lookup keeps the file it checked in the module that asked, and
-// then reads that file whatever descriptor is returned: to hand it a
-// DwarfImage instead, the lookup runs on a module of its own, of the same
-// file, dropped once the debuginfo is found.
-int DebugInfo::search_apart(const char* file_name, const char* debuglink_file, GElf_Word debuglink_crc,
-                            char** debuginfo_file_name) {
-  std::string problem;
-  UniqueFd fd = binary_descriptor(problem);
-  const DwflPtr apart(dwfl_begin(&callbacks_));
-  if (!fd.valid() || !apart) return -1;
-  const std::string name = basename_of(binary_->path());
-  dwfl_report_begin(apart.get());
-  Dwfl_Module* mod = dwfl_report_elf(apart.get(), name.c_str(), binary_->path().c_str(), fd.get(), 0, true);
-  if (mod) fd.release();
-  dwfl_report_end(apart.get(), nullptr, nullptr);
-  if (!mod) return -1;
-  void* no_userdata = nullptr;
-  return search_debuginfo(mod, &no_userdata, name.c_str(), 0, file_name, debuglink_file, debuglink_crc,
-                          debuginfo_file_name);
+// The separate debuginfo of the binary's build-id where libdwfl's lookup
+// looks, in its order (debuginfo_candidates, also for the path the binary's
+// symlinks resolve to), found without libdwfl: its lookup keeps the file it
+// checked in the module that asked and reads that one, whatever descriptor
+// is returned, where a DwarfImage is to be read instead. -1 when none is.
+int DebugInfo::debuginfo_on_disk(const char* debuglink_file, const char* file_name,
+                                 char** debuginfo_file_name) const {
+  namespace fs = std::filesystem;
+  const std::string path = file_name && *file_name ? file_name : binary_->path();
+  std::vector<std::string> candidates = debuginfo_candidates(debuglink_file, file_name);
+  std::error_code ec;
+  if (const fs::path real = fs::canonical(path, ec); !ec && real != path)
+    for (std::string& c : debuglink_candidates(debuglink_file, real.string())) candidates.push_back(std::move(c));
+  for (const std::string& candidate : candidates) {
+    if (!fs::is_regular_file(candidate, ec) || fs::equivalent(candidate, path, ec)) continue;
+    auto file = open_regular_file(candidate);
+    if (!file || !has_build_id_of_binary(file.value->fd.get())) continue;
+    if (debuginfo_file_name) *debuginfo_file_name = strdup(candidate.c_str());
+    return file.value->fd.release();
+  }
+  return -1;
 }
 
 // Whether a file the debuglink lookup would accept sits where it looks, for
@@ -288,11 +296,14 @@ bool DebugInfo::debuglink_file_exists(const char* debuglink_file, const char* fi
 }
 
 bool DebugInfo::has_build_id_of_binary(const std::string& path) const {
-  const auto& id = binary_->build_id();
-  if (id.empty()) return true;
+  if (binary_->build_id().empty()) return true;
   auto file = open_regular_file(path);
-  if (!file) return false;
-  const ElfPtr elf(elf_begin(file.value->fd.get(), ELF_C_READ_MMAP, nullptr));
+  return file && has_build_id_of_binary(file.value->fd.get());
+}
+
+bool DebugInfo::has_build_id_of_binary(int fd) const {
+  const auto& id = binary_->build_id();
+  const ElfPtr elf(elf_begin(fd, ELF_C_READ_MMAP, nullptr));
   const void* bits = nullptr;
   const ssize_t n = elf ? dwelf_elf_gnu_build_id(elf.get(), &bits) : -1;
   return n > 0 && static_cast<size_t>(n) == id.size() && std::memcmp(bits, id.data(), id.size()) == 0;

@@ -61,11 +61,11 @@ class DebugInfo {
                             char** debuginfo_file_name);
   int search_debuginfo(Dwfl_Module* mod, void** userdata, const char* modname, Dwarf_Addr base, const char* file_name,
                        const char* debuglink_file, GElf_Word debuglink_crc, char** debuginfo_file_name);
-  int search_apart(const char* file_name, const char* debuglink_file, GElf_Word debuglink_crc,
-                   char** debuginfo_file_name);
+  int debuginfo_on_disk(const char* debuglink_file, const char* file_name, char** debuginfo_file_name) const;
   UniqueFd binary_descriptor(std::string& problem) const;
   bool debuglink_file_exists(const char* debuglink_file, const char* file_name) const;
   bool has_build_id_of_binary(const std::string& path) const;
+  bool has_build_id_of_binary(int fd) const;
   int dwarf_image_of(int fd);
   std::vector<std::string> debuginfo_candidates(const char* debuglink_file, const char* file_name) const;
   std::vector<std::string> debuglink_candidates(const char* debuglink_file, const std::string& path) const;

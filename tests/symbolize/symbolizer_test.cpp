@@ -3,7 +3,9 @@
 // minidebuginfo binaries, damaged debuginfo, unknown addresses, the vDSO; and
 // Go functions of the stripped Go test program, named from its pclntab.
 
+#include <fcntl.h>
 #include <sys/auxv.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -343,6 +345,32 @@ TEST_CASE("symbolizer: debuginfo with compressed sections gives the same frames 
   }
   INFO(warnings_text(symbolizer));
   CHECK(symbolizer.warnings().empty());
+}
+
+TEST_CASE("symbolizer: reading compressed debuginfo closes no descriptor it does not own", "[symbolize]") {
+  // libdwfl closes a module's debuginfo descriptor when it ends; a lookup
+  // that never told it which one leaves 0 there, and closed standard input.
+  if (fcntl(0, F_GETFD) == -1) REQUIRE(open("/dev/null", O_RDONLY) == 0);
+  TempDir dir;
+  const std::string app = dir.file("bin/app");
+  copy_file(program_file("sym_target.stripped"), app);
+  const std::string root = dir.file("debug");
+  const std::string debug = build_id_path(root, app);
+  copy_file(program_file("sym_target.debug"), debug);
+  command_output("objcopy --compress-debug-sections=zlib " + debug);
+  const int kept = open(app.c_str(), O_RDONLY | O_CLOEXEC);
+  REQUIRE(kept >= 0);
+  {
+    BinaryCache binaries;
+    const ProcessMaps maps = load_like_loader(binaries, app, kBase);
+    SymbolizerOptions options = hermetic_options(dir);
+    options.debug_roots = {root};
+    Symbolizer symbolizer(options);
+    check_inline_chain(symbolizer.symbolize(maps, 1, return_frame(kBase + probe_addresses().at("inline"))));
+  }
+  CHECK(fcntl(0, F_GETFD) != -1);
+  CHECK(fcntl(kept, F_GETFD) != -1);
+  close(kept);
 }
 
 // Overwrites the ch_size of `section`'s compression header in `path`.
