@@ -64,6 +64,7 @@ std::function<int()> add_diff_command(CLI::App& app) {
     if (!a->html.empty()) html.emplace(a->html);
     if (!a->folded.empty()) folded.emplace(a->folded);
 
+    a->profile.source_lines = !a->html.empty();  // only the flame graph shows file:line
     // Reports name the files given here (a JSON profile would name its recording).
     Profile base = load_profile(a->base, a->profile, "diff");
     base.source = a->base;

@@ -28,6 +28,9 @@ struct ProfileArgs {
   bool per_thread = false;
   bool thread_names = false;
   bool timeline = false;  // set by outputs that show time order (speedscope), not an option
+  // Cleared by outputs that show no file:line (text, folded), not an option:
+  // DWARF is then opened only for inline frames, and not at all with --no-inline.
+  bool source_lines = true;
   SymbolizeArgs symbols;
   bool symbols_applied = false;  // apply_symbols() ran for this command
 
@@ -76,6 +79,7 @@ struct ProfileArgs {
     if (per_thread && thread_names) throw Error("--per-thread and --thread-names exclude each other");
     o.thread_roots = per_thread ? ThreadRoots::kThread : thread_names ? ThreadRoots::kComm : ThreadRoots::kNone;
     o.symbols = symbols.to_options();
+    o.symbols.lines = source_lines || o.symbols.inline_frames;  // inline frames come with DWARF's lines
     o.timeline = timeline;
     return o;
   }

@@ -37,6 +37,7 @@ struct SymbolizeArgs {
     SymbolizerOptions o;
     o.demangle = !no_demangle;
     o.inline_frames = !no_inline;
+    o.debuginfod = debuginfod;
     o.debug_roots.insert(o.debug_roots.begin(), debug_dirs.begin(), debug_dirs.end());
     o.archive_path = archive;
     return o;

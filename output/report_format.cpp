@@ -32,6 +32,10 @@ std::vector<std::string> report_format_names() {
   return names;
 }
 
+bool shows_source_lines(ReportFormat format) {
+  return format != ReportFormat::kText && format != ReportFormat::kFolded;
+}
+
 std::string format_context_id(uint64_t id) {
   char buf[20];
   snprintf(buf, sizeof buf, "%016" PRIx64, id);

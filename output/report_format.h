@@ -13,6 +13,9 @@ enum class ReportFormat { kText, kFolded, kJson, kSpeedscope, kPprof };
 ReportFormat parse_report_format(const std::string& name);
 // The names parse_report_format takes, in the order help lists them.
 std::vector<std::string> report_format_names();
+// Whether the format shows source file:line (JSON, speedscope, pprof); text
+// and folded show function names only.
+bool shows_source_lines(ReportFormat format);
 
 // Context ids are shown as 16 hex digits.
 std::string format_context_id(uint64_t id);

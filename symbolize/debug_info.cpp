@@ -2,6 +2,7 @@
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <gelf.h>
 #include <sys/stat.h>
 
@@ -16,11 +17,13 @@
 #include <unistd.h>
 
 #include "binary/go_pclntab.h"
+#include "common/elf_handle.h"
 #include "common/error.h"
 #include "common/hex.h"
 #include "common/regular_file.h"
 #include "recording/binary_archive.h"
 #include "symbolize/demangle.h"
+#include "symbolize/dwarf_image.h"
 
 namespace swprof {
 namespace {
@@ -47,6 +50,11 @@ UniqueFd memory_file(const char* name, Bytes bytes) {
   if (fd.valid() && lseek(fd.get(), 0, SEEK_SET) != 0) return UniqueFd();
   return fd;
 }
+
+struct MappingDeleter {
+  size_t size;
+  void operator()(void* p) const { ::munmap(p, size); }
+};
 
 std::string basename_of(const std::string& path) {
   const auto slash = path.rfind('/');
@@ -138,20 +146,11 @@ DebugInfo::DebugInfo(std::shared_ptr<const ElfBinary> binary, const SymbolizerOp
   }
   // libdwfl would open the path itself, and block on a FIFO put there since:
   // it gets a descriptor of a regular file instead (and owns it on success).
-  UniqueFd fd;
-  if (archived) {
-    fd = memory_file("swprof-archived-binary", binary_->file_bytes());
-    if (!fd.valid()) {
-      warn("cannot read the symbols of " + path + ": " + errno_text(errno));
-      return;
-    }
-  } else {
-    auto file = open_regular_file(path);
-    if (!file) {
-      warn("cannot read the symbols of " + path + ": " + file.reason);
-      return;
-    }
-    fd = std::move(file.value->fd);
+  std::string problem;
+  UniqueFd fd = binary_descriptor(problem);
+  if (!fd.valid()) {
+    warn("cannot read the symbols of " + path + ": " + problem);
+    return;
   }
   dwfl_report_begin(dwfl_.get());
   // An ET_DYN file at base 0 relative to its p_vaddr keeps its link
@@ -184,6 +183,24 @@ DebugInfo::DebugInfo(std::shared_ptr<const ElfBinary> binary, const SymbolizerOp
   module_bias_ = bias;
 }
 
+// A descriptor of the binary's file for libdwfl, which would open the path
+// itself, and block on a FIFO put there since: a regular file, or an
+// in-memory copy of an archived image. Invalid, with `problem`, when there
+// is none.
+UniqueFd DebugInfo::binary_descriptor(std::string& problem) const {
+  if (is_archived_image_name(binary_->path())) {
+    UniqueFd fd = memory_file("swprof-archived-binary", binary_->file_bytes());
+    if (!fd.valid()) problem = errno_text(errno);
+    return fd;
+  }
+  auto file = open_regular_file(binary_->path());
+  if (!file) {
+    problem = file.reason;
+    return UniqueFd();
+  }
+  return std::move(file.value->fd);
+}
+
 int DebugInfo::find_debuginfo(Dwfl_Module* mod, void** userdata, const char* modname, Dwarf_Addr base,
                               const char* file_name, const char* debuglink_file, GElf_Word debuglink_crc,
                               char** debuginfo_file_name) {
@@ -199,12 +216,121 @@ int DebugInfo::find_debuginfo(Dwfl_Module* mod, void** userdata, const char* mod
                file_kind(st.st_mode) + ", not a regular file): no source lines or inline frames for it");
     return -1;
   }
-  int fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file, debuglink_crc,
-                                        debuginfo_file_name);
+  // Once the debuginfo is found, a later lookup is for the DWARF's
+  // supplementary (dwz) file, which is used as it is.
+  const bool supplementary = self->found_separate_debuginfo_ || self->binary_->section(".debug_info");
+  // A DwarfImage replaces debuginfo found by the binary's build-id, when
+  // DWARF is wanted.
+  const bool image = self->options_.lines && !supplementary && !self->binary_->build_id().empty();
+  int fd = image ? self->debuginfo_on_disk(debuglink_file, file_name, debuginfo_file_name) : -1;
+  bool found_by_libdwfl = false;  // then read by libdwfl as it found it
+  if (fd < 0) {
+    fd = self->search_debuginfo(mod, userdata, modname, base, file_name, debuglink_file, debuglink_crc,
+                                debuginfo_file_name);
+    found_by_libdwfl = fd >= 0;
+  }
   if (fd < 0) fd = self->archived_debuginfo(debuginfo_file_name);
+  if (fd >= 0 && image && !found_by_libdwfl) fd = self->dwarf_image_of(fd);
   if (fd >= 0) self->found_separate_debuginfo_ = true;
   else self->note_rejected_debuginfo(debuglink_file);
   return fd;
+}
+
+// libdwfl's standard lookup ends by asking debuginfod, which loads
+// libdebuginfod and the ~25 libraries behind it (curl, gnutls, krb5, ...)
+// even with no server to ask. Without --debuginfod only the places on disk
+// are searched: by build-id, then by debuglink when a file is there.
+int DebugInfo::search_debuginfo(Dwfl_Module* mod, void** userdata, const char* modname, Dwarf_Addr base,
+                                const char* file_name, const char* debuglink_file, GElf_Word debuglink_crc,
+                                char** debuginfo_file_name) {
+  if (options_.debuginfod)
+    return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file, debuglink_crc,
+                                        debuginfo_file_name);
+  int fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file, debuglink_crc,
+                                        debuginfo_file_name);
+  if (fd < 0 && debuglink_file_exists(debuglink_file, file_name))
+    fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file, debuglink_crc,
+                                      debuginfo_file_name);
+  return fd;
+}
+
+// The separate debuginfo of the binary's build-id where libdwfl's lookup
+// looks, in its order (debuginfo_candidates, also for the path the binary's
+// symlinks resolve to), found without libdwfl: its lookup keeps the file it
+// checked in the module that asked and reads that one, whatever descriptor
+// is returned, where a DwarfImage is to be read instead. -1 when none is.
+int DebugInfo::debuginfo_on_disk(const char* debuglink_file, const char* file_name,
+                                 char** debuginfo_file_name) const {
+  namespace fs = std::filesystem;
+  const std::string path = file_name && *file_name ? file_name : binary_->path();
+  std::vector<std::string> candidates = debuginfo_candidates(debuglink_file, file_name);
+  std::error_code ec;
+  if (const fs::path real = fs::canonical(path, ec); !ec && real != path)
+    for (std::string& c : debuglink_candidates(debuglink_file, real.string())) candidates.push_back(std::move(c));
+  for (const std::string& candidate : candidates) {
+    if (!fs::is_regular_file(candidate, ec) || fs::equivalent(candidate, path, ec)) continue;
+    auto file = open_regular_file(candidate);
+    if (!file || !has_build_id_of_binary(file.value->fd.get())) continue;
+    if (debuginfo_file_name) *debuginfo_file_name = strdup(candidate.c_str());
+    return file.value->fd.release();
+  }
+  return -1;
+}
+
+// Whether a file the debuglink lookup would accept sits where it looks, for
+// the binary's path and the path its symlinks resolve to: a regular file,
+// not the binary, of the binary's build-id (of any, for a binary without
+// one: libdwfl checks the debuglink's CRC).
+bool DebugInfo::debuglink_file_exists(const char* debuglink_file, const char* file_name) const {
+  namespace fs = std::filesystem;
+  const std::string path = file_name && *file_name ? file_name : binary_->path();
+  std::vector<std::string> paths{path};
+  std::error_code ec;
+  if (const fs::path real = fs::canonical(path, ec); !ec && real != path) paths.push_back(real.string());
+  for (const std::string& p : paths) {
+    for (const std::string& candidate : debuglink_candidates(debuglink_file, p))
+      if (fs::is_regular_file(candidate, ec) && !fs::equivalent(candidate, path, ec) && has_build_id_of_binary(candidate))
+        return true;
+  }
+  return false;
+}
+
+bool DebugInfo::has_build_id_of_binary(const std::string& path) const {
+  if (binary_->build_id().empty()) return true;
+  auto file = open_regular_file(path);
+  return file && has_build_id_of_binary(file.value->fd.get());
+}
+
+bool DebugInfo::has_build_id_of_binary(int fd) const {
+  const auto& id = binary_->build_id();
+  const ElfPtr elf(elf_begin(fd, ELF_C_READ_MMAP, nullptr));
+  const void* bits = nullptr;
+  const ssize_t n = elf ? dwelf_elf_gnu_build_id(elf.get(), &bits) : -1;
+  return n > 0 && static_cast<size_t>(n) == id.size() && std::memcmp(bits, id.data(), id.size()) == 0;
+}
+
+// What libdw reads of the separate debuginfo in descriptor `fd` (owned):
+// a DwarfImage when it has compressed sections, else the file itself. A damaged file is kept for its symbols and its DWARF
+// left unread (dwarf_problem_).
+int DebugInfo::dwarf_image_of(int fd) {
+  UniqueFd file(fd);
+  struct stat st;
+  if (::fstat(file.get(), &st) != 0 || st.st_size <= 0) return file.release();
+  const auto size = static_cast<size_t>(st.st_size);
+  void* p = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, file.get(), 0);
+  if (p == MAP_FAILED) return file.release();
+  const std::unique_ptr<void, MappingDeleter> mapping(p, MappingDeleter{size});
+  try {
+    std::optional<DwarfImage> image = DwarfImage::plan(Bytes(static_cast<const uint8_t*>(p), size));
+    if (!image) return file.release();
+    DwarfImageFile written = write_dwarf_image_file(*image);
+    if (!written.fd.valid()) return file.release();
+    if (!written.problems.empty()) dwarf_problem_ = written.problems.front();
+    return written.fd.release();
+  } catch (const Error& e) {
+    dwarf_problem_ = e.what();
+    return file.release();
+  }
 }
 
 // The separate debuginfo of this binary's build-id in the archive
@@ -237,28 +363,29 @@ std::vector<std::string> DebugInfo::absolute_roots() const {
 
 // Where libdwfl's standard lookup looks for the separate debuginfo of
 // `file_name` (the binary when null): <root>/.build-id/xx/yyyy.debug, then
-// the debuglink name (or the binary's name + ".debug") beside it, in its
-// .debug/ folder and under each root. An absolute debuglink (a dwz file's
-// .gnu_debugaltlink) is looked at as it is.
+// the debuglink places (debuglink_candidates).
 std::vector<std::string> DebugInfo::debuginfo_candidates(const char* debuglink_file, const char* file_name) const {
   const std::string path = file_name && *file_name ? file_name : binary_->path();
   std::vector<std::string> candidates;
   const auto& id = binary_->build_id();
-  const std::vector<std::string> roots = absolute_roots();
   if (id.size() >= 2) {
     const std::string hex = to_hex(Bytes(id.data(), id.size()));
-    for (const std::string& root : roots)
+    for (const std::string& root : absolute_roots())
       candidates.push_back(root + "/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2) + ".debug");
   }
+  for (std::string& candidate : debuglink_candidates(debuglink_file, path)) candidates.push_back(std::move(candidate));
+  return candidates;
+}
+
+// The debuglink name (or the binary's name + ".debug") beside `path`, in
+// its .debug/ folder and under each root. An absolute debuglink (a dwz
+// file's .gnu_debugaltlink) is looked at as it is.
+std::vector<std::string> DebugInfo::debuglink_candidates(const char* debuglink_file, const std::string& path) const {
   const std::string link = debuglink_file && *debuglink_file ? debuglink_file : basename_of(path) + ".debug";
-  if (link[0] == '/') {
-    candidates.push_back(link);
-    return candidates;
-  }
+  if (link[0] == '/') return {link};
   const std::string dir = dirname_of(path);
-  candidates.push_back(dir + "/" + link);
-  candidates.push_back(dir + "/.debug/" + link);
-  for (const std::string& root : roots) candidates.push_back(root + dir + "/" + link);
+  std::vector<std::string> candidates{dir + "/" + link, dir + "/.debug/" + link};
+  for (const std::string& root : absolute_roots()) candidates.push_back(root + dir + "/" + link);
   return candidates;
 }
 
@@ -289,6 +416,11 @@ void DebugInfo::check_dwarf() {
   dwarf_checked_ = true;
   Dwarf_Addr bias = 0;
   Dwarf* dwarf = dwfl_module_getdwarf(module_, &bias);
+  if (!dwarf_problem_.empty()) {
+    warn("cannot read the DWARF of " + binary_->path() + " (" + dwarf_problem_ +
+         "): no source lines or inline frames for it");
+    return;
+  }
   if (!dwarf) {
     if (found_separate_debuginfo_ || binary_->section(".debug_info"))
       warn("cannot read the DWARF of " + binary_->path() + " (" + dwfl_errmsg(-1) +

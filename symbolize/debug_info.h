@@ -59,7 +59,16 @@ class DebugInfo {
   static int find_debuginfo(Dwfl_Module* mod, void** userdata, const char* modname, Dwarf_Addr base,
                             const char* file_name, const char* debuglink_file, GElf_Word debuglink_crc,
                             char** debuginfo_file_name);
+  int search_debuginfo(Dwfl_Module* mod, void** userdata, const char* modname, Dwarf_Addr base, const char* file_name,
+                       const char* debuglink_file, GElf_Word debuglink_crc, char** debuginfo_file_name);
+  int debuginfo_on_disk(const char* debuglink_file, const char* file_name, char** debuginfo_file_name) const;
+  UniqueFd binary_descriptor(std::string& problem) const;
+  bool debuglink_file_exists(const char* debuglink_file, const char* file_name) const;
+  bool has_build_id_of_binary(const std::string& path) const;
+  bool has_build_id_of_binary(int fd) const;
+  int dwarf_image_of(int fd);
   std::vector<std::string> debuginfo_candidates(const char* debuglink_file, const char* file_name) const;
+  std::vector<std::string> debuglink_candidates(const char* debuglink_file, const std::string& path) const;
   void note_rejected_debuginfo(const char* debuglink_file);
   int archived_debuginfo(char** debuginfo_file_name);
   std::vector<std::string> absolute_roots() const;
@@ -104,6 +113,7 @@ class DebugInfo {
   bool dwarf_checked_ = false;
   bool dwarf_usable_ = false;
   bool found_separate_debuginfo_ = false;
+  std::string dwarf_problem_;  // why the separate debuginfo's DWARF is not read (damage found before libdw)
   std::unordered_map<Dwarf_Off, CuIndex> cu_indexes_;  // by the unit DIE's offset
   std::vector<Symbol> symbols_;  // by start, best alias first
   bool symbols_loaded_ = false;

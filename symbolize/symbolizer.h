@@ -45,7 +45,13 @@ struct SymbolizedAddress {
 struct SymbolizerOptions {
   bool demangle = true;
   bool inline_frames = true;
+  // Source file:line and inline frames, from DWARF. False: names come from
+  // the symbol tables only and no binary's DWARF is ever opened (what an
+  // output that shows neither, e.g. a text report with --no-inline, needs).
   bool lines = true;
+  // Ask debuginfod servers (DEBUGINFOD_URLS) for debuginfo missing on disk.
+  // Off: libdw never loads its debuginfod client.
+  bool debuginfod = false;
   // Roots searched for separate debuginfo: <root>/.build-id/xx/yyyy.debug,
   // and for .gnu_debuglink names: beside the binary, in its .debug/ folder and
   // under <root>/<binary's folder>/.

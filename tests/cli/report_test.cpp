@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "binary/elf_binary.h"
+#include "common/hex.h"
 #include "recording/recording_format.h"
 #include "support/cli_harness.h"
 #include "support/temp_dir.h"
@@ -339,4 +340,47 @@ TEST_CASE("report folded: a stripped program's unnamed functions are one frame e
   INFO(r.out);
   CHECK(total(stacks) > 300);
   CHECK(known >= total(stacks) * 9 / 10);
+}
+
+TEST_CASE("report text and folded with --no-inline never read DWARF; outputs with lines or inline frames do") {
+  // The program's DWARF is in a separate debug file whose compressed
+  // .debug_info claims a terabyte: reading its DWARF gives a warning.
+  TempDir dir;
+  const std::string app = dir.file("app");
+  const std::string debug = dir.file("app.debug");
+  std::filesystem::copy_file(known_bin("O2_fp"), app);
+  REQUIRE(std::system(("objcopy --only-keep-debug " + app + " " + debug + " && strip -g " + app +
+                       " && objcopy --compress-debug-sections=zlib " + debug)
+                          .c_str()) == 0);
+  auto binary = swprof::ElfBinary::open(app);
+  REQUIRE(binary);
+  const std::string hex = swprof::to_hex(swprof::Bytes(binary->build_id().data(), binary->build_id().size()));
+  REQUIRE(hex.size() > 2);
+  const std::string root = dir.file("debug");
+  const std::string placed = root + "/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2) + ".debug";
+  std::filesystem::create_directories(std::filesystem::path(placed).parent_path());
+  std::filesystem::rename(debug, placed);
+  {
+    auto info = swprof::ElfBinary::open(placed)->section(".debug_info");
+    REQUIRE(info);
+    std::fstream f(placed, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(info->offset + 8));  // Elf64_Chdr's ch_size
+    const uint64_t claimed = uint64_t{1} << 40;
+    f.write(reinterpret_cast<const char*>(&claimed), sizeof claimed);
+    REQUIRE(f.good());
+  }
+  const std::string rec = dir.file("app.swprof");
+  REQUIRE(run({swprof_bin(), "record", "-o", rec, "--", app, "leaf", "0.3"}, dir.path()).exit_code == 0);
+  auto warns = [&](std::vector<std::string> extra) {
+    std::vector<std::string> argv = {swprof_bin(), "report", rec, "--debug-dir", root, "-o", dir.file("out")};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    auto r = run(argv, dir.path());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    return r.err.find("cannot read the DWARF of " + app) != std::string::npos;
+  };
+  CHECK_FALSE(warns({"--no-inline"}));
+  CHECK_FALSE(warns({"-f", "folded", "--no-inline"}));
+  CHECK(warns({}));
+  CHECK(warns({"-f", "json", "--no-inline"}));
 }

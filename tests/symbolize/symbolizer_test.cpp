@@ -3,7 +3,9 @@
 // minidebuginfo binaries, damaged debuginfo, unknown addresses, the vDSO; and
 // Go functions of the stripped Go test program, named from its pclntab.
 
+#include <fcntl.h>
 #include <sys/auxv.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -14,6 +16,7 @@
 #include "common/hex.h"
 #include "profile/call_tree.h"
 #include "sampler/proc.h"
+#include "support/read_file.h"
 #include "support/sym_fixtures.h"
 #include "support/temp_dir.h"
 #include "symbolize/symbolizer.h"
@@ -301,6 +304,153 @@ TEST_CASE("symbolizer: damaged debuginfo gives one warning and names from symbol
     INFO(warnings_text(symbolizer));
     CHECK(symbolizer.warnings().size() == 1);
   }
+}
+
+TEST_CASE("symbolizer: debuginfo with compressed sections gives the same frames as uncompressed", "[symbolize]") {
+  TempDir dir;
+  const std::string app = dir.file("bin/app");
+  copy_file(program_file("sym_target.stripped"), app);
+  const std::string root = dir.file("debug");
+  const std::string method = GENERATE(std::string("zlib"), std::string("zstd"));
+  const std::string debug = build_id_path(root, app);
+  copy_file(program_file("sym_target.debug"), debug);
+  command_output("objcopy --compress-debug-sections=" + method + " " + debug);
+  REQUIRE(command_output("readelf -SW " + debug + " | grep -c ' \\.debug_info .* C '") == "1\n");
+  BinaryCache binaries;
+  const ProcessMaps maps = load_like_loader(binaries, app, kBase);
+  SymbolizerOptions options = hermetic_options(dir);
+  options.debug_roots = {root};
+  Symbolizer symbolizer(options);
+  const auto& probe = symbolizer.symbolize(maps, 1, return_frame(kBase + probe_addresses().at("inline")));
+  INFO(method << ": " << warnings_text(symbolizer));
+  check_inline_chain(probe);
+
+  // Every probe as the uncompressed debuginfo gives it.
+  const std::string plain_root = dir.file("plain");
+  copy_file(program_file("sym_target.debug"), build_id_path(plain_root, app));
+  options.debug_roots = {plain_root};
+  Symbolizer reference(options);
+  for (const auto& [tag, vaddr] : probe_addresses()) {
+    INFO(tag);
+    const auto& got = symbolizer.symbolize(maps, 1, return_frame(kBase + vaddr));
+    const auto& want = reference.symbolize(maps, 1, return_frame(kBase + vaddr));
+    REQUIRE(got.frames.size() == want.frames.size());
+    for (size_t i = 0; i < got.frames.size(); ++i) {
+      CHECK(got.frames[i].function == want.frames[i].function);
+      CHECK(got.frames[i].file == want.frames[i].file);
+      CHECK(got.frames[i].line == want.frames[i].line);
+      CHECK(got.frames[i].decl_line == want.frames[i].decl_line);
+      CHECK(got.frames[i].inlined == want.frames[i].inlined);
+    }
+  }
+  INFO(warnings_text(symbolizer));
+  CHECK(symbolizer.warnings().empty());
+}
+
+TEST_CASE("symbolizer: reading compressed debuginfo closes no descriptor it does not own", "[symbolize]") {
+  // libdwfl closes a module's debuginfo descriptor when it ends; a lookup
+  // that never told it which one leaves 0 there, and closed standard input.
+  if (fcntl(0, F_GETFD) == -1) REQUIRE(open("/dev/null", O_RDONLY) == 0);
+  TempDir dir;
+  const std::string app = dir.file("bin/app");
+  copy_file(program_file("sym_target.stripped"), app);
+  const std::string root = dir.file("debug");
+  const std::string debug = build_id_path(root, app);
+  copy_file(program_file("sym_target.debug"), debug);
+  command_output("objcopy --compress-debug-sections=zlib " + debug);
+  const int kept = open(app.c_str(), O_RDONLY | O_CLOEXEC);
+  REQUIRE(kept >= 0);
+  {
+    BinaryCache binaries;
+    const ProcessMaps maps = load_like_loader(binaries, app, kBase);
+    SymbolizerOptions options = hermetic_options(dir);
+    options.debug_roots = {root};
+    Symbolizer symbolizer(options);
+    check_inline_chain(symbolizer.symbolize(maps, 1, return_frame(kBase + probe_addresses().at("inline"))));
+  }
+  CHECK(fcntl(0, F_GETFD) != -1);
+  CHECK(fcntl(kept, F_GETFD) != -1);
+  close(kept);
+}
+
+// Overwrites the ch_size of `section`'s compression header in `path`.
+static void claim_uncompressed_size(const std::string& path, const std::string& section, uint64_t size) {
+  auto elf = ElfBinary::open(path);
+  REQUIRE(elf);
+  const auto s = elf->section(section);
+  REQUIRE(s);
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp(static_cast<std::streamoff>(s->offset + 8));  // Elf64_Chdr: ch_type, ch_reserved, ch_size
+  f.write(reinterpret_cast<const char*>(&size), sizeof size);
+  REQUIRE(f.good());
+}
+
+TEST_CASE("symbolizer: a compressed section claiming a huge size gives a warning and names from symbols",
+          "[symbolize]") {
+  TempDir dir;
+  const std::string app = dir.file("bin/app");
+  copy_file(program_file("sym_target.stripped"), app);
+  const std::string root = dir.file("debug");
+  const std::string debug = build_id_path(root, app);
+  copy_file(program_file("sym_target.debug"), debug);
+  command_output("objcopy --compress-debug-sections=zlib " + debug);
+  claim_uncompressed_size(debug, ".debug_info", uint64_t{1} << 40);
+  BinaryCache binaries;
+  const ProcessMaps maps = load_like_loader(binaries, app, kBase);
+  SymbolizerOptions options = hermetic_options(dir);
+  options.debug_roots = {root};
+  Symbolizer symbolizer(options);
+  const auto& a = symbolizer.symbolize(maps, 1, return_frame(kBase + probe_addresses().at("inline")));
+  REQUIRE(a.frames.size() == 1);
+  CHECK(a.frames[0].function == "run_inline");  // the debug file's .symtab
+  CHECK(a.frames[0].file.empty());
+  INFO(warnings_text(symbolizer));
+  REQUIRE(symbolizer.warnings().size() == 1);
+  CHECK(any_warning_mentions(symbolizer, "cannot read the DWARF of " + app));
+  CHECK(any_warning_mentions(symbolizer, ".debug_info section claims 1099511627776 bytes"));
+}
+
+TEST_CASE("symbolizer: without lines no DWARF is opened", "[symbolize]") {
+  // A debug file whose DWARF is damaged warns when its DWARF is read: with
+  // lines off (and so no inline frames), nothing warns.
+  TempDir dir;
+  const std::string app = dir.file("bin/app");
+  copy_file(program_file("sym_target.stripped"), app);
+  const std::string root = dir.file("debug");
+  const std::string debug = build_id_path(root, app);
+  copy_file(program_file("sym_target.debug"), debug);
+  command_output("objcopy --compress-debug-sections=zlib " + debug);
+  claim_uncompressed_size(debug, ".debug_info", uint64_t{1} << 40);
+  BinaryCache binaries;
+  const ProcessMaps maps = load_like_loader(binaries, app, kBase);
+  SymbolizerOptions options = hermetic_options(dir);
+  options.debug_roots = {root};
+  options.lines = false;
+  options.inline_frames = false;
+  Symbolizer symbolizer(options);
+  for (const auto& [tag, vaddr] : probe_addresses()) {
+    const auto& a = symbolizer.symbolize(maps, 1, return_frame(kBase + vaddr));
+    REQUIRE(a.frames.size() == 1);
+    CHECK(!a.frames[0].function.empty());
+    CHECK(a.frames[0].file.empty());
+  }
+  INFO(warnings_text(symbolizer));
+  CHECK(symbolizer.warnings().empty());
+}
+
+TEST_CASE("symbolizer: without debuginfod, a binary without debuginfo does not load libdebuginfod", "[symbolize]") {
+  // libdw loads its debuginfod client (and curl, gnutls, ... behind it) the
+  // first time its standard lookup finds nothing on disk. No test in this
+  // program turns debuginfod on.
+  TempDir dir;
+  const std::string app = dir.file("bin/app");
+  copy_file(program_file("sym_target.stripped"), app);
+  BinaryCache binaries;
+  const ProcessMaps maps = load_like_loader(binaries, app, kBase);
+  Symbolizer symbolizer(hermetic_options(dir));
+  const auto& a = symbolizer.symbolize(maps, 1, return_frame(kBase + probe_addresses().at("inline")));
+  CHECK(a.frames[0].function.empty());
+  CHECK(read_file("/proc/self/maps").find("libdebuginfod") == std::string::npos);
 }
 
 TEST_CASE("symbolizer: a binary with only .dynsym names its exported functions", "[symbolize]") {
