@@ -172,6 +172,41 @@ TEST_CASE("pipeline: kallsyms is read only when a kept sample has kernel frames 
   }
 }
 
+TEST_CASE("pipeline: files of mappings no sample reaches are never opened, nor warned about when missing",
+          "[pipeline]") {
+  TempDir dir;
+  const std::string path = dir.file("maps.swprof");
+  {
+    RecordingWriter w(path, RecordingHeader{});
+    auto map = [&](uint64_t start, const std::string& file, uint32_t prot) {
+      MappingRecord m = make_mapping(1, file, false);
+      m.start = start;
+      m.length = 0x10000;
+      m.file_offset = 0;
+      m.prot = prot;
+      w.write(m);
+    };
+    map(0x400000, "/nonexistent/sampled.so", 5);
+    map(0x600000, "/nonexistent/unsampled.so", 5);
+    map(0x700000, "/nonexistent/unsampled-data", 3);
+    OwnedSample s = make_sample(100, 10, 0x7ff000, std::vector<uint8_t>(64, 0));
+    s.view.regs[8] = 0x401234;  // IP in perf order: in sampled.so
+    w.write(s.view);
+    w.finish(EndRecord{"{}"});
+  }
+  PipelineOptions options;
+  options.unwind.threads = 1;
+  CollectingSink sink;
+  const PipelineResult pass = run_pipeline(path, options, sink);
+  REQUIRE(sink.samples.size() == 1);
+  size_t sampled = 0;
+  for (const std::string& w : pass.warnings) {
+    CHECK(w.find("unsampled") == std::string::npos);
+    sampled += w.find("/nonexistent/sampled.so") != std::string::npos;
+  }
+  CHECK(sampled == 1);
+}
+
 TEST_CASE("pipeline: both symbolizing orders give the same symbols", "[pipeline]") {
   Fixture f;
   CollectingSink root_first, leaf_first;
