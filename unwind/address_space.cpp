@@ -123,7 +123,8 @@ void AddressSpaces::apply(const Record& record) {
     binaries_->add_image(img->name, std::vector<uint8_t>(img->bytes.begin(), img->bytes.end()));
 }
 
-void AddressSpaces::on_mapping(const MappingRecord& r) {
+// A mapping whose file is opened when ProcessMaps::find first reaches it.
+Mapping AddressSpaces::unopened_mapping(const MappingRecord& r) {
   Mapping m;
   m.start = r.start;
   m.end = r.start + r.length;
@@ -136,6 +137,17 @@ void AddressSpaces::on_mapping(const MappingRecord& r) {
   m.pending->record_start = m.start;
   m.pending->record_offset = m.file_offset;
   m.pending->record_order = mappings_seen_++;
+  return m;
+}
+
+Mapping AddressSpaces::opened_mapping(const MappingRecord& r) {
+  return resolve_mapping(*binaries_, r.start, r.start + r.length, r.file_offset, r.path, (r.prot & 0x4) != 0,
+                         std::vector<uint8_t>(r.build_id.begin(), r.build_id.begin() + r.build_id_size),
+                         mappings_seen_++);
+}
+
+void AddressSpaces::on_mapping(const MappingRecord& r) {
+  Mapping m = open_on_first_use_ ? unopened_mapping(r) : opened_mapping(r);
   auto& slot = by_pid_[r.pid];
   auto next = slot ? std::make_shared<ProcessMaps>(*slot) : std::make_shared<ProcessMaps>();
   next->add(std::move(m));

@@ -89,10 +89,14 @@ Mapping resolve_mapping(BinaryCache& binaries, uint64_t start, uint64_t end, uin
 // All processes of a recording. Feed it records in order; snapshot() gives
 // the maps a sample at this point should use. A mapped file is opened only
 // when an address in it is looked up (a sample's pc or return address), so
-// files no sample reaches are never opened, nor warned about when missing.
+// files no sample reaches are never opened, nor warned about when missing
+// (unless every file is to be opened at once).
 class AddressSpaces {
  public:
-  explicit AddressSpaces(std::shared_ptr<BinaryCache> binaries) : binaries_(std::move(binaries)) {}
+  // `open_on_first_use` false: every mapped file is opened when its mapping
+  // record is applied.
+  explicit AddressSpaces(std::shared_ptr<BinaryCache> binaries, bool open_on_first_use = true)
+      : binaries_(std::move(binaries)), open_on_first_use_(open_on_first_use) {}
 
   // Replays one record: mappings, forks (a new process starts with its
   // parent's maps), execs (which replace the address space) and memory
@@ -103,11 +107,14 @@ class AddressSpaces {
 
  private:
   void on_mapping(const MappingRecord& m);
+  Mapping unopened_mapping(const MappingRecord& r);
+  Mapping opened_mapping(const MappingRecord& r);
   void on_fork(const TaskRecord& t);
   void on_exec(const CommRecord& c);
 
   std::shared_ptr<BinaryCache> binaries_;
   std::unordered_map<uint32_t, std::shared_ptr<const ProcessMaps>> by_pid_;
+  bool open_on_first_use_;
   uint64_t mappings_seen_ = 0;  // orders the warnings of files opened on first use
 };
 

@@ -88,3 +88,15 @@ TEST_CASE("address spaces: the pieces of a mapping partly replaced keep its file
   CHECK(maps->find(0x10001010)->path == "/nonexistent/middle");
   CHECK(binaries->warnings().size() == 1);
 }
+
+TEST_CASE("address spaces: every mapped file opened at once when asked", "[address_space]") {
+  auto binaries = std::make_shared<BinaryCache>();
+  AddressSpaces spaces(binaries, false);
+  spaces.apply(mapping(0x400000, 0x1000, 0, "/nonexistent/b"));
+  spaces.apply(mapping(0x500000, 0x1000, 0, "/nonexistent/a"));
+  const auto warnings = binaries->warnings();
+  REQUIRE(warnings.size() == 2);
+  CHECK(warnings[0].find("/nonexistent/b") != std::string::npos);
+  CHECK(warnings[1].find("/nonexistent/a") != std::string::npos);
+  CHECK_FALSE(spaces.snapshot(100)->mappings()[0].pending);
+}
