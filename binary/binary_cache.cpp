@@ -1,22 +1,28 @@
 #include "binary/binary_cache.h"
 
+#include <algorithm>
+
 #include "common/error.h"
 #include "common/hex.h"
 
 namespace swprof {
 
-BinaryCache::Lookup BinaryCache::get(const std::string& path, const std::vector<uint8_t>& build_id) {
+BinaryCache::Lookup BinaryCache::get(const std::string& path, const std::vector<uint8_t>& build_id,
+                                     uint64_t warning_order) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (auto img = images_.find(path); img != images_.end()) return {img->second, false};
   if (auto copy = embedded_copy(path, build_id)) return {copy, false};
   const std::string key = path + "\n" + to_hex(Bytes(build_id.data(), build_id.size()));
-  if (auto it = by_path_.find(key); it != by_path_.end()) return it->second;
+  if (auto it = by_path_.find(key); it != by_path_.end()) {
+    lower_warning_order(key, warning_order);
+    return it->second;
+  }
   Lookup found;
   if (!is_anonymous_path(path)) {
     // Without a recorded build-id the file on disk cannot be checked; the
     // archive's copy of the path is the one identified as the recorded file.
     if (build_id.empty()) {
-      if (auto copy = archived_copy(path, build_id)) {
+      if (auto copy = archived_copy(path, build_id, warning_order, key)) {
         found.binary = copy;
         by_path_[key] = found;
         return found;
@@ -26,21 +32,21 @@ BinaryCache::Lookup BinaryCache::get(const std::string& path, const std::vector<
     found.binary = opened.value.value_or(nullptr);
     const bool usable = found.binary && (build_id.empty() || found.binary->build_id() == build_id);
     if (!usable) {
-      if (auto copy = archived_copy(path, build_id)) {
+      if (auto copy = archived_copy(path, build_id, warning_order, key)) {
         found.binary = copy;
         by_path_[key] = found;
         return found;
       }
     }
     if (!found.binary) {
-      warnings_.push_back("cannot open " + path + " (" + opened.reason +
-                          "): its frames are unwound without its unwind info");
+      warn(warning_order, key,
+           "cannot open " + path + " (" + opened.reason + "): its frames are unwound without its unwind info");
     } else if (!build_id.empty() && found.binary->build_id() != build_id) {
       found.build_id_mismatch = true;
-      warnings_.push_back(path + " changed since it was recorded (build-id " +
-                          to_hex(Bytes(build_id.data(), build_id.size())) + " recorded, " +
-                          to_hex(Bytes(found.binary->build_id().data(), found.binary->build_id().size())) +
-                          " on disk): its frames are unwound without its unwind info");
+      warn(warning_order, key,
+           path + " changed since it was recorded (build-id " + to_hex(Bytes(build_id.data(), build_id.size())) +
+               " recorded, " + to_hex(Bytes(found.binary->build_id().data(), found.binary->build_id().size())) +
+               " on disk): its frames are unwound without its unwind info");
       found.binary = nullptr;  // wrong unwind info is worse than none
     }
   }
@@ -62,13 +68,14 @@ std::shared_ptr<const ElfBinary> BinaryCache::embedded_copy(const std::string& p
 // build-id, whatever path maps it), or, with no build-id, the copy archived
 // from `path`; nullptr when there is none. A damaged copy is a warning.
 std::shared_ptr<const ElfBinary> BinaryCache::archived_copy(const std::string& path,
-                                                            const std::vector<uint8_t>& build_id) {
+                                                            const std::vector<uint8_t>& build_id, uint64_t order,
+                                                            const std::string& key) {
   if (!archive_) return nullptr;
   if (build_id.empty()) {
     // No recorded build-id: the copy archived from this path, identified
     // when it was archived (archive_builder.h).
     const ArchiveEntry* entry = archive_->find_binary_at(path);
-    return entry && !entry->build_id.empty() ? archived_copy(path, entry->build_id) : nullptr;
+    return entry && !entry->build_id.empty() ? archived_copy(path, entry->build_id, order, key) : nullptr;
   }
   if (auto it = archived_.find(build_id); it != archived_.end()) return it->second;
   std::shared_ptr<const ElfBinary> binary;
@@ -76,7 +83,7 @@ std::shared_ptr<const ElfBinary> BinaryCache::archived_copy(const std::string& p
     try {
       binary = ElfBinary::from_image(archived_image_name(path), archive_->read(*entry));
     } catch (const Error& e) {
-      warnings_.push_back(std::string(e.what()) + ": " + path + " is not taken from it");
+      warn(order, key, std::string(e.what()) + ": " + path + " is not taken from it");
     }
     if (binary && binary->build_id() != build_id) binary = nullptr;
   }
@@ -97,9 +104,23 @@ void BinaryCache::add_image(const std::string& name, std::vector<uint8_t> bytes)
   if (binary) images_[name] = std::move(binary);
 }
 
+void BinaryCache::warn(uint64_t order, const std::string& key, std::string text) {
+  warnings_.push_back(Warning{order, key, std::move(text)});
+}
+
+void BinaryCache::lower_warning_order(const std::string& key, uint64_t order) {
+  for (Warning& w : warnings_)
+    if (w.key == key) w.order = std::min(w.order, order);
+}
+
 std::vector<std::string> BinaryCache::warnings() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return warnings_;
+  std::vector<const Warning*> sorted;
+  for (const Warning& w : warnings_) sorted.push_back(&w);
+  std::stable_sort(sorted.begin(), sorted.end(), [](const Warning* a, const Warning* b) { return a->order < b->order; });
+  std::vector<std::string> out;
+  for (const Warning* w : sorted) out.push_back(w->text);
+  return out;
 }
 
 }  // namespace swprof

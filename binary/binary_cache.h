@@ -24,7 +24,13 @@ class BinaryCache {
     std::shared_ptr<const ElfBinary> binary;
     bool build_id_mismatch = false;
   };
-  Lookup get(const std::string& path, const std::vector<uint8_t>& build_id);
+  // The binary of `path` (opened on the first call for this path and
+  // build-id). A warning about it (missing, changed) is listed among the
+  // others by the smallest `warning_order` any call gave it, then in the
+  // order first asked: callers asking from several threads stay
+  // deterministic by giving an order (AddressSpaces: the mapping record's).
+  static constexpr uint64_t kInOrderAsked = ~uint64_t{0};
+  Lookup get(const std::string& path, const std::vector<uint8_t>& build_id, uint64_t warning_order = kInOrderAsked);
   void add_image(const std::string& name, std::vector<uint8_t> bytes);
   void use_archive(std::shared_ptr<const BinaryArchive> archive) { archive_ = std::move(archive); }
   // Binaries served from the archive so far.
@@ -34,12 +40,20 @@ class BinaryCache {
 
  private:
   std::shared_ptr<const ElfBinary> embedded_copy(const std::string& path, const std::vector<uint8_t>& build_id) const;
-  std::shared_ptr<const ElfBinary> archived_copy(const std::string& path, const std::vector<uint8_t>& build_id);
+  std::shared_ptr<const ElfBinary> archived_copy(const std::string& path, const std::vector<uint8_t>& build_id,
+                                                uint64_t order, const std::string& key);
 
   mutable std::mutex mutex_;
   std::map<std::string, Lookup> by_path_;
   std::map<std::string, std::shared_ptr<const ElfBinary>> images_;
-  std::vector<std::string> warnings_;
+  struct Warning {
+    uint64_t order;
+    std::string key;  // of by_path_
+    std::string text;
+  };
+  void warn(uint64_t order, const std::string& key, std::string text);
+  void lower_warning_order(const std::string& key, uint64_t order);
+  std::vector<Warning> warnings_;
   std::shared_ptr<const BinaryArchive> archive_;
   std::map<std::vector<uint8_t>, std::shared_ptr<const ElfBinary>> archived_;  // by build-id; null: unusable
 };

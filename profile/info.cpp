@@ -127,7 +127,9 @@ RecordingInfo collect_info(RecordSource& reader) {
 
 UnwindQuality measure_unwinding(const std::string& recording, const UnwindOptions& options) {
   const std::unique_ptr<RecordSource> reader = open_record_source(recording);
-  RecordingUnwinder unwinder(options);
+  UnwindOptions every_file = options;
+  every_file.open_every_mapping = true;  // info reports on every binary, sampled or not
+  RecordingUnwinder unwinder(every_file);
   unwinder.run(*reader, [](const UnwoundSample&) {});
   return UnwindQuality{unwinder.stats(), options.unwinder, unwinder.warnings(), unwinder.archive_supplied()};
 }

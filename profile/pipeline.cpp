@@ -106,6 +106,7 @@ class PipelineRun {
     const size_t kernel_frames = options_.filter.kernel_frames ? s.kernel_ips.size() : 0;
     user_symbols_.resize(s.walk.frames.size());
     kernel_symbols_.resize(kernel_frames);
+    if (kernel_frames > 0) symbols_.prepare_kernel_symbols();  // read meanwhile, when read at all
     if (options_.symbolize_order == FrameOrder::kLeafFirst) {
       for (size_t i = 0; i < kernel_frames; ++i) symbolize_kernel(s, i);
       for (size_t i = 0; i < user_symbols_.size(); ++i) symbolize_user(s, i);

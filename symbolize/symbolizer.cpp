@@ -4,7 +4,9 @@
 
 #include <cstdio>
 #include <deque>
+#include <future>
 #include <optional>
+#include <system_error>
 #include <unordered_map>
 
 #include "binary/function_bounds.h"
@@ -76,6 +78,30 @@ void name_by_start(const ElfBinary& binary, uint64_t vaddr, SourceFrame& frame) 
   if (frame.start_offset) frame.function_offset = vaddr - *start;
 }
 
+// The kernel symbols of a kallsyms file, and the warning to give when it
+// names none. Runs on a thread of its own (Symbolizer::prepare_kernel_symbols).
+struct KernelSymbolsLoad {
+  KernelSymbols symbols;
+  std::optional<std::string> warning;
+};
+
+KernelSymbolsLoad load_kernel_symbols(const std::string& path) {
+  KernelSymbolsLoad out;
+  auto text = read_regular_file(path, kMaxKallsymsBytes);
+  if (!text) {
+    out.warning = "cannot read " + path + " (" + text.reason + "): kernel frames are shown as addresses";
+    return out;
+  }
+  out.symbols = KernelSymbols::parse(*text.value);
+  if (out.symbols.hidden())
+    out.warning = path +
+                  " hides kernel addresses from this user (kernel.kptr_restrict): kernel frames are shown "
+                  "as addresses; run as root to name them";
+  else if (!out.symbols.available())
+    out.warning = path + " has no kernel symbols: kernel frames are shown as addresses";
+  return out;
+}
+
 std::string module_name(const Mapping& m) {
   if (m.path.empty() || m.path.starts_with("//anon")) return "[anon]";
   const auto slash = m.path.rfind('/');
@@ -106,6 +132,8 @@ struct Symbolizer::Impl {
   std::unordered_map<uint32_t, std::string> final_perf_maps;     // by pid: applied after recorded_perf_maps
   std::optional<std::string> recorded_kallsyms;
   std::optional<KernelSymbols> kernel;
+  std::future<KernelSymbolsLoad> kernel_loading;  // kallsyms_path being read, when valid()
+  size_t kallsyms_reads = 0;
   AddressCache<uint64_t, Mix64Hash> kernel_cache;
   std::vector<std::string> warnings;
 };
@@ -237,26 +265,28 @@ void Symbolizer::use_recorded_kernel_symbols(std::string_view lines) {
   impl_->kernel_cache.clear();
 }
 
+void Symbolizer::prepare_kernel_symbols() {
+  Impl& i = *impl_;
+  if (i.kernel || i.recorded_kallsyms || i.kernel_loading.valid()) return;
+  ++i.kallsyms_reads;
+  try {
+    i.kernel_loading = std::async(std::launch::async, load_kernel_symbols, i.options.kallsyms_path);
+  } catch (const std::system_error&) {
+    --i.kallsyms_reads;  // no thread to spare: kernel_symbols() reads it when needed
+  }
+}
+
+// The warning, if any, is given here (on first use), wherever the file was read.
 const KernelSymbols& Symbolizer::Impl::kernel_symbols() {
   if (kernel) return *kernel;
   if (recorded_kallsyms) {
     kernel = KernelSymbols::parse(*recorded_kallsyms);
     return *kernel;
   }
-  auto text = read_regular_file(options.kallsyms_path, kMaxKallsymsBytes);
-  if (!text) {
-    warnings.push_back("cannot read " + options.kallsyms_path + " (" + text.reason +
-                       "): kernel frames are shown as addresses");
-    kernel = KernelSymbols{};
-  } else {
-    kernel = KernelSymbols::parse(*text.value);
-    if (kernel->hidden())
-      warnings.push_back(options.kallsyms_path +
-                         " hides kernel addresses from this user (kernel.kptr_restrict): kernel frames are shown "
-                         "as addresses; run as root to name them");
-    else if (!kernel->available())
-      warnings.push_back(options.kallsyms_path + " has no kernel symbols: kernel frames are shown as addresses");
-  }
+  if (!kernel_loading.valid()) ++kallsyms_reads;
+  KernelSymbolsLoad load = kernel_loading.valid() ? kernel_loading.get() : load_kernel_symbols(options.kallsyms_path);
+  if (load.warning) warnings.push_back(std::move(*load.warning));
+  kernel = std::move(load.symbols);
   return *kernel;
 }
 
@@ -266,8 +296,8 @@ const SymbolizedAddress& Symbolizer::symbolize_kernel(uint64_t addr) {
   f.module = "[kernel]";
   f.module_offset = addr;
   if (auto hit = impl_->kernel_symbols().find(addr)) {
-    f.function = *hit->name;
-    f.module = *hit->module;
+    f.function = hit->name;
+    f.module = hit->module;
     f.function_offset = hit->offset;
   }
   SymbolizedAddress out;
@@ -280,6 +310,8 @@ std::vector<std::string> Symbolizer::warnings() const {
   for (const DebugInfo* d : impl_->debug_order) out.insert(out.end(), d->warnings().begin(), d->warnings().end());
   return out;
 }
+
+size_t Symbolizer::kallsyms_reads() const { return impl_->kallsyms_reads; }
 
 size_t Symbolizer::cached_addresses() const { return impl_->by_address.size() + impl_->kernel_cache.size(); }
 

@@ -102,6 +102,16 @@ class Symbolizer {
   // addresses its samples hit): used instead of kallsyms_path.
   void use_recorded_kernel_symbols(std::string_view lines);
 
+  // A sample has kernel addresses: when they are to be named from
+  // kallsyms_path (the recording kept no kernel symbols), starts reading it
+  // on a thread of its own, so that the caller goes on (with the sample's
+  // user frames) meanwhile; symbolize_kernel waits for it. Without this
+  // call, symbolize_kernel reads it itself.
+  void prepare_kernel_symbols();
+  // How many times kallsyms_path was read (0 or 1): reports whose kernel
+  // frames the recording names, or that have none, never read it.
+  size_t kallsyms_reads() const;
+
   // Unreadable or corrupt debuginfo and similar, once per binary.
   std::vector<std::string> warnings() const;
 

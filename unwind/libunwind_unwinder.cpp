@@ -111,8 +111,9 @@ bool read_binary_word(const Mapping* m, uint64_t addr, unw_word_t& out) {
 bool read_nearby_binary_word(const ProcessMaps& maps, uint64_t addr, unw_word_t& out) {
   const std::vector<Mapping>& all = maps.mappings();
   auto above = std::upper_bound(all.begin(), all.end(), addr, [](uint64_t a, const Mapping& m) { return a < m.start; });
-  if (above != all.begin() && read_binary_word(&*std::prev(above), addr, out)) return true;
-  return above != all.end() && read_binary_word(&*above, addr, out);
+  // find() gives a mapping with its binary (opened on first use).
+  if (above != all.begin() && read_binary_word(maps.find(std::prev(above)->start), addr, out)) return true;
+  return above != all.end() && read_binary_word(maps.find(above->start), addr, out);
 }
 
 int access_mem(unw_addr_space_t, unw_word_t addr, unw_word_t* val, int write, void* arg) {

@@ -139,7 +139,7 @@ struct RecordingUnwinder::Workers {
 };
 
 RecordingUnwinder::RecordingUnwinder(UnwindOptions options)
-    : options_(options), binaries_(std::make_shared<BinaryCache>()), spaces_(binaries_),
+    : options_(options), binaries_(std::make_shared<BinaryCache>()), spaces_(binaries_, !options.open_every_mapping),
       workers_(std::make_unique<Workers>()), collecting_(std::make_unique<Batch>()),
       in_flight_(std::make_unique<Batch>()) {
   if (options_.archive) binaries_->use_archive(options_.archive);

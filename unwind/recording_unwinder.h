@@ -36,6 +36,9 @@ struct UnwindOptions {
   // ... and holds at most this many bytes of copied stacks (memory stays
   // bounded however many CPUs fed the file).
   size_t reorder_max_bytes = 64u << 20;
+  // Open every mapped file when its mapping record is read (`swprof info`
+  // reports on all of them), not when a sample first reaches it.
+  bool open_every_mapping = false;
   // Copies of binaries missing or changed on this machine (`swprof archive`); may be null.
   std::shared_ptr<const BinaryArchive> archive;
 };

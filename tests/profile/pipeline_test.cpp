@@ -118,6 +118,95 @@ TEST_CASE("pipeline: without kernel frames the kernel call chain is not symboliz
   CHECK(sink.kernel_ips_read == 2);
 }
 
+namespace {
+
+// The warnings about reading `path` (the kallsyms file).
+size_t warnings_naming(const PipelineResult& pass, const std::string& path) {
+  size_t n = 0;
+  for (const std::string& w : pass.warnings) n += w.find(path) != std::string::npos;
+  return n;
+}
+
+// The thread recording with the kernel symbols a recorder keeps at its end.
+void write_thread_recording_with_kernel_symbols(const std::string& path) {
+  RecordingWriter w(path, RecordingHeader{});
+  const std::vector<uint8_t> stack(64, 0);
+  w.write(make_sample(100, 1000, 0x7ff000, stack, {kKernelLeaf, kKernelCaller}).view);
+  w.flush();
+  const std::string text = kallsyms_text();
+  w.write(ImageRecord{kKallsymsImageName, Bytes(reinterpret_cast<const uint8_t*>(text.data()), text.size())});
+  w.finish(EndRecord{"{}"});
+}
+
+}  // namespace
+
+TEST_CASE("pipeline: kallsyms is read only when a kept sample has kernel frames the recording does not name",
+          "[pipeline]") {
+  Fixture f;
+  const std::string kallsyms = f.dir.file("missing-kallsyms");  // reading it gives a warning naming it
+  f.options.symbols.kallsyms_path = kallsyms;
+  CollectingSink sink;
+  SECTION("kernel frames to name: read once") {
+    const PipelineResult pass = run_pipeline(f.recording, f.options, sink);
+    CHECK(warnings_naming(pass, kallsyms) == 1);
+    REQUIRE(sink.samples.size() == 4);
+    CHECK(sink.samples[0].kernel_functions == std::vector<std::string>{"", ""});
+  }
+  SECTION("kernel frames left out: never read") {
+    f.options.filter.kernel_frames = false;
+    CHECK(warnings_naming(run_pipeline(f.recording, f.options, sink), kallsyms) == 0);
+  }
+  SECTION("only samples without kernel frames kept: never read") {
+    f.options.filter.tids = {101, 102};
+    const PipelineResult pass = run_pipeline(f.recording, f.options, sink);
+    CHECK(sink.samples.size() == 3);
+    CHECK(warnings_naming(pass, kallsyms) == 0);
+  }
+  SECTION("the recording names them: never read") {
+    const std::string recording = f.dir.file("named.swprof");
+    write_thread_recording_with_kernel_symbols(recording);
+    const PipelineResult pass = run_pipeline(recording, f.options, sink);
+    CHECK(warnings_naming(pass, kallsyms) == 0);
+    REQUIRE(sink.samples.size() == 1);
+    CHECK(sink.samples[0].kernel_functions == std::vector<std::string>{"k_leaf", "k_caller"});
+  }
+}
+
+TEST_CASE("pipeline: files of mappings no sample reaches are never opened, nor warned about when missing",
+          "[pipeline]") {
+  TempDir dir;
+  const std::string path = dir.file("maps.swprof");
+  {
+    RecordingWriter w(path, RecordingHeader{});
+    auto map = [&](uint64_t start, const std::string& file, uint32_t prot) {
+      MappingRecord m = make_mapping(1, file, false);
+      m.start = start;
+      m.length = 0x10000;
+      m.file_offset = 0;
+      m.prot = prot;
+      w.write(m);
+    };
+    map(0x400000, "/nonexistent/sampled.so", 5);
+    map(0x600000, "/nonexistent/unsampled.so", 5);
+    map(0x700000, "/nonexistent/unsampled-data", 3);
+    OwnedSample s = make_sample(100, 10, 0x7ff000, std::vector<uint8_t>(64, 0));
+    s.view.regs[8] = 0x401234;  // IP in perf order: in sampled.so
+    w.write(s.view);
+    w.finish(EndRecord{"{}"});
+  }
+  PipelineOptions options;
+  options.unwind.threads = 1;
+  CollectingSink sink;
+  const PipelineResult pass = run_pipeline(path, options, sink);
+  REQUIRE(sink.samples.size() == 1);
+  size_t sampled = 0;
+  for (const std::string& w : pass.warnings) {
+    CHECK(w.find("unsampled") == std::string::npos);
+    sampled += w.find("/nonexistent/sampled.so") != std::string::npos;
+  }
+  CHECK(sampled == 1);
+}
+
 TEST_CASE("pipeline: both symbolizing orders give the same symbols", "[pipeline]") {
   Fixture f;
   CollectingSink root_first, leaf_first;

@@ -24,7 +24,7 @@ constexpr const char* kKallsyms =
 
 std::string name_at(const KernelSymbols& k, uint64_t addr) {
   auto hit = k.find(addr);
-  return hit ? *hit->name + " " + *hit->module + "+" + std::to_string(hit->offset) : "(none)";
+  return hit ? std::string(hit->name) + " " + std::string(hit->module) + "+" + std::to_string(hit->offset) : "(none)";
 }
 
 }  // namespace

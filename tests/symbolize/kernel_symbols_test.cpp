@@ -1,6 +1,7 @@
 // Kernel frames named from kallsyms: a fake table, a hidden (non-root) one,
 // an unreadable one, and the running kernel's when it is readable.
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <sstream>
@@ -14,6 +15,47 @@ using namespace swprof;
 using namespace swprof::testing;
 
 namespace {
+
+// The plain table: every line kept, sorted as KernelSymbols sorts, the
+// last entry at or below an address names it. What the compact table must
+// answer alike.
+struct PlainEntry {
+  uint64_t addr;
+  bool text;
+  std::string name, module;
+};
+
+std::vector<PlainEntry> plain_table(const std::string& text) {
+  std::vector<PlainEntry> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string addr_text, type, name, module;
+    if (!(fields >> addr_text >> type >> name) || type.size() != 1) continue;
+    fields >> module;
+    const uint64_t addr = std::stoull(addr_text, nullptr, 16);
+    if (addr == 0 || type == "a" || type == "A" || type == "U") continue;
+    const bool text_type = type == "t" || type == "T" || type == "w" || type == "W";
+    out.push_back({addr, text_type, name, module.empty() ? "[kernel]" : module});
+  }
+  std::stable_sort(out.begin(), out.end(), [](const PlainEntry& a, const PlainEntry& b) {
+    return a.addr != b.addr ? a.addr < b.addr : a.text < b.text;
+  });
+  return out;
+}
+
+std::string plain_find(const std::vector<PlainEntry>& table, uint64_t addr) {
+  auto it = std::upper_bound(table.begin(), table.end(), addr, [](uint64_t a, const PlainEntry& e) { return a < e.addr; });
+  if (it == table.begin() || (it == table.end() && addr - table.back().addr >= 0x1000)) return "(none)";
+  --it;
+  return it->text ? it->name + " " + it->module + "+" + std::to_string(addr - it->addr) : "(none)";
+}
+
+std::string compact_find(const KernelSymbols& k, uint64_t addr) {
+  auto hit = k.find(addr);
+  return hit ? std::string(hit->name) + " " + std::string(hit->module) + "+" + std::to_string(hit->offset) : "(none)";
+}
 
 const char* const kFakeKallsyms =
     "ffffffff81000000 T _stext\n"
@@ -32,17 +74,52 @@ TEST_CASE("kernel symbols: lookups in a kallsyms table", "[symbolize][kernel]") 
   CHECK_FALSE(k.hidden());
   auto hit = k.find(0xffffffff81000110);
   REQUIRE(hit);
-  CHECK(*hit->name == "do_thing");
-  CHECK(*hit->module == "[kernel]");
+  CHECK(hit->name == "do_thing");
+  CHECK(hit->module == "[kernel]");
   CHECK(hit->offset == 0x10);
   // A data symbol ends the function before it.
-  CHECK(*k.find(0xffffffff8100017f)->name == "do_thing");
+  CHECK(k.find(0xffffffff8100017f)->name == "do_thing");
   CHECK_FALSE(k.find(0xffffffff81000180));
   CHECK_FALSE(k.find(0xffffffff810001c0));
-  CHECK(*k.find(0xffffffffc0a00410)->name == "ext4_sync_fs");
-  CHECK(*k.find(0xffffffffc0a00410)->module == "[ext4]");
+  CHECK(k.find(0xffffffffc0a00410)->name == "ext4_sync_fs");
+  CHECK(k.find(0xffffffffc0a00410)->module == "[ext4]");
   CHECK_FALSE(k.find(0xffffffff80000000));
   CHECK_FALSE(k.find(0xffffffffc0a00400 + 0x100000));
+}
+
+TEST_CASE("kernel symbols: aliases, runs of data symbols and lines out of order", "[symbolize][kernel]") {
+  const KernelSymbols k = KernelSymbols::parse(
+      "ffffffff81000000 T first\n"
+      "ffffffff81000000 t first_alias\n"  // at one address the last text symbol names it
+      "ffffffff81000100 T at_data\n"
+      "ffffffff81000100 D data_at_code\n"  // a text symbol wins over a data one at its address
+      "ffffffff81000200 D d1\n"
+      "ffffffff81000300 b d2\n"
+      "ffffffff81000400 r d3\n"
+      "ffffffffc0000000 t mod_fn\t[mod]\n"
+      "ffffffff81000500 T late\n"  // out of address order
+      "ffffffff81000600 A absolute\n");
+  REQUIRE(k.available());
+  CHECK(k.find(0xffffffff81000010)->name == "first_alias");
+  CHECK(k.find(0xffffffff81000110)->name == "at_data");
+  CHECK(k.find(0xffffffff81000110)->offset == 0x10);
+  CHECK_FALSE(k.find(0xffffffff81000200));
+  CHECK_FALSE(k.find(0xffffffff81000350));
+  CHECK_FALSE(k.find(0xffffffff81000450));
+  CHECK(k.find(0xffffffff81000610)->name == "late");  // "A" symbols are no address
+  CHECK(k.find(0xffffffffc0000010)->name == "mod_fn");
+  CHECK(k.find(0xffffffffc0000010)->module == "[mod]");
+  CHECK(k.find(0xffffffffc0000fff)->name == "mod_fn");
+  CHECK_FALSE(k.find(0xffffffffc0001000));  // past the last symbol's reach
+  // One entry per address; of the data run only the first, which ends at_data.
+  CHECK(k.size() == 5);
+}
+
+TEST_CASE("kernel symbols: a table of data symbols names no code", "[symbolize][kernel]") {
+  const KernelSymbols k = KernelSymbols::parse("ffffffff81000000 D only_data\n");
+  CHECK_FALSE(k.available());
+  CHECK_FALSE(k.hidden());
+  CHECK_FALSE(k.find(0xffffffff81000010));
 }
 
 TEST_CASE("kernel symbols: zeroed addresses mean hidden, not one big function", "[symbolize][kernel]") {
@@ -125,4 +202,71 @@ TEST_CASE("kernel symbols: the recording's symbols are used instead of kallsyms"
   CHECK(a.frames[0].function_offset == 0x10);
   CHECK(s.symbolize_kernel(0xffffffffc0a00404).frames[0].module == "[ext4]");
   CHECK(s.warnings().empty());  // kallsyms_path was never read
+}
+
+TEST_CASE("kernel symbols: the compact table names every address of the running kernel as the plain one",
+          "[symbolize][kernel]") {
+  std::ifstream in("/proc/kallsyms");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::vector<PlainEntry> plain = plain_table(text.str());
+  if (plain.empty()) {
+    WARN("kernel symbols are not readable here: not checked");
+    return;
+  }
+  const KernelSymbols k = KernelSymbols::parse(text.str());
+  CHECK(k.size() < plain.size());
+  size_t differ = 0;
+  for (const PlainEntry& e : plain)
+    for (uint64_t addr : {e.addr - 1, e.addr, e.addr + 1, e.addr + 0x20})
+      differ += compact_find(k, addr) != plain_find(plain, addr);
+  CHECK(differ == 0);
+}
+
+TEST_CASE("kernel symbols: kallsyms read ahead on a thread, once, and only when the recording names none",
+          "[symbolize][kernel]") {
+  TempDir dir;
+  SymbolizerOptions options;
+  options.debug_roots = {};
+  write_file(dir.file("kallsyms"), kFakeKallsyms);
+  options.kallsyms_path = dir.file("kallsyms");
+
+  SECTION("prepared, then used") {
+    Symbolizer s(options);
+    CHECK(s.kallsyms_reads() == 0);
+    s.prepare_kernel_symbols();
+    s.prepare_kernel_symbols();
+    CHECK(s.kallsyms_reads() == 1);
+    CHECK(s.symbolize_kernel(0xffffffff81000204).frames[0].function == "do_syscall_64");
+    s.prepare_kernel_symbols();
+    CHECK(s.kallsyms_reads() == 1);
+    CHECK(s.warnings().empty());
+  }
+  SECTION("prepared, never used: the thread ends with the symbolizer") {
+    Symbolizer s(options);
+    s.prepare_kernel_symbols();
+    CHECK(s.kallsyms_reads() == 1);
+  }
+  SECTION("not prepared: read on first use") {
+    Symbolizer s(options);
+    CHECK(s.symbolize_kernel(0xffffffff81000204).frames[0].function == "do_syscall_64");
+    CHECK(s.kallsyms_reads() == 1);
+  }
+  SECTION("the recording's symbols: never read") {
+    Symbolizer s(options);
+    s.use_recorded_kernel_symbols("ffffffff81000200 T recorded_fn\n");
+    s.prepare_kernel_symbols();
+    CHECK(s.symbolize_kernel(0xffffffff81000204).frames[0].function == "recorded_fn");
+    CHECK(s.kallsyms_reads() == 0);
+  }
+  SECTION("unreadable: the warning comes once, when the symbols are used") {
+    options.kallsyms_path = dir.file("missing");
+    Symbolizer s(options);
+    s.prepare_kernel_symbols();
+    CHECK(s.warnings().empty());
+    CHECK(s.symbolize_kernel(0xffffffff81000204).frames[0].function.empty());
+    s.symbolize_kernel(0xffffffff81000208);
+    REQUIRE(s.warnings().size() == 1);
+    CHECK(s.warnings()[0].find("cannot read") != std::string::npos);
+  }
 }
