@@ -3,6 +3,7 @@
 #include <elfutils/libdwelf.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <unistd.h>
 
 #include <algorithm>
 
@@ -173,6 +174,21 @@ Bytes ElfBinary::code_at(uint64_t vaddr, size_t max, bool executable_only) const
     return file_.subspan(off, n);
   }
   return {};
+}
+
+bool ElfBinary::read_code_scattered(uint64_t vaddr, void* dst, size_t n) const {
+  for (const auto& s : segments_) {
+    if (vaddr < s.vaddr || vaddr - s.vaddr >= s.filesz) continue;
+    if (!s.exec || n > s.vaddr + s.filesz - vaddr) return false;
+    const uint64_t off = s.offset + (vaddr - s.vaddr);
+    if (off > file_.size() || n > file_.size() - off) return false;
+    if (fd_.get() < 0 || s.filesz < kScatteredReadLimit) {  // an in-memory image, or small code
+      std::memcpy(dst, file_.data() + off, n);
+      return true;
+    }
+    return pread(fd_.get(), dst, n, static_cast<off_t>(off)) == static_cast<ssize_t>(n);
+  }
+  return false;
 }
 
 void ElfBinary::load_symbols() {

@@ -117,6 +117,15 @@ class ElfBinary {
   // end); with `executable_only`, empty unless the segment is executable.
   Bytes code_at(uint64_t vaddr, size_t max, bool executable_only = false) const;
 
+  // Copies [vaddr, vaddr + n) of an executable segment's file image, for a
+  // check of a few bytes at many scattered pcs: a page read through the
+  // file's mapping stays resident, with the pages the kernel maps around it,
+  // so in a big segment (kScatteredReadLimit or more) the bytes are read
+  // with pread instead, leaving the mapping untouched. False when any byte
+  // is outside.
+  bool read_code_scattered(uint64_t vaddr, void* dst, size_t n) const;
+  static constexpr uint64_t kScatteredReadLimit = uint64_t{4} << 20;
+
   // The function symbol containing vaddr (.symtab, else .dynsym).
   const FunctionSymbol* function_at(uint64_t vaddr) const;
   const FunctionSymbol* function_named(const std::string& name) const;

@@ -1,5 +1,7 @@
 #include "binary/function_bounds.h"
 
+#include <elf.h>
+
 #include <algorithm>
 
 #include "binary/elf_binary.h"
@@ -45,6 +47,27 @@ std::optional<FunctionBounds> unsized_symbol(const ElfBinary& binary, uint64_t v
   return std::nullopt;
 }
 
+// The executable segment holding vaddr: discovery's starts are there.
+std::optional<std::pair<uint64_t, uint64_t>> executable_range(const ElfBinary& binary, uint64_t vaddr) {
+  for (const auto& range : binary.executable_ranges())
+    if (vaddr >= range.first && vaddr < range.second) return range;
+  return std::nullopt;
+}
+
+// `.init` and `.fini` each hold one function (crti's _init and _fini), a
+// start discovery seeds at the section's start: known without discovery.
+// (Within vaddr's executable segment, as discovery's functions are.)
+std::optional<FunctionBounds> init_fini_function(const ElfBinary& binary, uint64_t vaddr) {
+  const auto range = executable_range(binary, vaddr);
+  if (!range) return std::nullopt;
+  for (const char* name : {".init", ".fini"}) {
+    const std::optional<ElfSection> s = binary.section(name);
+    if (s && s->type == SHT_PROGBITS && vaddr >= s->addr && vaddr - s->addr < s->data.size() && s->addr >= range->first)
+      return FunctionBounds{s->addr, std::min(s->addr + s->data.size(), range->second), {}, kFromInitArray};
+  }
+  return std::nullopt;
+}
+
 std::optional<FunctionBounds> discovered(const ElfBinary& binary, uint64_t vaddr) {
   const std::optional<DiscoveredFunction> d = binary.function_starts().at(vaddr);
   if (!d) return std::nullopt;
@@ -56,20 +79,15 @@ std::optional<FunctionBounds> known_bounds(const ElfBinary& binary, uint64_t vad
   if (auto b = sized_symbol(binary, vaddr)) return b;
   if (auto b = go_function(binary, vaddr)) return b;
   if (auto b = plt_stub(binary, vaddr)) return b;
-  return unsized_symbol(binary, vaddr);
+  if (auto b = unsized_symbol(binary, vaddr)) return b;
+  return init_fini_function(binary, vaddr);
 }
 
-// The executable segment holding vaddr: discovery's starts are there.
-std::optional<std::pair<uint64_t, uint64_t>> executable_range(const ElfBinary& binary, uint64_t vaddr) {
-  for (const auto& range : binary.executable_ranges())
-    if (vaddr >= range.first && vaddr < range.second) return range;
-  return std::nullopt;
-}
-
-// A function's entry: nothing pushed yet, the return address at rsp.
+// A function's entry: nothing pushed yet, the return address at rsp (or
+// none: the outermost frame, _start, whose FDE marks it undefined).
 bool entry_rule(const CfiRule* rule) {
-  return rule && rule->cfa == CfaRule::kRspOffset && rule->cfa_reg == kRsp && rule->cfa_offset == 8 &&
-         rule->ra() == SavedRule::kAtCfa && rule->saved_offset[kSlotRa] == -8;
+  if (!rule || rule->cfa != CfaRule::kRspOffset || rule->cfa_reg != kRsp || rule->cfa_offset != 8) return false;
+  return rule->ra() == SavedRule::kUndefined || (rule->ra() == SavedRule::kAtCfa && rule->saved_offset[kSlotRa] == -8);
 }
 
 // Discovery's start for vaddr inside an FDE that begins at a function's

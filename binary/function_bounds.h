@@ -5,7 +5,9 @@
 //   2. a Go function of the binary's pclntab (binary/go_pclntab.h)
 //   3. a PLT stub
 //   4. a symbol of size 0, up to the next symbol
-//   5. the discovered function (binary/function_starts.h; discovery runs on
+//   5. the function of `.init` or `.fini` (the whole section, the one start
+//      discovery finds there)
+//   6. the discovered function (binary/function_starts.h; discovery runs on
 //      this first need, once per binary)
 
 #include <cstdint>

@@ -14,8 +14,8 @@ constexpr int kGregToDwarf[] = {kR8,  kR9,  kR10, kR11, kR12, kR13, kR14, kR15, 
 }  // namespace
 
 bool SignalStepper::is_trampoline(const ElfBinary& binary, uint64_t vaddr) {
-  const Bytes code = binary.code_at(vaddr, sizeof kRestoreRt, true);
-  return code.size() == sizeof kRestoreRt && std::memcmp(code.data(), kRestoreRt, sizeof kRestoreRt) == 0;
+  uint8_t code[sizeof kRestoreRt];
+  return binary.read_code_scattered(vaddr, code, sizeof code) && std::memcmp(code, kRestoreRt, sizeof code) == 0;
 }
 
 bool SignalStepper::in_trampoline(const ElfBinary& binary, uint64_t vaddr, bool exact) {

@@ -29,8 +29,10 @@ class SignalStepper : public FrameStepper {
 
   // True when the trampoline's bytes start at vaddr in the binary's
   // executable code. Read at the pc itself (a few bytes), not by scanning
-  // the binary: a browser's code is hundreds of megabytes. The walker
-  // caches the answer per address.
+  // the binary: a browser's code is hundreds of megabytes; and in big code
+  // read from the file, not its mapping, which would keep every page asked
+  // about resident (ElfBinary::read_code_scattered). The walker caches the
+  // answer per address.
   static bool is_trampoline(const ElfBinary& binary, uint64_t vaddr);
   // The trampoline's start, or (for an exact pc: the sampled frame or an
   // interrupted one) its `syscall` at +7 or the byte after it at +9.

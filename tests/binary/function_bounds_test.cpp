@@ -1,5 +1,5 @@
 // The function holding an address, from each source in turn: sized symbols,
-// PLT stubs, unsized symbols, discovered functions (the discovery fixture,
+// PLT stubs, unsized symbols, .init/.fini, discovered functions (the discovery fixture,
 // tests/binary/fixtures/discovery.S, and its stripped twin; plt_names).
 
 #include "binary/function_bounds.h"
@@ -156,4 +156,33 @@ TEST_CASE("binary: the start of a function outside every FDE and symbol runs dis
   CHECK_FALSE(binary->function_starts_discovered());
   CHECK(function_start(*binary, outside->start + (outside->end - outside->start) / 2) == outside->start);
   CHECK(binary->function_starts_discovered());
+}
+
+TEST_CASE("binary: the function of .init or .fini is the section, found without discovery at discovery's start", "[binary]") {
+  for (const std::string& path : stripped_with_cfi()) {
+    INFO(path);
+    auto binary = open_binary(path);
+    std::vector<std::pair<uint64_t, uint64_t>> pcs;  // (pc, its section's start)
+    for (const char* name : {".init", ".fini"}) {
+      const std::optional<ElfSection> s = binary->section(name);
+      if (!s || s->data.empty()) continue;
+      for (uint64_t pc : {s->addr, s->addr + s->data.size() / 2, s->addr + s->data.size() - 1}) {
+        INFO(name << " at " << pc);
+        const auto b = function_bounds(*binary, pc);
+        REQUIRE(b);
+        CHECK(b->start == s->addr);
+        CHECK(b->end == s->addr + s->data.size());
+        CHECK(b->name.empty());
+        CHECK(function_start(*binary, pc) == s->addr);
+        pcs.emplace_back(pc, s->addr);
+      }
+    }
+    REQUIRE(pcs.size() == 6);
+    CHECK_FALSE(binary->function_starts_discovered());
+    for (const auto& [pc, start] : pcs) {
+      const std::optional<DiscoveredFunction> d = binary->function_starts().at(pc);
+      REQUIRE(d);
+      CHECK(d->start == start);
+    }
+  }
 }
