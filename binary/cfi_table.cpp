@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "binary/cfi_rule_conversion.h"
+#include "binary/dwarf_handle.h"
 #include "binary/cfi_table_rows.h"
 #include "binary/fde_reader.h"
 #include "common/elf_handle.h"
@@ -15,12 +16,6 @@
 namespace swprof {
 namespace {
 
-struct CfiDeleter {
-  void operator()(Dwarf_CFI* c) const { dwarf_cfi_end(c); }
-};
-struct DwarfDeleter {
-  void operator()(Dwarf* d) const { dwarf_end(d); }
-};
 struct FrameDeleter {
   void operator()(Dwarf_Frame* f) const { std::free(f); }  // dwarf_cfi_addrframe's frame is malloc'd
 };

@@ -5,15 +5,11 @@
 #include <algorithm>
 #include <tuple>
 
+#include "binary/dwarf_handle.h"
+
 namespace swprof {
 namespace {
 
-struct CfiDeleter {
-  void operator()(Dwarf_CFI* c) const { dwarf_cfi_end(c); }
-};
-struct DwarfDeleter {
-  void operator()(Dwarf* d) const { dwarf_end(d); }
-};
 
 // Whether libdw reads the section as CFI: CfiTable::compile leaves out the
 // FDEs of a section it does not.
