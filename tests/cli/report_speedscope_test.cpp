@@ -4,6 +4,7 @@
 // aggregated reports weigh.
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -78,6 +79,13 @@ int alternations(const json& doc, const json& profile, At at) {
   return changes;
 }
 
+// A sample's frame names, in the order the file gives them.
+std::vector<std::string> frame_names(const json& doc, const json& sample) {
+  std::vector<std::string> out;
+  for (const auto& f : sample) out.push_back(frame_name(doc, f));
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("report speedscope: a thread's samples in time order alternate fa and fb, weighing the report's totals") {
@@ -119,8 +127,18 @@ TEST_CASE("report speedscope: a thread's samples in time order alternate fa and 
 
 TEST_CASE("report speedscope --reverse: leaf-first stacks, still in time order") {
   const json doc = recording().report({"-f", "speedscope", "--reverse"});
+  const json forward = recording().report({"-f", "speedscope"});
   const json& p = alternating_thread(doc);
-  for (const auto& s : p["samples"]) CHECK(frame_name(doc, s.front()) != "main");  // the leaf comes first
+  const json& q = alternating_thread(forward);
+  // Sample for sample, the same stack leaf first and the same weight. (A
+  // leaf may be main itself: a timer tick landing just after fa returns.)
+  REQUIRE(p["samples"].size() == q["samples"].size());
+  CHECK(p["weights"] == q["weights"]);
+  for (size_t i = 0; i < p["samples"].size(); ++i) {
+    std::vector<std::string> root_first = frame_names(forward, q["samples"][i]);
+    std::reverse(root_first.begin(), root_first.end());
+    CHECK(frame_names(doc, p["samples"][i]) == root_first);
+  }
   CHECK(alternations(doc, p, [](const json& s) { return s.front(); }) >= 100);
 }
 
