@@ -5,8 +5,11 @@
 
 #include <linux/perf_event.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cstring>
 #include <random>
+#include <tuple>
 
 #include "common/error.h"
 #include "recording/build_id.h"
@@ -330,4 +333,91 @@ TEST_CASE("recording: perf.data: the running vDSO serves when perf recorded its 
   auto rec = other_reader.next();
   REQUIRE(rec);
   CHECK(std::holds_alternative<CommRecord>(*rec));
+}
+
+namespace {
+
+// 120 samples with 32 KiB stacks (about 4 MB: read ahead, window by window),
+// sample i's stack filled with byte i and dyn_size varying; after sample 60
+// an AUX area record whose 3 MB payload is skipped (a seek ahead).
+struct BigImage {
+  ByteVector file;
+  std::vector<size_t> sample_ends;  // file offset after each sample
+};
+
+BigImage big_image() {
+  PerfDataImage img;
+  PerfImageEvent e = dwarf_event();
+  e.stack_size = 32768;
+  img.add_event(e);
+  std::vector<size_t> ends;  // within the data section
+  size_t data = 0;
+  auto add = [&](const ByteVector& r) {
+    img.add_record(r);
+    data += r.size();
+  };
+  add(img.comm(42, 42, "app", 100));
+  for (int i = 0; i < 120; ++i) {
+    PerfImageSample s = dwarf_sample(1000 + static_cast<uint64_t>(i));
+    s.stack = ByteVector(32768, static_cast<uint8_t>(i));
+    s.dyn_size = 32768 - static_cast<uint64_t>(i) * 200;
+    add(img.sample(s));
+    ends.push_back(data);
+    if (i == 60) {
+      ByteVector aux(40, 0);
+      const uint64_t payload = 3u << 20;
+      std::memcpy(aux.data(), &payload, 8);
+      add(PerfDataImage::record(71, 0, aux));  // PERF_RECORD_AUXTRACE
+      add(ByteVector(payload, 0xee));
+    }
+  }
+  BigImage out{img.build(), {}};
+  // The data section starts where the first comm record sits.
+  const ByteVector first = img.comm(42, 42, "app", 100);
+  const auto at = std::search(out.file.begin(), out.file.end(), first.begin(), first.end()) - out.file.begin();
+  for (size_t end : ends) out.sample_ends.push_back(static_cast<size_t>(at) + end);
+  return out;
+}
+
+// The samples' (time, first stack byte, stack size), in order.
+std::vector<std::tuple<uint64_t, uint8_t, size_t>> samples_of(PerfDataReader& reader) {
+  std::vector<std::tuple<uint64_t, uint8_t, size_t>> out;
+  while (auto r = reader.next())
+    if (auto* s = std::get_if<SampleView>(&*r))
+      out.emplace_back(s->time, s->stack.empty() ? 0 : s->stack.front(), s->stack.size());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("recording: perf.data: a data section of many windows (read ahead) gives every record; cut, those before the cut",
+          "[recording][perf_data]") {
+  const BigImage big = big_image();
+  REQUIRE(big.file.size() > (6u << 20));
+  {
+    PerfDataReader reader(Bytes(big.file.data(), big.file.size()), "big.data");
+    const auto samples = samples_of(reader);
+    CHECK(reader.status().state == ReadStatus::State::kComplete);
+    CHECK(reader.status().skipped.at("AUX area trace data") == 1);
+    REQUIRE(samples.size() == 120);
+    for (size_t i = 0; i < samples.size(); ++i) {
+      INFO("sample " << i);
+      CHECK(std::get<0>(samples[i]) == 1000 + i);
+      CHECK(std::get<1>(samples[i]) == static_cast<uint8_t>(i));
+      CHECK(std::get<2>(samples[i]) == 32768 - i * 200);
+    }
+  }
+  // Cut inside sample 30, inside the AUX payload, inside sample 100, and
+  // one byte short of the end.
+  for (size_t cut : {big.sample_ends[30] - 5000, big.sample_ends[60] + 1'000'000, big.sample_ends[100] - 1,
+                     big.sample_ends[119] - 1}) {
+    INFO("cut at " << cut);
+    PerfDataReader reader(Bytes(big.file.data(), cut), "cut.data");
+    const auto samples = samples_of(reader);
+    const size_t before = static_cast<size_t>(
+        std::upper_bound(big.sample_ends.begin(), big.sample_ends.end(), cut) - big.sample_ends.begin());
+    CHECK(samples.size() == before);
+    CHECK(reader.status().state == ReadStatus::State::kTruncated);
+    CHECK(reader.status().good_bytes <= cut);
+  }
 }
