@@ -5,7 +5,7 @@
 
 namespace swprof {
 
-void StackDeltaCoder::xor_overlap(const ThreadStack& prev, uint64_t sp, std::vector<uint8_t>& buf) {
+void StackDeltaCoder::xor_overlap(const ThreadStack& prev, uint64_t sp, UninitializedBytes& buf) {
   if (prev.size() == 0 || buf.empty()) return;
   const uint64_t lo = std::max(sp, prev.sp);
   const uint64_t hi = std::min(sp + buf.size(), prev.sp + prev.size());
@@ -26,24 +26,24 @@ void StackDeltaCoder::xor_overlap(const ThreadStack& prev, uint64_t sp, std::vec
 
 Bytes StackDeltaCoder::encode(uint32_t tid, uint64_t sp, Bytes stack) {
   ThreadStack& prev = threads_[tid];
-  std::vector<uint8_t>& scratch = free_scratch();
+  UninitializedBytes& scratch = free_scratch();
   scratch.assign(stack.begin(), stack.end());
   xor_overlap(prev, sp, scratch);
   size_t kept = scratch.size();
   while (kept > 0 && scratch[kept - 1] == 0) --kept;
   prev.sp = sp;
-  if (!prev.bytes) prev.bytes = std::make_shared<std::vector<uint8_t>>();
+  if (!prev.bytes) prev.bytes = std::make_shared<UninitializedBytes>();
   prev.bytes->assign(stack.begin(), stack.end());
   return Bytes(scratch.data(), kept);
 }
 
-std::vector<uint8_t>& StackDeltaCoder::free_scratch() {
+UninitializedBytes& StackDeltaCoder::free_scratch() {
   if (!scratch_) {
     if (!lent_.empty() && lent_.front().use_count() == 1) {
       scratch_ = std::move(lent_.front());
       lent_.pop_front();
     } else {
-      scratch_ = std::make_shared<std::vector<uint8_t>>();
+      scratch_ = std::make_shared<UninitializedBytes>();
     }
   }
   return *scratch_;
@@ -70,7 +70,7 @@ std::optional<Bytes> StackDeltaCoder::decode(uint32_t tid, uint64_t sp, uint32_t
   last_.reset();
   if (stored.size() > size) return std::nullopt;
   ThreadStack& prev = threads_[tid];
-  std::vector<uint8_t>& scratch = free_scratch();
+  UninitializedBytes& scratch = free_scratch();
   scratch.reserve(size);
   const size_t held = held_bytes_ - (prev.bytes ? prev.bytes->capacity() : 0) + scratch.capacity();
   if (held > kMaxHeldBytes) return std::nullopt;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "common/byte_reader.h"
+#include "common/uninitialized_bytes.h"
 
 namespace swprof {
 
@@ -52,16 +53,17 @@ class StackDeltaCoder {
   static constexpr size_t kMaxHeldBytes = size_t{64} << 20;
 
  private:
-  using Buffer = std::shared_ptr<std::vector<uint8_t>>;
+  // Written whole by each decode(): never zeroed first.
+  using Buffer = std::shared_ptr<UninitializedBytes>;
   struct ThreadStack {
     uint64_t sp = 0;
     Buffer bytes;  // null until the thread's first stack
     size_t size() const { return bytes ? bytes->size() : 0; }
   };
   // XORs `buf` (which starts at address sp) with prev's bytes where they overlap.
-  static void xor_overlap(const ThreadStack& prev, uint64_t sp, std::vector<uint8_t>& buf);
+  static void xor_overlap(const ThreadStack& prev, uint64_t sp, UninitializedBytes& buf);
   // Makes scratch_ a buffer no caller holds: one given back, else a new one.
-  std::vector<uint8_t>& free_scratch();
+  UninitializedBytes& free_scratch();
   // Keeps a thread's previous buffer for reuse.
   void retire(Buffer old);
   void write_stack(const ThreadStack& prev, uint64_t sp, uint32_t size, Bytes stored, uint8_t* out) const;
