@@ -8,8 +8,9 @@
 #include <unordered_map>
 
 #include "binary/cfi_rule_conversion.h"
-#include "binary/dwarf_handle.h"
 #include "binary/cfi_table_rows.h"
+#include "binary/debug_frame_cfi.h"
+#include "binary/dwarf_handle.h"
 #include "binary/fde_reader.h"
 #include "common/elf_handle.h"
 
@@ -19,8 +20,6 @@ namespace {
 struct FrameDeleter {
   void operator()(Dwarf_Frame* f) const { std::free(f); }  // dwarf_cfi_addrframe's frame is malloc'd
 };
-using CfiPtr = std::unique_ptr<Dwarf_CFI, CfiDeleter>;
-using DwarfPtr = std::unique_ptr<Dwarf, DwarfDeleter>;
 using FramePtr = std::unique_ptr<Dwarf_Frame, FrameDeleter>;
 
 }  // namespace
@@ -91,15 +90,19 @@ void CfiTableBuilder::compile_eh_frame() {
   }
 }
 
+// FdeReader reads .debug_frame itself (dwarf_next_cfi needs no Dwarf
+// handle); only the reference asks libdw, over an image of the section alone
+// (debug_frame_cfi.h), never over the binary's whole DWARF.
 void CfiTableBuilder::compile_debug_frame() {
   auto debug_frame = find_section(elf_.get(), ".debug_frame");
   if (!debug_frame) return;
-  DwarfPtr dwarf(dwarf_begin_elf(elf_.get(), DWARF_C_READ, nullptr));
-  if (!dwarf) return;
-  Dwarf_CFI* cfi = dwarf_getcfi(dwarf.get());  // owned by `dwarf`
-  if (!cfi) return;
+  std::unique_ptr<DebugFrameCfi> reference;
+  if (options_.reference_per_row) {
+    reference = DebugFrameCfi::open(elf_.get(), *debug_frame);
+    if (!reference) return;
+  }
   for (const FdeRange& fde : fdes_->walk_fdes(*debug_frame, false)) {
-    if (options_.reference_per_row) compile_fde_per_row(cfi, fde, kCfiFromDebugFrame);
+    if (reference) compile_fde_per_row(reference->cfi(), fde, kCfiFromDebugFrame);
     else compile_fde(*debug_frame, false, fde);
   }
 }

@@ -10,14 +10,10 @@
 namespace swprof {
 namespace {
 
-
-// Whether libdw reads the section as CFI: CfiTable::compile leaves out the
-// FDEs of a section it does not.
-bool libdw_reads_eh_frame(Elf* elf) { return std::unique_ptr<Dwarf_CFI, CfiDeleter>(dwarf_getcfi_elf(elf)) != nullptr; }
-bool libdw_reads_debug_frame(Elf* elf) {
-  std::unique_ptr<Dwarf, DwarfDeleter> dwarf(dwarf_begin_elf(elf, DWARF_C_READ, nullptr));
-  return dwarf && dwarf_getcfi(dwarf.get()) != nullptr;
-}
+// Whether libdw reads .eh_frame as CFI: CfiTable::compile leaves out its
+// FDEs when it does not. (.debug_frame needs no such check: CfiTable::compile
+// asks libdw nothing about it.)
+bool libdw_reads_eh_frame(Elf* elf) { return CfiPtr(dwarf_getcfi_elf(elf)) != nullptr; }
 
 }  // namespace
 
@@ -51,7 +47,7 @@ void LazyCfiTable::index(const ElfBinary& binary, const CfiCompileOptions& optio
     add_fdes(ranges, *eh_frame, kCfiFromEhFrame);
   }
   auto debug_frame = options.use_debug_frame ? find_section(elf_.get(), ".debug_frame") : std::nullopt;
-  if (debug_frame && libdw_reads_debug_frame(elf_.get()))
+  if (debug_frame)
     add_fdes(reader_->walk_fdes(*debug_frame, false), *debug_frame, kCfiFromDebugFrame);
   group_fdes();
 }

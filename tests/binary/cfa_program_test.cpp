@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "binary/cfi_table.h"
+#include "support/compressed_dwarf.h"
+#include "support/temp_dir.h"
 
 using namespace swprof;
 
@@ -114,6 +116,22 @@ TEST_CASE("one pass over each FDE gives libdw's rows for the test programs and f
   paths.push_back(SWPROF_CFI_FIXTURE);
   paths.push_back(SWPROF_CFI_FIXTURE_NOHDR);
   for (const auto& path : paths) check_binary(path);
+}
+
+TEST_CASE("one pass over each FDE gives libdw's rows for .debug_frame, beside compressed DWARF too", "[cfi][cfa_program]") {
+  swprof::testing::TempDir dir;
+  const std::string plain = std::string(KNOWN_STACK_DIR) + "/known_stack_O2_nofp_debugframe";
+  const std::string mixed = dir.file("compressed_dwarf");
+  REQUIRE(swprof::testing::write_compressed_dwarf_plain_debug_frame(plain, mixed, dir.path()));
+  for (const auto& path : {plain, mixed}) {
+    check_binary(path);
+    auto binary = ElfBinary::open(path);
+    REQUIRE(binary);
+    const CfiTableStats with = CfiTable::compile(*binary, {.reference_per_row = true})->stats();
+    const CfiTableStats without =
+        CfiTable::compile(*binary, {.use_debug_frame = false, .reference_per_row = true})->stats();
+    CHECK(with.fdes > without.fdes + 5);  // the program's own functions, from .debug_frame
+  }
 }
 
 // The same rows and rules, without failing the test case.

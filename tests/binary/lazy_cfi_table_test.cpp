@@ -1,7 +1,8 @@
 // The table compiled an FDE at a time (binary/lazy_cfi_table.h) against the
 // whole table (binary/cfi_table.h): the same rule at every pc, on the test
-// programs, the C and C++ runtimes, cc1 and damaged CFI; only the FDEs
-// looked up are compiled, once, whatever the threads.
+// programs, the C and C++ runtimes, cc1, damaged CFI and a binary with
+// compressed DWARF beside a plain .debug_frame; only the FDEs looked up are
+// compiled, once, whatever the threads.
 
 #include "binary/lazy_cfi_table.h"
 
@@ -18,6 +19,8 @@
 #include <vector>
 
 #include "binary/cfi_table.h"
+#include "support/compressed_dwarf.h"
+#include "support/temp_dir.h"
 
 using namespace swprof;
 
@@ -216,4 +219,43 @@ TEST_CASE("lazy CFI from several threads: each FDE compiled once, the same rules
   CHECK(differ == 0);
   CHECK(disagreements(*eager, *lazy, pcs) == 0);
   CHECK(lazy->compiled_fdes() <= lazy->fdes());
+}
+
+// The CFI of the program's own code is only in .debug_frame; its other DWARF
+// is compressed. Reading .debug_frame must not open that DWARF: libdw would
+// decompress it, writing section headers into the image (over the read-only
+// file mapping of ElfBinary::open, a crash).
+TEST_CASE("lazy CFI of a binary with compressed DWARF and a plain .debug_frame: the plain binary's rules, its DWARF untouched",
+          "[cfi][lazy]") {
+  swprof::testing::TempDir dir;
+  const std::string plain = std::string(KNOWN_STACK_DIR) + "/known_stack_O2_nofp_debugframe";
+  const std::string mixed = dir.file("compressed_dwarf");
+  REQUIRE(swprof::testing::write_compressed_dwarf_plain_debug_frame(plain, mixed, dir.path()));
+  REQUIRE(swprof::testing::section_compressed(mixed, ".debug_info"));
+  REQUIRE_FALSE(swprof::testing::section_compressed(mixed, ".debug_frame"));
+
+  check_same_rules(mixed);
+  check_same_rules(mixed, {.use_eh_frame_hdr = false});
+
+  // The same code as the plain binary: the same rule at every pc, and the
+  // leaf's from .debug_frame.
+  auto original = open_binary(plain);
+  auto eager = CfiTable::compile(*original);
+  auto from_file = open_binary(mixed);
+  auto lazy = LazyCfiTable::open(*from_file);
+  CHECK(disagreements(*eager, *lazy, probe_pcs(*eager)) == 0);
+  const FunctionSymbol* leaf = original->function_named("leaf");
+  REQUIRE(leaf);
+  CHECK(lazy->lookup(leaf->start) != nullptr);
+  CHECK(CfiTable::compile(*original, {.use_eh_frame_hdr = true, .use_debug_frame = false})->lookup(leaf->start) ==
+        nullptr);
+
+  // Over a writable image, no byte changes: no section was decompressed.
+  const Bytes file = from_file->file_bytes();
+  auto image = ElfBinary::from_image("compressed_dwarf", std::vector<uint8_t>(file.begin(), file.end()));
+  REQUIRE(image);
+  auto lazy_image = LazyCfiTable::open(*image);
+  auto whole_image = CfiTable::compile(*image);
+  CHECK(disagreements(*whole_image, *lazy_image, probe_pcs(*eager)) == 0);
+  CHECK(std::equal(file.begin(), file.end(), image->file_bytes().begin(), image->file_bytes().end()));
 }

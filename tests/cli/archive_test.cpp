@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "support/cli_harness.h"
+#include "support/compressed_dwarf.h"
 #include "support/temp_dir.h"
 
 using namespace swprof::testing;
@@ -93,6 +94,40 @@ TEST_CASE("archive: stores the program, and a report of it after it was deleted 
   CHECK(info.out.find("supplied 1 missing or changed binaries") != std::string::npos);
   auto report = t.swprof({"report", t.recording});
   CHECK(report.err.find("cannot open") == std::string::npos);
+}
+
+// The program's CFI only in .debug_frame, its other DWARF compressed: the
+// unwinder reads .debug_frame without opening that DWARF (libdw would
+// decompress it into the binary's image: a crash over the file's read-only
+// mapping, and from the archive an image the symbolizer can no longer read).
+TEST_CASE("archive: a program with compressed DWARF beside a plain .debug_frame unwinds and names its lines, from the "
+          "file and from the archive",
+          "[integration][archive]") {
+  Traveller t;
+  std::ofstream(t.dir.file("app.c")) << source(false);
+  auto cc = run({"/usr/bin/cc", "-O1", "-g", "-fomit-frame-pointer", "-fno-asynchronous-unwind-tables",
+                 "-fno-unwind-tables", "-o", t.dir.file("plain"), t.dir.file("app.c")},
+                t.dir.path());
+  INFO(cc.err);
+  REQUIRE(cc.exit_code == 0);
+  REQUIRE(write_compressed_dwarf_plain_debug_frame(t.dir.file("plain"), t.app, t.dir.path()));
+  REQUIRE(section_compressed(t.app, ".debug_info"));
+  REQUIRE_FALSE(section_compressed(t.app, ".debug_frame"));
+  t.record();
+  const std::string before = t.script();
+  CHECK(before.find("leaf_work+0x") != std::string::npos);
+  CHECK(before.find("app.c:") != std::string::npos);
+  auto folded = t.swprof({"report", "-f", "folded", t.recording});
+  CHECK(folded.exit_code == 0);
+  CHECK(folded.err.find("warning") == std::string::npos);
+  CHECK(folded.out.find("main;middle_call;leaf_work") != std::string::npos);
+
+  REQUIRE(t.swprof({"archive", t.recording}).exit_code == 0);
+  fs::remove(t.app);
+  CHECK(t.script() == before);
+  auto report = t.swprof({"report", t.recording});
+  CHECK(report.exit_code == 0);
+  CHECK(report.err.find("warning") == std::string::npos);
 }
 
 TEST_CASE("archive: a program rebuilt differently is named from the archive, and without it the report warns",

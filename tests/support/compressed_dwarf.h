@@ -1,0 +1,17 @@
+#pragma once
+// Test binaries with compressed DWARF, made with objcopy from the test programs.
+
+#include <string>
+
+namespace swprof::testing {
+
+// Writes `plain` to `out` with every DWARF section compressed
+// (objcopy --compress-debug-sections=zlib) except .debug_frame, kept as it
+// is: what objcopy and ld write when compressing .debug_frame would not make
+// it smaller. Returns false when objcopy fails.
+bool write_compressed_dwarf_plain_debug_frame(const std::string& plain, const std::string& out, const std::string& dir);
+
+// Whether the section `name` of the ELF file `path` is compressed (SHF_COMPRESSED).
+bool section_compressed(const std::string& path, const std::string& name);
+
+}  // namespace swprof::testing
