@@ -1,5 +1,7 @@
 #include "support/elf_files.h"
 
+#include <libelf.h>
+
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -13,6 +15,13 @@ std::shared_ptr<ElfBinary> open_binary(const std::string& path) {
   auto binary = ElfBinary::open(path);
   REQUIRE(binary);
   return binary;
+}
+
+ElfPtr elf_of(const ElfBinary& binary) {
+  const Bytes file = binary.file_bytes();
+  ElfPtr elf(elf_memory(const_cast<char*>(reinterpret_cast<const char*>(file.data())), file.size()));
+  REQUIRE(elf);
+  return elf;
 }
 
 std::vector<std::string> mapped_libraries(const std::string& part) {

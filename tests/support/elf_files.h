@@ -1,6 +1,6 @@
 #pragma once
 // ELF files for the binary/ tests: opened (failing the test when they do not
-// open), found on this machine (the libraries this process maps, gcc's cc1),
+// open, by ElfBinary or libelf), found on this machine (the libraries this process maps, gcc's cc1),
 // or copied with a few bytes of one section changed.
 
 #include <memory>
@@ -9,11 +9,15 @@
 #include <vector>
 
 #include "binary/elf_binary.h"
+#include "common/elf_handle.h"
 
 namespace swprof::testing {
 
 // The ELF file at `path`; fails the test when it does not open.
 std::shared_ptr<ElfBinary> open_binary(const std::string& path);
+
+// A libelf handle over `binary`'s bytes (the binary must outlive it).
+ElfPtr elf_of(const ElfBinary& binary);
 
 // Paths of the shared libraries this test process has mapped whose names
 // contain `part`, sorted, each once.
