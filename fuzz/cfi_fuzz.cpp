@@ -1,6 +1,6 @@
 // Fuzz target: the CFI compiler (binary/cfi_table.cpp) on arbitrary
 // .eh_frame_hdr, .eh_frame and .debug_frame bytes, wrapped as the sections of
-// an in-memory ELF image (elf_image.h). The input is
+// an in-memory ELF image (tests/support/elf_image.h). The input is
 //
 //   u8  options        bit 0: use .eh_frame_hdr, bit 1: use .debug_frame
 //   u64 hdr_addr       sh_addr of .eh_frame_hdr (its pc-relative pointers depend on it)
@@ -16,8 +16,9 @@
 
 #include "binary/cfi_table.h"
 #include "binary/elf_binary.h"
-#include "fuzz/elf_image.h"
+#include "common/byte_reader.h"
 #include "fuzz/fuzz_target.h"
+#include "tests/support/elf_image.h"
 
 namespace {
 
@@ -25,7 +26,7 @@ using swprof::Bytes;
 
 struct CfiInput {
   swprof::CfiCompileOptions options;
-  std::vector<swprof::fuzz::ImageSection> sections;
+  std::vector<swprof::testing::ImageSection> sections;
 };
 
 std::optional<CfiInput> split_input(Bytes data) {
@@ -42,8 +43,10 @@ std::optional<CfiInput> split_input(Bytes data) {
   const Bytes hdr = *r.bytes(std::min<size_t>(*hdr_size, r.remaining()));
   const Bytes eh_frame = *r.bytes(std::min<size_t>(*eh_frame_size, r.remaining()));
   const Bytes debug_frame = *r.bytes(r.remaining());
-  in.sections = {{".eh_frame_hdr", *hdr_addr, hdr}, {".eh_frame", *eh_frame_addr, eh_frame}};
-  if (!debug_frame.empty()) in.sections.push_back({".debug_frame", 0, debug_frame});
+  in.sections = {{.name = ".eh_frame_hdr", .addr = *hdr_addr, .bytes = {hdr.begin(), hdr.end()}},
+                 {.name = ".eh_frame", .addr = *eh_frame_addr, .bytes = {eh_frame.begin(), eh_frame.end()}}};
+  if (!debug_frame.empty())
+    in.sections.push_back({.name = ".debug_frame", .bytes = {debug_frame.begin(), debug_frame.end()}});
   return in;
 }
 
@@ -64,7 +67,7 @@ void check_lookup(const swprof::CfiTable& table, uint64_t vaddr) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto input = split_input(Bytes(data, size));
   if (!input) return 0;
-  auto binary = swprof::ElfBinary::from_image("fuzz.elf", swprof::fuzz::make_elf_image(input->sections));
+  auto binary = swprof::ElfBinary::from_image("fuzz.elf", swprof::testing::make_elf_image(input->sections));
   SWPROF_FUZZ_CHECK(binary != nullptr);  // the image is always a well-formed ELF
   auto table = swprof::CfiTable::compile(*binary, input->options);
   SWPROF_FUZZ_CHECK(table != nullptr);

@@ -6,39 +6,20 @@
 
 #include <catch2/catch.hpp>
 
-#include <fstream>
 #include <random>
-#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "binary/cfi_table.h"
 #include "support/compressed_dwarf.h"
+#include "support/elf_files.h"
 #include "support/temp_dir.h"
 
 using namespace swprof;
+using namespace swprof::testing;
 
 namespace {
-
-// Paths of the shared libraries this test process has mapped whose names contain `part`.
-std::vector<std::string> mapped(const std::string& part) {
-  std::ifstream maps("/proc/self/maps");
-  std::set<std::string> out;
-  std::string line;
-  while (std::getline(maps, line)) {
-    const auto slash = line.find('/');
-    if (slash != std::string::npos && line.find(part, slash) != std::string::npos) out.insert(line.substr(slash));
-  }
-  return {out.begin(), out.end()};
-}
-
-std::vector<std::string> split(const std::string& list) {
-  std::vector<std::string> out;
-  std::stringstream in(list);
-  for (std::string item; std::getline(in, item, ':');) out.push_back(item);
-  return out;
-}
 
 std::string stats_text(const CfiTableStats& s) {
   std::ostringstream out;
@@ -65,20 +46,13 @@ void check_same_table(const CfiTable& fast, const CfiTable& reference) {
 
 void check_binary(const std::string& path) {
   INFO(path);
-  auto binary = ElfBinary::open(path);
-  REQUIRE(binary);
+  auto binary = open_binary(path);
   for (bool hdr : {true, false}) {
     INFO("eh_frame_hdr " << hdr);
     auto fast = CfiTable::compile(*binary, {.use_eh_frame_hdr = hdr});
     auto reference = CfiTable::compile(*binary, {.use_eh_frame_hdr = hdr, .reference_per_row = true});
     check_same_table(*fast, *reference);
   }
-}
-
-std::shared_ptr<const ElfBinary> long_fixture() {
-  auto binary = ElfBinary::open(SWPROF_CFI_LONG_FIXTURE);
-  REQUIRE(binary);
-  return binary;
 }
 
 void check_long_table(const ElfBinary& binary, const CfiTable& table) {
@@ -105,13 +79,13 @@ void check_long_table(const ElfBinary& binary, const CfiTable& table) {
 TEST_CASE("one pass over each FDE gives libdw's rows for the C and C++ runtimes and the loader", "[cfi][cfa_program]") {
   std::vector<std::string> paths;
   for (const char* lib : {"libc.so.6", "libstdc++.so", "ld-linux-x86-64.so", "libm.so", "libgcc_s.so"})
-    for (const auto& p : mapped(lib)) paths.push_back(p);
+    for (const auto& p : mapped_libraries(lib)) paths.push_back(p);
   REQUIRE(paths.size() >= 3);
   for (const auto& path : paths) check_binary(path);
 }
 
 TEST_CASE("one pass over each FDE gives libdw's rows for the test programs and fixtures", "[cfi][cfa_program]") {
-  std::vector<std::string> paths = split(SWPROF_CFI_TEST_PROGRAMS);
+  std::vector<std::string> paths = split_paths(SWPROF_CFI_TEST_PROGRAMS);
   paths.push_back("/proc/self/exe");
   paths.push_back(SWPROF_CFI_FIXTURE);
   paths.push_back(SWPROF_CFI_FIXTURE_NOHDR);
@@ -125,8 +99,7 @@ TEST_CASE("one pass over each FDE gives libdw's rows for .debug_frame, beside co
   REQUIRE(swprof::testing::write_compressed_dwarf_plain_debug_frame(plain, mixed, dir.path()));
   for (const auto& path : {plain, mixed}) {
     check_binary(path);
-    auto binary = ElfBinary::open(path);
-    REQUIRE(binary);
+    auto binary = open_binary(path);
     const CfiTableStats with = CfiTable::compile(*binary, {.reference_per_row = true})->stats();
     const CfiTableStats without =
         CfiTable::compile(*binary, {.use_debug_frame = false, .reference_per_row = true})->stats();
@@ -145,21 +118,14 @@ bool same_rows(const CfiTable& a, const CfiTable& b) {
 }
 
 TEST_CASE("one pass over damaged CFI: a table like libdw's rows, never a crash", "[cfi][cfa_program]") {
-  auto fixture = ElfBinary::open(SWPROF_CFI_FIXTURE);
-  REQUIRE(fixture);
-  auto eh_frame = fixture->section(".eh_frame");
-  REQUIRE(eh_frame);
-  const Bytes file = fixture->file_bytes();
+  const CfiSections fixture = cfi_sections(SWPROF_CFI_FIXTURE);
   std::mt19937 rng(4321);
   const int rounds = 300;
   int differ = 0;
   for (int round = 0; round < rounds; ++round) {
-    std::vector<uint8_t> image(file.begin(), file.end());
+    std::vector<uint8_t> image = fixture.file_copy();
     // A few bytes of the entries changed (past the first length field).
-    for (int i = 0, n = 1 + static_cast<int>(rng() % 3); i < n; ++i) {
-      const auto value = static_cast<uint8_t>(rng());
-      image[eh_frame->offset + 8 + rng() % (eh_frame->data.size() - 8)] = value;
-    }
+    damage_section(image, fixture.eh_frame, rng, 3, 8);
     auto binary = ElfBinary::from_image("damaged", std::move(image));
     REQUIRE(binary);
     auto fast = CfiTable::compile(*binary);
@@ -183,13 +149,13 @@ TEST_CASE("one pass over damaged CFI: a table like libdw's rows, never a crash",
 }
 
 TEST_CASE("an FDE of 80,000 rows compiles in one pass", "[cfi][cfa_program]") {
-  auto binary = long_fixture();
+  auto binary = open_binary(SWPROF_CFI_LONG_FIXTURE);
   check_long_table(*binary, *CfiTable::compile(*binary));
 }
 
 // The same FDE through libdw's per-row answers: quadratic, about 16 s. Run by
 // hand to compare times (swprof_unwind_tests "[cfa_program_reference]" -d yes).
 TEST_CASE("an FDE of 80,000 rows through libdw's per-row answers", "[.][cfa_program_reference]") {
-  auto binary = long_fixture();
+  auto binary = open_binary(SWPROF_CFI_LONG_FIXTURE);
   check_long_table(*binary, *CfiTable::compile(*binary, {.reference_per_row = true}));
 }

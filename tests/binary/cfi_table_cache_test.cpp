@@ -7,22 +7,15 @@
 #include <thread>
 #include <vector>
 
+#include "support/elf_files.h"
+
 using namespace swprof;
-
-namespace {
-
-std::shared_ptr<const ElfBinary> open_fixture(const char* path) {
-  auto binary = ElfBinary::open(path);
-  REQUIRE(binary);
-  return binary;
-}
-
-}  // namespace
+using namespace swprof::testing;
 
 TEST_CASE("CfiTableCache compiles each binary once across threads", "[cfi]") {
   auto cache = std::make_shared<CfiTableCache>();
-  std::shared_ptr<const ElfBinary> a = open_fixture(SWPROF_CFI_FIXTURE);
-  std::shared_ptr<const ElfBinary> b = open_fixture(SWPROF_CFI_FIXTURE_NOHDR);
+  std::shared_ptr<const ElfBinary> a = open_binary(SWPROF_CFI_FIXTURE);
+  std::shared_ptr<const ElfBinary> b = open_binary(SWPROF_CFI_FIXTURE_NOHDR);
   std::vector<std::thread> threads;
   std::vector<const LazyCfiTable*> seen(16);
   for (size_t i = 0; i < seen.size(); ++i)

@@ -3,20 +3,16 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
-#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "support/elf_files.h"
+
 using namespace swprof;
+using namespace swprof::testing;
 
 namespace {
-
-std::shared_ptr<const ElfBinary> open_fixture(const char* path) {
-  auto binary = ElfBinary::open(path);
-  REQUIRE(binary);
-  return binary;
-}
 
 // "none" when no row covers the address.
 std::string rule_at(const CfiTable& table, uint64_t vaddr) {
@@ -55,22 +51,12 @@ void check_function(const CfiTable& table, const ElfBinary& binary, const char* 
   }
 }
 
-std::string libc_path() {
-  std::ifstream maps("/proc/self/maps");
-  std::string line;
-  while (std::getline(maps, line)) {
-    const auto slash = line.find('/');
-    if (slash != std::string::npos && line.find("libc.so.6") != std::string::npos) return line.substr(slash);
-  }
-  return {};
-}
-
 }  // namespace
 
 TEST_CASE("fixture CFI compiles to the expected rule at every instruction", "[cfi]") {
   const char* path = GENERATE(SWPROF_CFI_FIXTURE, SWPROF_CFI_FIXTURE_NOHDR);
   INFO(path);
-  auto binary = open_fixture(path);
+  auto binary = open_binary(path);
   auto table = CfiTable::compile(*binary);
   const CfiTableStats& stats = table->stats();
 
@@ -161,10 +147,10 @@ TEST_CASE("fixture CFI compiles to the expected rule at every instruction", "[cf
 }
 
 TEST_CASE("FDEs found through .eh_frame_hdr and by walking .eh_frame give the same table", "[cfi]") {
-  auto with_hdr = open_fixture(SWPROF_CFI_FIXTURE);
+  auto with_hdr = open_binary(SWPROF_CFI_FIXTURE);
   auto a = CfiTable::compile(*with_hdr, {.use_eh_frame_hdr = true});
   auto b = CfiTable::compile(*with_hdr, {.use_eh_frame_hdr = false});
-  auto nohdr = CfiTable::compile(*open_fixture(SWPROF_CFI_FIXTURE_NOHDR));
+  auto nohdr = CfiTable::compile(*open_binary(SWPROF_CFI_FIXTURE_NOHDR));
   for (uint64_t addr = 0xff0; addr < 0x10b0; ++addr) {
     INFO(std::hex << addr);
     CHECK(rule_at(*a, addr) == rule_at(*b, addr));
@@ -173,10 +159,10 @@ TEST_CASE("FDEs found through .eh_frame_hdr and by walking .eh_frame give the sa
 }
 
 TEST_CASE("libc.so.6 compiles into a table with many rows and few skipped", "[cfi]") {
-  const std::string path = libc_path();
-  REQUIRE(!path.empty());
-  auto libc = ElfBinary::open(path);
-  REQUIRE(libc);
+  const std::vector<std::string> libcs = mapped_libraries("libc.so.6");
+  REQUIRE(!libcs.empty());
+  const std::string& path = libcs.front();
+  auto libc = open_binary(path);
   const auto t0 = std::chrono::steady_clock::now();
   auto table = CfiTable::compile(*libc);
   const auto t1 = std::chrono::steady_clock::now();
@@ -220,18 +206,13 @@ TEST_CASE("libc.so.6 compiles into a table with many rows and few skipped", "[cf
 }
 
 TEST_CASE("corrupt CFI is skipped and counted, never a crash", "[cfi]") {
-  auto fixture = open_fixture(SWPROF_CFI_FIXTURE);
-  auto eh_frame = fixture->section(".eh_frame");
-  auto hdr = fixture->section(".eh_frame_hdr");
-  REQUIRE(eh_frame);
-  REQUIRE(hdr);
-  const Bytes file = fixture->file_bytes();
+  const CfiSections fixture = cfi_sections(SWPROF_CFI_FIXTURE);
   std::mt19937 rng(1234);
   size_t compiled = 0, with_skips = 0;
   for (int round = 0; round < 400; ++round) {
-    std::vector<uint8_t> image(file.begin(), file.end());
+    std::vector<uint8_t> image = fixture.file_copy();
     // Flip a few bytes inside .eh_frame or .eh_frame_hdr.
-    const ElfSection& target = round % 4 == 0 ? *hdr : *eh_frame;
+    const ElfSection& target = round % 4 == 0 ? fixture.eh_frame_hdr : fixture.eh_frame;
     const int flips = 1 + static_cast<int>(rng() % 4);
     for (int i = 0; i < flips; ++i) {
       const size_t at = target.offset + rng() % target.data.size();
@@ -250,9 +231,10 @@ TEST_CASE("corrupt CFI is skipped and counted, never a crash", "[cfi]") {
   CHECK(with_skips > 0);
 
   // A binary with the CFI sections wiped out compiles to an empty table.
-  std::vector<uint8_t> wiped(file.begin(), file.end());
-  std::fill(wiped.begin() + static_cast<long>(eh_frame->offset),
-            wiped.begin() + static_cast<long>(eh_frame->offset + eh_frame->data.size()), 0xff);
+  std::vector<uint8_t> wiped = fixture.file_copy();
+  const ElfSection& eh_frame = fixture.eh_frame;
+  std::fill(wiped.begin() + static_cast<long>(eh_frame.offset),
+            wiped.begin() + static_cast<long>(eh_frame.offset + eh_frame.data.size()), 0xff);
   auto binary = ElfBinary::from_image("wiped", std::move(wiped));
   REQUIRE(binary);
   auto table = CfiTable::compile(*binary, {.use_eh_frame_hdr = true, .use_debug_frame = false});

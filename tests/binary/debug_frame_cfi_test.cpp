@@ -14,20 +14,34 @@
 #include "binary/elf_binary.h"
 #include "common/unique_fd.h"
 #include "support/compressed_dwarf.h"
+#include "support/elf_files.h"
 #include "support/temp_dir.h"
 
 using namespace swprof;
+using namespace swprof::testing;
 
 namespace {
 
 const std::string kPlain = std::string(KNOWN_STACK_DIR) + "/known_stack_O2_nofp_debugframe";
 
-// A libelf handle over a binary's bytes (the binary must outlive it).
-ElfPtr elf_of(const ElfBinary& binary) {
-  const Bytes file = binary.file_bytes();
-  ElfPtr elf(elf_memory(const_cast<char*>(reinterpret_cast<const char*>(file.data())), file.size()));
-  REQUIRE(elf);
-  return elf;
+// The binary at `path`, libelf's handle over it, its .debug_frame and
+// libdw's CFI over an image of that section alone.
+struct DebugFrameOf {
+  std::shared_ptr<ElfBinary> binary;
+  ElfPtr elf;
+  SectionRef section;
+  std::unique_ptr<DebugFrameCfi> image;
+};
+
+DebugFrameOf debug_frame_of(const std::string& path) {
+  DebugFrameOf out{open_binary(path), nullptr, {}, nullptr};
+  out.elf = elf_of(*out.binary);
+  auto section = find_section(out.elf.get(), ".debug_frame");
+  REQUIRE(section);
+  out.section = *section;
+  out.image = DebugFrameCfi::open(out.elf.get(), out.section);
+  REQUIRE(out.image);
+  return out;
 }
 
 // libdw's row at `pc` as text: its range, return address column, CFA and
@@ -60,13 +74,7 @@ std::string row_text(Dwarf_CFI* cfi, uint64_t pc) {
 }  // namespace
 
 TEST_CASE("DebugFrameCfi: libdw's rows from the image are its rows from the whole file, at every pc", "[cfi]") {
-  auto binary = ElfBinary::open(kPlain);
-  REQUIRE(binary);
-  ElfPtr elf = elf_of(*binary);
-  auto section = find_section(elf.get(), ".debug_frame");
-  REQUIRE(section);
-  auto image = DebugFrameCfi::open(elf.get(), *section);
-  REQUIRE(image);
+  const DebugFrameOf d = debug_frame_of(kPlain);
 
   // The whole file's DWARF (uncompressed here), opened as libdw opens a file.
   UniqueFd fd(::open(kPlain.c_str(), O_RDONLY | O_CLOEXEC));
@@ -76,13 +84,13 @@ TEST_CASE("DebugFrameCfi: libdw's rows from the image are its rows from the whol
   Dwarf_CFI* reference = dwarf_getcfi(whole.get());
   REQUIRE(reference);
 
-  FdeReader reader(elf.get());
-  const auto fdes = reader.walk_fdes(*section, false);
+  FdeReader reader(d.elf.get());
+  const auto fdes = reader.walk_fdes(d.section, false);
   REQUIRE(fdes.size() > 5);
   size_t pcs = 0, differ = 0;
   for (const FdeRange& fde : fdes) {
     for (uint64_t pc = fde.lo - 1; pc <= fde.hi; ++pc, ++pcs) {
-      const std::string a = row_text(image->cfi(), pc);
+      const std::string a = row_text(d.image->cfi(), pc);
       const std::string b = row_text(reference, pc);
       if (a != b && ++differ <= 3) FAIL_CHECK(std::hex << "0x" << pc << ": " << a << " vs " << b);
     }
@@ -96,24 +104,17 @@ TEST_CASE("DebugFrameCfi: the image holds .debug_frame alone, beside compressed 
   const std::string mixed = dir.file("compressed_dwarf");
   REQUIRE(swprof::testing::write_compressed_dwarf_plain_debug_frame(kPlain, mixed, dir.path()));
   REQUIRE(swprof::testing::section_compressed(mixed, ".debug_info"));
-  auto binary = ElfBinary::open(mixed);
-  REQUIRE(binary);
-  ElfPtr elf = elf_of(*binary);
-  auto section = find_section(elf.get(), ".debug_frame");
-  REQUIRE(section);
-  auto image = DebugFrameCfi::open(elf.get(), *section);
-  REQUIRE(image);
+  const DebugFrameOf d = debug_frame_of(mixed);
   // The ELF header, the section, two names and three section headers.
-  CHECK(image->image_bytes() <= section->bytes().size() + 64 + 24 + 8 + 3 * 64);
-  const FunctionSymbol* leaf = binary->function_named("leaf");
+  CHECK(d.image->image_bytes() <= d.section.bytes().size() + 64 + 24 + 8 + 3 * 64);
+  const FunctionSymbol* leaf = d.binary->function_named("leaf");
   REQUIRE(leaf);
-  CHECK(row_text(image->cfi(), leaf->start) != "none");
+  CHECK(row_text(d.image->cfi(), leaf->start) != "none");
 }
 
 TEST_CASE("DebugFrameCfi: nothing without an ELF file or section bytes", "[cfi]") {
   CHECK(DebugFrameCfi::open(nullptr, SectionRef{}) == nullptr);
-  auto binary = ElfBinary::open(kPlain);
-  REQUIRE(binary);
+  auto binary = open_binary(kPlain);
   ElfPtr elf = elf_of(*binary);
   CHECK(DebugFrameCfi::open(elf.get(), SectionRef{}) == nullptr);
 }

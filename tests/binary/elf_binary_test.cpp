@@ -7,8 +7,8 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
-#include <filesystem>
 
+#include "support/elf_files.h"
 #include "support/sym_fixtures.h"
 
 using namespace swprof;
@@ -18,9 +18,7 @@ namespace {
 
 std::vector<std::string> binaries_with_code() {
   std::vector<std::string> out{SWPROF_DISCOVERY_FIXTURE, program_file("known_static.stripped")};
-  std::error_code ec;
-  for (const auto& dir : std::filesystem::directory_iterator("/usr/lib/gcc/x86_64-linux-gnu", ec))
-    if (std::filesystem::is_regular_file(dir.path() / "cc1", ec)) out.push_back((dir.path() / "cc1").string());
+  for (const std::string& cc1 : cc1_paths()) out.push_back(cc1);
   return out;
 }
 
@@ -31,8 +29,7 @@ TEST_CASE("binary: code read for scattered checks is the mapped code, and nothin
   bool big_seen = false;
   for (const std::string& path : binaries_with_code()) {
     INFO(path);
-    auto binary = ElfBinary::open(path);
-    REQUIRE(binary);
+    auto binary = open_binary(path);
     for (const LoadSegment& s : binary->segments()) {
       if (s.filesz < kN) continue;
       big_seen |= s.exec && s.filesz >= ElfBinary::kScatteredReadLimit;

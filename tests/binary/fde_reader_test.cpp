@@ -11,19 +11,13 @@
 #include "common/elf_handle.h"
 #include "binary/cfi_table.h"
 #include "support/cli_harness.h"
+#include "support/elf_files.h"
 #include "support/temp_dir.h"
 
 using namespace swprof;
+using namespace swprof::testing;
 
 namespace {
-
-// A libelf handle over a fixture's bytes (the binary must outlive it).
-ElfPtr elf_of(const ElfBinary& binary) {
-  const Bytes file = binary.file_bytes();
-  ElfPtr elf(elf_memory(const_cast<char*>(reinterpret_cast<const char*>(file.data())), file.size()));
-  REQUIRE(elf);
-  return elf;
-}
 
 std::vector<std::pair<uint64_t, uint64_t>> ranges(const std::vector<FdeRange>& fdes) {
   std::vector<std::pair<uint64_t, uint64_t>> out;
@@ -91,8 +85,7 @@ TEST_CASE("fde_reader: a compressed .debug_frame is not read (its bytes are not 
   REQUIRE((original && zipped));
   const FunctionSymbol* leaf = original->function_named("leaf");
   REQUIRE(leaf);
-  ElfPtr elf(elf_memory(const_cast<char*>(reinterpret_cast<const char*>(zipped->file_bytes().data())),
-                        zipped->file_bytes().size()));
+  ElfPtr elf = elf_of(*zipped);
   CHECK_FALSE(find_section(elf.get(), ".debug_frame"));
   CHECK(find_section(elf.get(), ".eh_frame"));
   CHECK(CfiTable::compile(*original)->lookup(leaf->start) != nullptr);

@@ -6,12 +6,11 @@
 
 #include <catch2/catch.hpp>
 
-#include <filesystem>
-
 #include "binary/cfi_table.h"
 #include "binary/elf_binary.h"
 #include "binary/function_starts.h"
 #include "binary/lazy_cfi_table.h"
+#include "support/elf_files.h"
 #include "support/sym_fixtures.h"
 
 using namespace swprof;
@@ -20,12 +19,6 @@ using namespace swprof::testing;
 namespace {
 
 const std::string kFixture = SWPROF_DISCOVERY_FIXTURE;
-
-std::shared_ptr<ElfBinary> open_binary(const std::string& path) {
-  auto binary = ElfBinary::open(path);
-  REQUIRE(binary);
-  return binary;
-}
 
 // pcs inside FDEs: the start, middle and last byte of each CFI row; those
 // of FDEs that begin at a function's entry (cfa=rsp+8) first, the others
@@ -49,9 +42,7 @@ std::vector<uint64_t> pcs_in_fdes(const ElfBinary& binary, size_t& at_entry) {
 std::vector<std::string> stripped_with_cfi() {
   std::vector<std::string> out{program_file("known_static.stripped"), program_file("plt_static.stripped"),
                                program_file("sym_target.stripped")};
-  std::error_code ec;
-  for (const auto& dir : std::filesystem::directory_iterator("/usr/lib/gcc/x86_64-linux-gnu", ec))
-    if (std::filesystem::is_regular_file(dir.path() / "cc1", ec)) out.push_back((dir.path() / "cc1").string());
+  for (const std::string& cc1 : cc1_paths()) out.push_back(cc1);
   return out;
 }
 

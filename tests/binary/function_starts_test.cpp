@@ -10,18 +10,13 @@
 #include <set>
 
 #include "binary/elf_binary.h"
+#include "support/elf_files.h"
 #include "support/sym_fixtures.h"
 
 using namespace swprof;
 using namespace swprof::testing;
 
 namespace {
-
-std::shared_ptr<ElfBinary> open_binary(const std::string& path) {
-  auto binary = ElfBinary::open(path);
-  REQUIRE(binary);
-  return binary;
-}
 
 const std::string kFixture = SWPROF_DISCOVERY_FIXTURE;
 

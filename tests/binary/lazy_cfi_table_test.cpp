@@ -9,58 +9,21 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <random>
 #include <set>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "binary/cfi_table.h"
 #include "support/compressed_dwarf.h"
+#include "support/elf_files.h"
 #include "support/temp_dir.h"
 
 using namespace swprof;
+using namespace swprof::testing;
 
 namespace {
-
-std::shared_ptr<const ElfBinary> open_binary(const std::string& path) {
-  auto binary = ElfBinary::open(path);
-  REQUIRE(binary);
-  return binary;
-}
-
-// Paths of the shared libraries this test process has mapped whose names contain `part`.
-std::vector<std::string> mapped(const std::string& part) {
-  std::ifstream maps("/proc/self/maps");
-  std::set<std::string> out;
-  std::string line;
-  while (std::getline(maps, line)) {
-    const auto slash = line.find('/');
-    if (slash != std::string::npos && line.find(part, slash) != std::string::npos) out.insert(line.substr(slash));
-  }
-  return {out.begin(), out.end()};
-}
-
-std::vector<std::string> split(const std::string& list) {
-  std::vector<std::string> out;
-  std::stringstream in(list);
-  for (std::string item; std::getline(in, item, ':');) out.push_back(item);
-  return out;
-}
-
-// gcc's compiler proper, when gcc is installed: a large stripped binary.
-std::vector<std::string> cc1_paths() {
-  std::vector<std::string> out;
-  std::error_code ec;
-  for (const auto& dir : std::filesystem::directory_iterator("/usr/lib/gcc/x86_64-linux-gnu", ec)) {
-    const auto cc1 = dir.path() / "cc1";
-    if (std::filesystem::is_regular_file(cc1, ec)) out.push_back(cc1.string());
-  }
-  return out;
-}
 
 // The pcs worth comparing: each row's first, middle and last pc and the pc
 // after it (the next row or a gap), and a spread of pcs over the whole span.
@@ -107,7 +70,7 @@ void check_same_rules(const std::string& path, const CfiCompileOptions& options 
 }  // namespace
 
 TEST_CASE("lazy CFI gives the whole table's rule at every pc of the test programs and fixtures", "[cfi][lazy]") {
-  std::vector<std::string> paths = split(SWPROF_CFI_TEST_PROGRAMS);
+  std::vector<std::string> paths = split_paths(SWPROF_CFI_TEST_PROGRAMS);
   paths.push_back("/proc/self/exe");
   paths.push_back(SWPROF_CFI_FIXTURE);
   paths.push_back(SWPROF_CFI_FIXTURE_NOHDR);
@@ -122,32 +85,25 @@ TEST_CASE("lazy CFI gives the whole table's rule at every pc of the test program
 TEST_CASE("lazy CFI gives the whole table's rule at every pc of the runtimes, the loader and cc1", "[cfi][lazy]") {
   std::vector<std::string> paths;
   for (const char* lib : {"libc.so.6", "libstdc++.so", "ld-linux-x86-64.so", "libm.so", "libgcc_s.so"})
-    for (const auto& p : mapped(lib)) paths.push_back(p);
+    for (const auto& p : mapped_libraries(lib)) paths.push_back(p);
   REQUIRE(paths.size() >= 3);
   for (const auto& p : cc1_paths()) paths.push_back(p);
   for (const auto& path : paths) check_same_rules(path);
-  for (const auto& p : mapped("libc.so.6")) check_same_rules(p, {.use_eh_frame_hdr = false});
+  for (const auto& p : mapped_libraries("libc.so.6")) check_same_rules(p, {.use_eh_frame_hdr = false});
 }
 
 TEST_CASE("lazy CFI gives the whole table's rule on damaged CFI, overlapping FDEs included", "[cfi][lazy]") {
-  auto fixture = open_binary(SWPROF_CFI_FIXTURE);
-  auto eh_frame = fixture->section(".eh_frame");
-  auto hdr = fixture->section(".eh_frame_hdr");
-  REQUIRE(eh_frame);
-  REQUIRE(hdr);
-  const Bytes file = fixture->file_bytes();
+  const CfiSections fixture = cfi_sections(SWPROF_CFI_FIXTURE);
   // Every pc of the fixture's code, and a little around it.
-  const auto rows = CfiTable::compile(*fixture)->rows();
+  const auto rows = CfiTable::compile(*fixture.binary)->rows();
   REQUIRE(!rows.empty());
   std::vector<uint64_t> pcs;
   for (uint64_t pc = rows.front().start - 64; pc < rows.back().end + 64; ++pc) pcs.push_back(pc);
   std::mt19937 rng(2468);
   size_t differ = 0, overlapping = 0;
   for (int round = 0; round < 300; ++round) {
-    std::vector<uint8_t> image(file.begin(), file.end());
-    const ElfSection& target = round % 4 == 0 ? *hdr : *eh_frame;
-    for (int i = 0, n = 1 + static_cast<int>(rng() % 3); i < n; ++i)
-      image[target.offset + 8 + rng() % (target.data.size() - 8)] = static_cast<uint8_t>(rng());
+    std::vector<uint8_t> image = fixture.file_copy();
+    damage_section(image, round % 4 == 0 ? fixture.eh_frame_hdr : fixture.eh_frame, rng, 3, 8);
     std::shared_ptr<const ElfBinary> binary = ElfBinary::from_image("damaged", std::move(image));
     REQUIRE(binary);
     auto eager = CfiTable::compile(*binary);
@@ -182,7 +138,7 @@ TEST_CASE("lazy CFI compiles only the FDEs looked up", "[cfi][lazy]") {
 }
 
 TEST_CASE("lazy CFI from several threads: each FDE compiled once, the same rules everywhere", "[cfi][lazy]") {
-  const std::vector<std::string> libc = mapped("libc.so.6");
+  const std::vector<std::string> libc = mapped_libraries("libc.so.6");
   REQUIRE(!libc.empty());
   auto binary = open_binary(libc.front());
   auto eager = CfiTable::compile(*binary);

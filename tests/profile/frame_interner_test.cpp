@@ -2,17 +2,12 @@
 
 #include <catch2/catch.hpp>
 
+#include "support/source_frames.h"
+
 using namespace swprof;
+using namespace swprof::testing;
 
 namespace {
-
-SourceFrame source(const std::string& function, const std::string& module, bool inlined = false) {
-  SourceFrame f;
-  f.function = function;
-  f.module = module;
-  f.inlined = inlined;
-  return f;
-}
 
 std::vector<uint32_t> ids(std::span<const uint32_t> span) { return {span.begin(), span.end()}; }
 

@@ -5,8 +5,10 @@
 #include <new>
 
 #include "profile/leaf_cache.h"
+#include "support/source_frames.h"
 
 using namespace swprof;
+using namespace swprof::testing;
 
 namespace {
 
@@ -34,16 +36,6 @@ void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
 
 namespace {
-
-SourceFrame source(const std::string& function, const std::string& module, bool inlined = false) {
-  SourceFrame f;
-  f.function = function;
-  f.module = module;
-  f.inlined = inlined;
-  return f;
-}
-
-SymbolizedAddress address(std::vector<SourceFrame> innermost_first) { return SymbolizedAddress{std::move(innermost_first)}; }
 
 // An unwound sample with its symbols, as the pipeline hands it over (leaf first).
 struct FakeSample {

@@ -1,11 +1,11 @@
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 
 #include "common/error.h"
 #include "recording/recording_reader.h"
 #include "recording/recording_writer.h"
+#include "support/read_file.h"
 #include "support/record_fixtures.h"
 #include "support/temp_dir.h"
 
@@ -81,16 +81,6 @@ std::vector<ChunkSpan> chunk_spans(const std::vector<char>& file) {
   return spans;
 }
 
-std::vector<char> slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-
-void write_prefix(const std::string& path, const std::vector<char>& file, size_t n) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(file.data(), static_cast<std::streamsize>(n));
-}
-
 }  // namespace
 
 TEST_CASE("a recording reads back exactly what was written", "[recording]") {
@@ -111,7 +101,7 @@ TEST_CASE("a cut file reads up to its last whole chunk, wherever it is cut", "[r
   TempDir dir;
   const std::string full = dir.file("full.swprof");
   auto written = write_recording(full, 400, 8 << 10);
-  const auto file = slurp(full);
+  const auto file = read_bytes(full);
   const auto spans = chunk_spans(file);
   REQUIRE(spans.size() >= 4);
   REQUIRE(spans.back().end == file.size());
@@ -148,7 +138,7 @@ TEST_CASE("a damaged chunk stops the read there and says so", "[recording]") {
   TempDir dir;
   const std::string path = dir.file("r.swprof");
   auto written = write_recording(path, 300, 8 << 10);
-  auto file = slurp(path);
+  auto file = read_bytes(path);
   const auto spans = chunk_spans(file);
   REQUIRE(spans.size() >= 3);
   SECTION("flipped byte inside compressed data") {
@@ -174,7 +164,7 @@ TEST_CASE("files that are not recordings are refused with a clear error", "[reco
   }
   CHECK_THROWS_WITH(RecordingReader(dir.file("text")), Catch::Contains("not a swprof recording"));
   write_recording(dir.file("r.swprof"), 10, 1 << 20);
-  auto file = slurp(dir.file("r.swprof"));
+  auto file = read_bytes(dir.file("r.swprof"));
   write_prefix(dir.file("short"), file, 20);
   CHECK_THROWS_WITH(RecordingReader(dir.file("short")), Catch::Contains("truncated inside its header"));
   file[8] = 99;  // version
@@ -186,7 +176,7 @@ TEST_CASE("files that are not recordings are refused with a clear error", "[reco
 TEST_CASE("version 1 recordings (before off-CPU data) still read", "[recording]") {
   TempDir dir;
   write_recording(dir.file("r.swprof"), 10, 1 << 20);
-  auto file = slurp(dir.file("r.swprof"));
+  auto file = read_bytes(dir.file("r.swprof"));
   file[8] = 1;
   write_prefix(dir.file("v1"), file, file.size());
   RecordingReader reader(dir.file("v1"));

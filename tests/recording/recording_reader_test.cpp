@@ -2,12 +2,11 @@
 
 #include <catch2/catch.hpp>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 
 #include "recording/recording_reader.h"
 #include "recording/recording_writer.h"
 #include "recording/trailing_images.h"
+#include "support/read_file.h"
 #include "support/record_fixtures.h"
 #include "support/temp_dir.h"
 
@@ -16,20 +15,10 @@ using namespace swprof::testing;
 
 namespace {
 
-RecordingHeader header() {
-  RecordingHeader h;
-  h.mode = "record";
-  h.command = {"./app"};
-  h.event = "cpu-clock";
-  h.stack_size = 8192;
-  stamp_header(h);
-  return h;
-}
-
 // Samples of four threads of two processes, with mappings, comms, forks and
 // exits between them, in small chunks (many of them), and an image last.
 void write_busy_recording(const std::string& path) {
-  RecordingWriter w(path, header(), 4 << 10);
+  RecordingWriter w(path, record_header(8192, {"./app"}), 4 << 10);
   w.write(make_mapping(1, "/usr/bin/app", true));
   w.write(CommRecord{2, 100, 100, true, "app"});
   std::vector<uint8_t> stack(4096);
@@ -47,16 +36,6 @@ void write_busy_recording(const std::string& path) {
   static const uint8_t kallsyms[] = "ffffffff81000000 T _stext\n";
   w.write(ImageRecord{kKallsymsImageName, Bytes(kallsyms, sizeof kallsyms - 1)});
   w.finish(EndRecord{R"({"samples":600})"});
-}
-
-std::vector<char> slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-
-void write_bytes(const std::string& path, const std::vector<char>& bytes, size_t n) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(n));
 }
 
 struct ReadBack {
@@ -85,7 +64,7 @@ void check_same(const ReadBack& a, const ReadBack& b) {
 // and by a reader of its image in memory (chunks loaded on the caller's
 // thread, one by one).
 void check_prefetched_equals_sequential(const std::string& path) {
-  const std::vector<char> bytes = slurp(path);
+  const std::vector<char> bytes = read_bytes(path);
   RecordingReader from_file(path);
   RecordingReader in_memory(Bytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()), path);
   check_same(read_all(from_file), read_all(in_memory));
@@ -110,16 +89,16 @@ TEST_CASE("a cut or damaged file gives the same records and the same one-line pr
   TempDir dir;
   const std::string full = dir.file("full.swprof");
   write_busy_recording(full);
-  const std::vector<char> bytes = slurp(full);
+  const std::vector<char> bytes = read_bytes(full);
   const std::string path = dir.file("r.swprof");
   for (size_t cut = bytes.size() / 3; cut < bytes.size(); cut += bytes.size() / 7) {
     CAPTURE(cut);
-    write_bytes(path, bytes, cut);
+    write_prefix(path, bytes, cut);
     check_prefetched_equals_sequential(path);
   }
   std::vector<char> damaged = bytes;
   damaged[damaged.size() / 2] ^= 0x5a;
-  write_bytes(path, damaged, damaged.size());
+  write_prefix(path, damaged, damaged.size());
   check_prefetched_equals_sequential(path);
   RecordingReader reader(path);
   const ReadBack got = read_all(reader);

@@ -12,15 +12,6 @@ using namespace swprof::testing;
 
 namespace {
 
-RecordingHeader header() {
-  RecordingHeader h;
-  h.mode = "record";
-  h.event = "cpu-clock";
-  h.stack_size = 4096;
-  stamp_header(h);
-  return h;
-}
-
 ImageRecord image(const std::string& name, const std::string& text) {
   return ImageRecord{name, Bytes(reinterpret_cast<const uint8_t*>(text.data()), text.size())};
 }
@@ -30,7 +21,7 @@ std::string text_of(const StoredImage& img) { return std::string(img.bytes.begin
 // `samples` samples in chunks of about 4 KiB, an image in the middle, then
 // (after a flush, as the recorder does) the images known at the end.
 void write_recording(const std::string& path, int samples, bool flush_before_end) {
-  RecordingWriter w(path, header(), 4096);
+  RecordingWriter w(path, record_header(4096), 4096);
   for (int i = 0; i < samples; ++i) {
     if (i == samples / 2) w.write(image("perf-map:7", "1000 10 early\n"));
     w.write(make_sample(100, 1000 + i, 0x7ff000, std::vector<uint8_t>(512, uint8_t(i))).view);
@@ -71,7 +62,7 @@ TEST_CASE("trailing images: none in a recording without them, a cut one, or a fi
   TempDir dir;
   const std::string path = dir.file("r.swprof");
   {
-    RecordingWriter w(path, header(), 4096);
+    RecordingWriter w(path, record_header(4096), 4096);
     for (int i = 0; i < 50; ++i) w.write(make_sample(100, 1000 + i, 0x7ff000, std::vector<uint8_t>(512, 1)).view);
     w.finish(EndRecord{"{}"});
   }

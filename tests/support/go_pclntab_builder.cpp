@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "support/elf_image.h"
+
 namespace swprof::testing {
 namespace {
 
@@ -274,16 +276,8 @@ GoElfImage build_go_elf(const GoTableSpec& spec, bool section_headers) {
   put_segment(phdrs, table_off, bytes.table.size(), PF_R);
   put_segment(phdrs, gofunc_off, bytes.gofunc.size(), PF_R);
   put_segment(phdrs, data_off, 0x1000, PF_R | PF_W);
-  Elf64_Ehdr eh{};
-  std::memcpy(eh.e_ident, ELFMAG, SELFMAG);
-  eh.e_ident[EI_CLASS] = ELFCLASS64;
-  eh.e_ident[EI_DATA] = ELFDATA2LSB;
-  eh.e_ident[EI_VERSION] = EV_CURRENT;
-  eh.e_type = ET_EXEC;
-  eh.e_machine = EM_X86_64;
-  eh.e_version = EV_CURRENT;
+  Elf64_Ehdr eh = x86_64_elf_header(ET_EXEC);
   eh.e_entry = out.text_start;
-  eh.e_ehsize = sizeof(Elf64_Ehdr);
   eh.e_phoff = sizeof(Elf64_Ehdr);
   eh.e_phentsize = sizeof(Elf64_Phdr);
   eh.e_phnum = static_cast<uint16_t>(phdrs.size());

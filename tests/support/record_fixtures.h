@@ -6,9 +6,22 @@
 #include <string>
 #include <vector>
 
+#include "recording/recording_format.h"
 #include "recording/records.h"
 
 namespace swprof::testing {
+
+// The stamped header of a recording of `command` made by `swprof record`:
+// cpu-clock samples with stacks of `stack_size` bytes.
+inline RecordingHeader record_header(uint32_t stack_size, std::vector<std::string> command = {}) {
+  RecordingHeader h;
+  h.mode = "record";
+  h.command = std::move(command);
+  h.event = "cpu-clock";
+  h.stack_size = stack_size;
+  stamp_header(h);
+  return h;
+}
 
 // Owns the bytes a SampleView points at.
 struct OwnedSample {

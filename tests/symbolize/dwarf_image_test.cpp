@@ -1,5 +1,5 @@
-// DwarfImage on tiny ELF files built here (header, a few sections, their
-// names), and on the sym_target test program's debuginfo compressed by
+// DwarfImage on tiny ELF files (support/elf_image.h: header, a few sections,
+// their names), and on the sym_target test program's debuginfo compressed by
 // objcopy: what is kept, decompressed, dropped, and what a damaged
 // compression header gives.
 
@@ -17,6 +17,7 @@
 
 #include "common/elf_handle.h"
 #include "common/error.h"
+#include "support/elf_image.h"
 #include "support/read_file.h"
 #include "support/sym_fixtures.h"
 #include "support/temp_dir.h"
@@ -25,13 +26,6 @@ using namespace swprof;
 using namespace swprof::testing;
 
 namespace {
-
-struct TestSection {
-  std::string name;
-  uint32_t type = SHT_PROGBITS;
-  uint64_t flags = 0;
-  std::vector<uint8_t> bytes;  // as stored in the file
-};
 
 std::vector<uint8_t> text_bytes(const std::string& s) { return {s.begin(), s.end()}; }
 
@@ -59,56 +53,6 @@ std::vector<uint8_t> zstd_section(const std::vector<uint8_t>& plain, uint64_t cl
   std::vector<uint8_t> out(sizeof ch + n);
   std::memcpy(out.data(), &ch, sizeof ch);
   std::memcpy(out.data() + sizeof ch, packed.data(), n);
-  return out;
-}
-
-// An ELF64 file: header, the sections in order (index 1 up), .shstrtab
-// last, then the section headers.
-std::vector<uint8_t> elf_file(const std::vector<TestSection>& sections) {
-  std::vector<uint8_t> out(sizeof(Elf64_Ehdr));
-  std::string names(1, '\0');
-  std::vector<Elf64_Shdr> headers(1);
-  auto add = [&](const std::string& name, uint32_t type, uint64_t flags, const std::vector<uint8_t>& bytes) {
-    Elf64_Shdr s{};
-    s.sh_name = static_cast<uint32_t>(names.size());
-    names += name + '\0';
-    s.sh_type = type;
-    s.sh_flags = flags;
-    s.sh_offset = out.size();
-    s.sh_size = bytes.size();
-    s.sh_addralign = 1;
-    out.insert(out.end(), bytes.begin(), bytes.end());
-    headers.push_back(s);
-  };
-  for (const TestSection& t : sections) add(t.name, t.type, t.flags, t.bytes);
-  const std::string shstrtab = ".shstrtab";
-  const auto name_at = names.size();
-  names += shstrtab + '\0';
-  Elf64_Shdr strings{};
-  strings.sh_name = static_cast<uint32_t>(name_at);
-  strings.sh_type = SHT_STRTAB;
-  strings.sh_offset = out.size();
-  strings.sh_size = names.size();
-  strings.sh_addralign = 1;
-  out.insert(out.end(), names.begin(), names.end());
-  headers.push_back(strings);
-  while (out.size() % 8) out.push_back(0);
-  Elf64_Ehdr eh{};
-  std::memcpy(eh.e_ident, ELFMAG, SELFMAG);
-  eh.e_ident[EI_CLASS] = ELFCLASS64;
-  eh.e_ident[EI_DATA] = ELFDATA2LSB;
-  eh.e_ident[EI_VERSION] = EV_CURRENT;
-  eh.e_type = ET_DYN;
-  eh.e_machine = EM_X86_64;
-  eh.e_version = EV_CURRENT;
-  eh.e_ehsize = sizeof eh;
-  eh.e_shentsize = sizeof(Elf64_Shdr);
-  eh.e_shoff = out.size();
-  eh.e_shnum = static_cast<uint16_t>(headers.size());
-  eh.e_shstrndx = static_cast<uint16_t>(headers.size() - 1);
-  std::memcpy(out.data(), &eh, sizeof eh);
-  const auto* raw = reinterpret_cast<const uint8_t*>(headers.data());
-  out.insert(out.end(), raw, raw + headers.size() * sizeof(Elf64_Shdr));
   return out;
 }
 
@@ -162,11 +106,11 @@ TEST_CASE("dwarf image: compressed sections are stored plain, unneeded ones drop
           "[symbolize][dwarf_image]") {
   const std::vector<uint8_t> info = varied_bytes(5000);
   const std::vector<uint8_t> symbols = text_bytes("symbols stay as they are");
-  const std::vector<uint8_t> file = elf_file({
-      {".symtab_like", SHT_PROGBITS, 0, symbols},
-      {".debug_info", SHT_PROGBITS, SHF_COMPRESSED, zstd_section(info)},
-      {".debug_loclists", SHT_PROGBITS, SHF_COMPRESSED, zstd_section(varied_bytes(3000))},
-      {".debug_abbrev", SHT_PROGBITS, 0, text_bytes("abbrev")},
+  const std::vector<uint8_t> file = make_elf_image({
+      {.name = ".symtab_like", .bytes = symbols},
+      {.name = ".debug_info", .flags = SHF_COMPRESSED, .bytes = zstd_section(info)},
+      {.name = ".debug_loclists", .flags = SHF_COMPRESSED, .bytes = zstd_section(varied_bytes(3000))},
+      {.name = ".debug_abbrev", .bytes = text_bytes("abbrev")},
   });
   auto image = DwarfImage::plan(file);
   REQUIRE(image);
@@ -188,8 +132,8 @@ TEST_CASE("dwarf image: compressed sections are stored plain, unneeded ones drop
 }
 
 TEST_CASE("dwarf image: a file without compressed DWARF is used as it is", "[symbolize][dwarf_image]") {
-  const std::vector<uint8_t> file = elf_file({{".debug_info", SHT_PROGBITS, 0, text_bytes("plain")},
-                                              {".debug_loclists", SHT_PROGBITS, 0, text_bytes("plain too")}});
+  const std::vector<uint8_t> file = make_elf_image({{.name = ".debug_info", .bytes = text_bytes("plain")},
+                                                    {.name = ".debug_loclists", .bytes = text_bytes("plain too")}});
   CHECK_FALSE(DwarfImage::plan(file));
   CHECK_FALSE(DwarfImage::plan(text_bytes("not an ELF file at all, but long enough for a header.........")));
 }
@@ -197,8 +141,8 @@ TEST_CASE("dwarf image: a file without compressed DWARF is used as it is", "[sym
 TEST_CASE("dwarf image: a claimed size over the bounds or a damaged stream drops the section, named", "[symbolize][dwarf_image]") {
   const std::vector<uint8_t> info = varied_bytes(100);
   SECTION("a compression header claiming a terabyte allocates nothing") {
-    const std::vector<uint8_t> file =
-        elf_file({{".debug_info", SHT_PROGBITS, SHF_COMPRESSED, zstd_section(info, uint64_t{1} << 40)}});
+    const std::vector<uint8_t> file = make_elf_image(
+        {{.name = ".debug_info", .flags = SHF_COMPRESSED, .bytes = zstd_section(info, uint64_t{1} << 40)}});
     auto image = DwarfImage::plan(file);
     REQUIRE(image);
     CHECK(image->size() < 4096);
@@ -208,8 +152,8 @@ TEST_CASE("dwarf image: a claimed size over the bounds or a damaged stream drops
     CHECK(read_back(bytes)[1].header.sh_type == SHT_NOBITS);
   }
   SECTION("a stream shorter than claimed") {
-    const std::vector<uint8_t> file =
-        elf_file({{".debug_info", SHT_PROGBITS, SHF_COMPRESSED, zstd_section(info, info.size() + 10)}});
+    const std::vector<uint8_t> file = make_elf_image(
+        {{.name = ".debug_info", .flags = SHF_COMPRESSED, .bytes = zstd_section(info, info.size() + 10)}});
     auto image = DwarfImage::plan(file);
     REQUIRE(image);
     std::vector<uint8_t> bytes = written(*image);
@@ -218,7 +162,8 @@ TEST_CASE("dwarf image: a claimed size over the bounds or a damaged stream drops
     CHECK(read_back(bytes)[1].header.sh_type == SHT_NOBITS);
   }
   SECTION("a section past the end of the file is an error") {
-    std::vector<uint8_t> file = elf_file({{".debug_info", SHT_PROGBITS, SHF_COMPRESSED, zstd_section(info)}});
+    std::vector<uint8_t> file =
+        make_elf_image({{.name = ".debug_info", .flags = SHF_COMPRESSED, .bytes = zstd_section(info)}});
     Elf64_Ehdr eh;
     std::memcpy(&eh, file.data(), sizeof eh);
     Elf64_Shdr s;
@@ -267,8 +212,9 @@ TEST_CASE("dwarf image: a big section decompresses on a second thread, damaged o
   const bool damaged = GENERATE(false, true);
   std::vector<uint8_t> packed = zstd_section(big);
   if (damaged) packed.resize(packed.size() / 2);
-  const std::vector<uint8_t> file = elf_file({{".debug_line", SHT_PROGBITS, SHF_COMPRESSED, zstd_section(small)},
-                                              {".debug_info", SHT_PROGBITS, SHF_COMPRESSED, packed}});
+  const std::vector<uint8_t> file =
+      make_elf_image({{.name = ".debug_line", .flags = SHF_COMPRESSED, .bytes = zstd_section(small)},
+                      {.name = ".debug_info", .flags = SHF_COMPRESSED, .bytes = packed}});
   auto image = DwarfImage::plan(file);
   REQUIRE(image);
   std::vector<uint8_t> bytes = written(*image);

@@ -82,6 +82,33 @@ std::string build_id_path(const std::string& root, const std::string& binary) {
   return root + "/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2) + ".debug";
 }
 
+// sym_target.stripped as <dir>/bin/app, with a folder <dir>/debug to keep
+// its debuginfo in.
+struct StrippedApp {
+  TempDir dir;
+  const std::string app = dir.file("bin/app");
+  const std::string root = dir.file("debug");
+
+  StrippedApp() { copy_file(program_file("sym_target.stripped"), app); }
+
+  // Copies sym_target.debug to the app's build-id path under `under`
+  // (root by default), compressed by objcopy with `method` ("zlib", "zstd")
+  // unless it is empty; returns its path.
+  std::string add_debuginfo(const std::string& method = "", const std::string& under = "") const {
+    const std::string debug = build_id_path(under.empty() ? root : under, app);
+    copy_file(program_file("sym_target.debug"), debug);
+    if (!method.empty()) command_output("objcopy --compress-debug-sections=" + method + " " + debug);
+    return debug;
+  }
+
+  // Hermetic options that look for debuginfo under root only.
+  SymbolizerOptions options() const {
+    SymbolizerOptions o = hermetic_options(dir);
+    o.debug_roots = {root};
+    return o;
+  }
+};
+
 }  // namespace
 
 TEST_CASE("symbolizer: names, lines and inline frames of optimized code", "[symbolize]") {
@@ -180,15 +207,13 @@ TEST_CASE("symbolizer: options turn off demangling and inline frames", "[symboli
 }
 
 TEST_CASE("symbolizer: separate debuginfo found by build-id", "[symbolize]") {
-  TempDir dir;
-  const std::string app = dir.file("bin/app");
-  copy_file(program_file("sym_target.stripped"), app);
+  const StrippedApp s;
   BinaryCache binaries;
-  const ProcessMaps maps = load_like_loader(binaries, app, kBase);
+  const ProcessMaps maps = load_like_loader(binaries, s.app, kBase);
   const Frame probe = return_frame(kBase + probe_addresses().at("inline"));
 
   SECTION("without it a fully stripped binary names nothing") {
-    Symbolizer symbolizer(hermetic_options(dir));
+    Symbolizer symbolizer(hermetic_options(s.dir));
     const auto& a = symbolizer.symbolize(maps, 1, probe);
     REQUIRE(a.frames.size() == 1);
     CHECK(a.frames[0].function.empty());
@@ -197,10 +222,9 @@ TEST_CASE("symbolizer: separate debuginfo found by build-id", "[symbolize]") {
     CHECK(symbolizer.warnings().empty());
   }
   SECTION("under <root>/.build-id/xx/yyyy.debug it gives names, lines and inline frames") {
-    const std::string root = dir.file("debug");
-    copy_file(program_file("sym_target.debug"), build_id_path(root, app));
-    SymbolizerOptions options = hermetic_options(dir);
-    options.debug_roots = {dir.file("elsewhere"), root};
+    s.add_debuginfo();
+    SymbolizerOptions options = s.options();
+    options.debug_roots = {s.dir.file("elsewhere"), s.root};
     Symbolizer symbolizer(options);
     check_inline_chain(symbolizer.symbolize(maps, 1, probe));
     const auto& t = symbolizer.symbolize(maps, 1, return_frame(kBase + probe_addresses().at("template")));
@@ -307,27 +331,21 @@ TEST_CASE("symbolizer: damaged debuginfo gives one warning and names from symbol
 }
 
 TEST_CASE("symbolizer: debuginfo with compressed sections gives the same frames as uncompressed", "[symbolize]") {
-  TempDir dir;
-  const std::string app = dir.file("bin/app");
-  copy_file(program_file("sym_target.stripped"), app);
-  const std::string root = dir.file("debug");
   const std::string method = GENERATE(std::string("zlib"), std::string("zstd"));
-  const std::string debug = build_id_path(root, app);
-  copy_file(program_file("sym_target.debug"), debug);
-  command_output("objcopy --compress-debug-sections=" + method + " " + debug);
+  const StrippedApp s;
+  const std::string debug = s.add_debuginfo(method);
   REQUIRE(command_output("readelf -SW " + debug + " | grep -c ' \\.debug_info .* C '") == "1\n");
   BinaryCache binaries;
-  const ProcessMaps maps = load_like_loader(binaries, app, kBase);
-  SymbolizerOptions options = hermetic_options(dir);
-  options.debug_roots = {root};
+  const ProcessMaps maps = load_like_loader(binaries, s.app, kBase);
+  SymbolizerOptions options = s.options();
   Symbolizer symbolizer(options);
   const auto& probe = symbolizer.symbolize(maps, 1, return_frame(kBase + probe_addresses().at("inline")));
   INFO(method << ": " << warnings_text(symbolizer));
   check_inline_chain(probe);
 
   // Every probe as the uncompressed debuginfo gives it.
-  const std::string plain_root = dir.file("plain");
-  copy_file(program_file("sym_target.debug"), build_id_path(plain_root, app));
+  const std::string plain_root = s.dir.file("plain");
+  s.add_debuginfo("", plain_root);
   options.debug_roots = {plain_root};
   Symbolizer reference(options);
   for (const auto& [tag, vaddr] : probe_addresses()) {
@@ -351,21 +369,14 @@ TEST_CASE("symbolizer: reading compressed debuginfo closes no descriptor it does
   // libdwfl closes a module's debuginfo descriptor when it ends; a lookup
   // that never told it which one leaves 0 there, and closed standard input.
   if (fcntl(0, F_GETFD) == -1) REQUIRE(open("/dev/null", O_RDONLY) == 0);
-  TempDir dir;
-  const std::string app = dir.file("bin/app");
-  copy_file(program_file("sym_target.stripped"), app);
-  const std::string root = dir.file("debug");
-  const std::string debug = build_id_path(root, app);
-  copy_file(program_file("sym_target.debug"), debug);
-  command_output("objcopy --compress-debug-sections=zlib " + debug);
-  const int kept = open(app.c_str(), O_RDONLY | O_CLOEXEC);
+  const StrippedApp s;
+  s.add_debuginfo("zlib");
+  const int kept = open(s.app.c_str(), O_RDONLY | O_CLOEXEC);
   REQUIRE(kept >= 0);
   {
     BinaryCache binaries;
-    const ProcessMaps maps = load_like_loader(binaries, app, kBase);
-    SymbolizerOptions options = hermetic_options(dir);
-    options.debug_roots = {root};
-    Symbolizer symbolizer(options);
+    const ProcessMaps maps = load_like_loader(binaries, s.app, kBase);
+    Symbolizer symbolizer(s.options());
     check_inline_chain(symbolizer.symbolize(maps, 1, return_frame(kBase + probe_addresses().at("inline"))));
   }
   CHECK(fcntl(0, F_GETFD) != -1);
@@ -387,44 +398,29 @@ static void claim_uncompressed_size(const std::string& path, const std::string& 
 
 TEST_CASE("symbolizer: a compressed section claiming a huge size gives a warning and names from symbols",
           "[symbolize]") {
-  TempDir dir;
-  const std::string app = dir.file("bin/app");
-  copy_file(program_file("sym_target.stripped"), app);
-  const std::string root = dir.file("debug");
-  const std::string debug = build_id_path(root, app);
-  copy_file(program_file("sym_target.debug"), debug);
-  command_output("objcopy --compress-debug-sections=zlib " + debug);
-  claim_uncompressed_size(debug, ".debug_info", uint64_t{1} << 40);
+  const StrippedApp s;
+  claim_uncompressed_size(s.add_debuginfo("zlib"), ".debug_info", uint64_t{1} << 40);
   BinaryCache binaries;
-  const ProcessMaps maps = load_like_loader(binaries, app, kBase);
-  SymbolizerOptions options = hermetic_options(dir);
-  options.debug_roots = {root};
-  Symbolizer symbolizer(options);
+  const ProcessMaps maps = load_like_loader(binaries, s.app, kBase);
+  Symbolizer symbolizer(s.options());
   const auto& a = symbolizer.symbolize(maps, 1, return_frame(kBase + probe_addresses().at("inline")));
   REQUIRE(a.frames.size() == 1);
   CHECK(a.frames[0].function == "run_inline");  // the debug file's .symtab
   CHECK(a.frames[0].file.empty());
   INFO(warnings_text(symbolizer));
   REQUIRE(symbolizer.warnings().size() == 1);
-  CHECK(any_warning_mentions(symbolizer, "cannot read the DWARF of " + app));
+  CHECK(any_warning_mentions(symbolizer, "cannot read the DWARF of " + s.app));
   CHECK(any_warning_mentions(symbolizer, ".debug_info section claims 1099511627776 bytes"));
 }
 
 TEST_CASE("symbolizer: without lines no DWARF is opened", "[symbolize]") {
   // A debug file whose DWARF is damaged warns when its DWARF is read: with
   // lines off (and so no inline frames), nothing warns.
-  TempDir dir;
-  const std::string app = dir.file("bin/app");
-  copy_file(program_file("sym_target.stripped"), app);
-  const std::string root = dir.file("debug");
-  const std::string debug = build_id_path(root, app);
-  copy_file(program_file("sym_target.debug"), debug);
-  command_output("objcopy --compress-debug-sections=zlib " + debug);
-  claim_uncompressed_size(debug, ".debug_info", uint64_t{1} << 40);
+  const StrippedApp s;
+  claim_uncompressed_size(s.add_debuginfo("zlib"), ".debug_info", uint64_t{1} << 40);
   BinaryCache binaries;
-  const ProcessMaps maps = load_like_loader(binaries, app, kBase);
-  SymbolizerOptions options = hermetic_options(dir);
-  options.debug_roots = {root};
+  const ProcessMaps maps = load_like_loader(binaries, s.app, kBase);
+  SymbolizerOptions options = s.options();
   options.lines = false;
   options.inline_frames = false;
   Symbolizer symbolizer(options);
@@ -442,12 +438,10 @@ TEST_CASE("symbolizer: without debuginfod, a binary without debuginfo does not l
   // libdw loads its debuginfod client (and curl, gnutls, ... behind it) the
   // first time its standard lookup finds nothing on disk. No test in this
   // program turns debuginfod on.
-  TempDir dir;
-  const std::string app = dir.file("bin/app");
-  copy_file(program_file("sym_target.stripped"), app);
+  const StrippedApp s;
   BinaryCache binaries;
-  const ProcessMaps maps = load_like_loader(binaries, app, kBase);
-  Symbolizer symbolizer(hermetic_options(dir));
+  const ProcessMaps maps = load_like_loader(binaries, s.app, kBase);
+  Symbolizer symbolizer(hermetic_options(s.dir));
   const auto& a = symbolizer.symbolize(maps, 1, return_frame(kBase + probe_addresses().at("inline")));
   CHECK(a.frames[0].function.empty());
   CHECK(read_file("/proc/self/maps").find("libdebuginfod") == std::string::npos);
