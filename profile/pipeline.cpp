@@ -106,7 +106,7 @@ class PipelineRun {
     const size_t kernel_frames = options_.filter.kernel_frames ? s.kernel_ips.size() : 0;
     user_symbols_.resize(s.walk.frames.size());
     kernel_symbols_.resize(kernel_frames);
-    if (kernel_frames > 0) symbols_.prepare_kernel_symbols();  // read meanwhile, when read at all
+    if (kernel_frames > 0) prepare_kernel_symbols();
     if (options_.symbolize_order == FrameOrder::kLeafFirst) {
       for (size_t i = 0; i < kernel_frames; ++i) symbolize_kernel(s, i);
       for (size_t i = 0; i < user_symbols_.size(); ++i) symbolize_user(s, i);
@@ -114,6 +114,15 @@ class PipelineRun {
     }
     for (size_t i = user_symbols_.size(); i-- > 0;) symbolize_user(s, i);
     for (size_t i = kernel_frames; i-- > 0;) symbolize_kernel(s, i);
+  }
+
+  // Read meanwhile, when read at all. The kernel mappings of a perf.data
+  // recording come before its first sample with kernel frames.
+  void prepare_kernel_symbols() {
+    if (!kernel_prepared_)
+      if (const RecordedKernel* kernel = reader_.recorded_kernel()) symbols_.use_recorded_kernel(*kernel);
+    kernel_prepared_ = true;
+    symbols_.prepare_kernel_symbols();
   }
 
   void symbolize_user(const UnwoundSample& s, size_t i) {
@@ -133,6 +142,7 @@ class PipelineRun {
   ThreadNames names_;
   MappedFiles mapped_files_;
   Symbolizer symbols_;
+  bool kernel_prepared_ = false;
   std::vector<const SymbolizedAddress*> user_symbols_, kernel_symbols_;  // of the current sample
   PipelineResult result_;
 };
