@@ -176,7 +176,8 @@ void KernelSymbols::keep_modules_within(const std::vector<ModuleRange>& loaded) 
   for (Symbol& s : symbols_) {
     if (s.module == 0 || s.name == kNoName) continue;
     const auto& in = ranges[s.module];
-    const bool inside = std::any_of(in.begin(), in.end(), [&](const ModuleRange* m) { return s.addr >= m->start && s.addr < m->end; });
+    const bool inside =
+        std::any_of(in.begin(), in.end(), [&](const ModuleRange* m) { return s.addr >= m->start && s.addr < m->end; });
     if (!inside) s.name = kNoName;
   }
 }

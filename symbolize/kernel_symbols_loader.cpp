@@ -169,7 +169,8 @@ KernelSymbolsLoad load_recorded_kernel_symbols(const RecordedKernel& kernel, con
   std::string why_not = "is nowhere ($HOME and $PERF_BUILDID_DIR are unset)";
   if (!places.perf_buildid_dir.empty()) {
     const std::string cached = perf_kallsyms_cache_path(places.perf_buildid_dir, kernel.build_id);
-    if (std::optional<KernelSymbols> symbols = load_cached(kernel, cached, why_not)) return {std::move(*symbols), {}, false};
+    if (std::optional<KernelSymbols> symbols = load_cached(kernel, cached, why_not))
+      return {std::move(*symbols), {}, false};
   }
   const std::optional<BuildId> running = running_kernel_build_id(places.notes_path);
   if (running && *running == kernel.build_id) return load_running_kallsyms(kernel, places.kallsyms_path);

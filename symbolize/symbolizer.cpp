@@ -254,7 +254,8 @@ void Symbolizer::prepare_kernel_symbols() {
   if (i.kernel || i.recorded_kallsyms || i.kernel_loading.valid()) return;
   if (!i.recorded_kernel) ++i.kallsyms_reads;  // a recorded kernel's load tells whether it read it
   try {
-    i.kernel_loading = std::async(std::launch::async, [&i, places = i.kernel_places()] { return i.load_kernel_symbols(places); });
+    i.kernel_loading =
+        std::async(std::launch::async, [&i, places = i.kernel_places()] { return i.load_kernel_symbols(places); });
   } catch (const std::system_error&) {
     if (!i.recorded_kernel) --i.kallsyms_reads;  // no thread to spare: kernel_symbols() reads it when needed
   }
@@ -277,6 +278,7 @@ KernelSymbolsLoad Symbolizer::Impl::load_kernel_symbols(const KernelSymbolsPlace
   return load_recorded_kernel_symbols(*recorded_kernel, places);
 }
 
+// The warning, if any, is given here (on first use), wherever the file was read.
 const KernelSymbols& Symbolizer::Impl::kernel_symbols() {
   if (kernel) return *kernel;
   if (recorded_kallsyms) {

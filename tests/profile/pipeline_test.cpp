@@ -378,7 +378,8 @@ void write_perf_data_with_kernel(const std::string& path, const BuildId& kernel)
                  static_cast<uint64_t>(PERF_CONTEXT_USER), 0x401000};
   img.add_record(img.sample(s));
   const auto bytes = img.build();
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
 }
 
 std::string kallsyms_with_text_at(uint64_t text, const std::string& prefix) {

@@ -340,9 +340,11 @@ TEST_CASE("recording: perf.data: kernel and module mappings are skipped but tell
   e.ids = {5};
   img.add_event(e);
   img.add_build_id("[kernel.kallsyms]", ByteVector(20, 0x4d));
-  img.add_record(img.mmap(0xffffffffu, 0xffffffff9a000000ull, 0x1200000, 0xffffffff9a000000ull, "[kernel.kallsyms]_text", 1));
-  img.add_record(img.mmap(0xffffffffu, 0xffffffffc0a00000ull, 0x10000, 0, "/lib/modules/6.1.0/kernel/fs/ext4/ext4.ko", 1));
-  img.add_record(img.mmap2(0xffffffffu, 0xffffffffc0b00000ull, 0x2000, 0, "/lib/modules/6.1.0/kernel/fs/xfs/xfs.ko", 1));
+  constexpr uint32_t kKernelPid = 0xffffffffu;
+  const std::string modules = "/lib/modules/6.1.0/kernel/fs/";
+  img.add_record(img.mmap(kKernelPid, 0xffffffff9a000000ull, 0x1200000, 0xffffffff9a000000ull, "[kernel.kallsyms]_text", 1));
+  img.add_record(img.mmap(kKernelPid, 0xffffffffc0a00000ull, 0x10000, 0, modules + "ext4/ext4.ko", 1));
+  img.add_record(img.mmap2(kKernelPid, 0xffffffffc0b00000ull, 0x2000, 0, modules + "xfs/xfs.ko", 1));
   img.add_record(img.mmap(7, 0x10000, 0x1000, 0, "/bin/x", 1));
   const ByteVector file = img.build();
   PerfDataReader reader(Bytes(file.data(), file.size()), "k.data");

@@ -290,7 +290,8 @@ TEST_CASE("kernel symbols: lines in another layout than kallsyms' own read as th
   CHECK_FALSE(KernelSymbols::parse("ffffffff8100g000 T bad_digit\n").available());
 }
 
-TEST_CASE("kernel symbols: a text parsed in pieces, watching for the kernel's own symbol by name", "[symbolize][kernel]") {
+TEST_CASE("kernel symbols: a text parsed in pieces, watching for the kernel's own symbol by name",
+          "[symbolize][kernel]") {
   const std::string text =
       "ffffffff81000000 T _stext\n"
       "ffffffff81000010 t __text_start\n"
