@@ -97,12 +97,13 @@ bool parse_fixed_layout(std::string_view line, uint64_t& addr, std::string_view&
 
 }  // namespace
 
-// Room for the lines of a text of `size_hint` bytes (kallsyms' average
-// more than 32 bytes), and for names shorter than their lines.
+// Room for the lines of a text of `size_hint` bytes (kallsyms' lines
+// average more than 32 bytes), and for their names (a line spends 19 bytes
+// on the address, type and blanks besides its name: at least 3/8 of it).
 KernelSymbolsParser::KernelSymbolsParser(uint64_t size_hint) {
   table_.modules_.emplace_back("[kernel]");
   table_.symbols_.reserve(size_hint / 32 + 1);
-  table_.names_.reserve(size_hint / 2);
+  table_.names_.reserve(size_hint / 8 * 5);
 }
 
 void KernelSymbolsParser::add(std::string_view lines) {

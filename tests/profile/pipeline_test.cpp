@@ -446,6 +446,17 @@ TEST_CASE("pipeline: a perf.data recording's kernel frames are named by perf's b
   }
 }
 
+TEST_CASE("pipeline: a perf.data recording's kernel symbols read ahead warn only when a kept sample uses them",
+          "[pipeline][kernel]") {
+  PerfDataFixture f;
+  write_perf_data_with_kernel(f.recording, BuildId(20, 0x6c));  // no copy, not the running kernel: a warning if used
+  CollectingSink sink;
+  SECTION("kernel frames left out") { f.options.filter.kernel_frames = false; }
+  SECTION("no sample kept") { f.options.filter.tids = {43}; }
+  const PipelineResult pass = run_pipeline(f.recording, f.options, sink);
+  CHECK(pass.warnings.empty());
+}
+
 TEST_CASE("pipeline: a perf.data recording of the running kernel without a cached copy reads kallsyms",
           "[pipeline][kernel]") {
   const std::optional<BuildId> running = running_kernel_build_id();
