@@ -85,16 +85,6 @@ const char* name_end(const char* p, const char* end) {
   return p;
 }
 
-// The usual line, "%016lx %c NAME...": its address and type read at fixed
-// places; `rest` is then what follows the type.
-bool parse_fixed_layout(std::string_view line, uint64_t& addr, std::string_view& type, std::string_view& rest) {
-  if (line.size() < 19 || line[16] != ' ' || is_blank(line[17]) || line[18] != ' ' || !parse_hex16(line.data(), addr))
-    return false;
-  type = line.substr(17, 1);
-  rest = line.substr(18);
-  return true;
-}
-
 }  // namespace
 
 // Room for the lines of a text of `size_hint` bytes (kallsyms' lines
@@ -149,13 +139,10 @@ const char* KernelSymbols::add_line_at(const char* p, const char* end, size_t& l
 
 bool KernelSymbols::add_line(std::string_view line, size_t& zero) {
   uint64_t addr = 0;
-  std::string_view type, rest;
-  if (!parse_fixed_layout(line, addr, type, rest)) {
-    rest = line;
-    const std::string_view addr_text = next_field(rest);
-    type = next_field(rest);
-    if (!parse_hex(addr_text, addr) || type.size() != 1) return false;
-  }
+  std::string_view rest = line;
+  const std::string_view addr_text = next_field(rest);
+  const std::string_view type = next_field(rest);
+  if (!parse_hex(addr_text, addr) || type.size() != 1) return false;
   const std::string_view name = next_field(rest);
   if (name.empty()) return false;
   add_parsed(addr, type[0], name, next_field(rest), zero);

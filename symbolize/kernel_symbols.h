@@ -56,6 +56,7 @@ class KernelSymbols {
     uint32_t module;  // index into modules_
   };
   static constexpr uint32_t kNoName = ~uint32_t{0};
+  // The line at p, read in one pass when in kallsyms' own layout; where the next starts.
   const char* add_line_at(const char* p, const char* end, size_t& lines, size_t& zero);
   // One line: false when it is no "ADDRESS TYPE NAME" line.
   bool add_line(std::string_view line, size_t& zero);
