@@ -8,14 +8,21 @@
 // Addresses are spread evenly over the executable mappings of the benchmark
 // itself (a C++ RelWithDebInfo binary with inlining) and of libc (DWARF from
 // /usr/lib/debug when its debuginfo is installed).
+//
+// kallsyms_parse: KernelSymbols::parse of this machine's /proc/kallsyms
+// (what perf's build-id cache copy of it holds), lines per second.
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "common/regular_file.h"
+#include "recording/records.h"
 #include "sampler/proc.h"
+#include "symbolize/kernel_symbols.h"
 #include "symbolize/symbolizer.h"
 #include "unwind/address_space.h"
 
@@ -107,8 +114,22 @@ void cached(benchmark::State& state, const Target& (*target)()) {
   state.SetItemsProcessed(static_cast<int64_t>(lookups));
 }
 
+// A whole kallsyms parsed into a fresh table.
+void kallsyms_parse(benchmark::State& state) {
+  auto text = read_regular_file("/proc/kallsyms", kMaxKallsymsBytes);
+  if (!text || !KernelSymbols::parse(*text.value).available()) {
+    state.SkipWithError("/proc/kallsyms is not readable here");
+    return;
+  }
+  const auto lines = std::count(text.value->begin(), text.value->end(), '\n');
+  for (auto _ : state) benchmark::DoNotOptimize(KernelSymbols::parse(*text.value).size());
+  state.SetItemsProcessed(state.iterations() * lines);
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(text.value->size()));
+}
+
 }  // namespace
 
+BENCHMARK(kallsyms_parse)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(distinct, self, &self_target)->Unit(benchmark::kMillisecond)->MinTime(2);
 BENCHMARK_CAPTURE(distinct, libc, &libc_target)->Unit(benchmark::kMillisecond)->MinTime(2);
 BENCHMARK_CAPTURE(cached, self, &self_target)->Unit(benchmark::kMicrosecond);

@@ -56,10 +56,16 @@ class PipelineRun {
                              s.off_cpu ? SampleKind::kOffCpu : SampleKind::kOnCpu, weight, off});
   }
 
-  void operator()(const CommRecord& r) { names_.on_comm(r); }
+  void operator()(const CommRecord& r) {
+    names_.on_comm(r);
+    read_recorded_kernel_early();
+  }
   void operator()(const TaskRecord& r) { names_.on_task(r); }
   void operator()(const LostRecord& r) { result_.lost += r.count; }
-  void operator()(const MappingRecord& r) { mapped_files_.add(r, result_.mapped_files); }
+  void operator()(const MappingRecord& r) {
+    mapped_files_.add(r, result_.mapped_files);
+    read_recorded_kernel_early();
+  }
   void operator()(const ImageRecord& r) {
     if (auto pid = pid_of_perf_map_image(r.name))
       symbols_.add_recorded_perf_map(*pid, std::string_view(reinterpret_cast<const char*>(r.bytes.data()), r.bytes.size()));
@@ -106,7 +112,7 @@ class PipelineRun {
     const size_t kernel_frames = options_.filter.kernel_frames ? s.kernel_ips.size() : 0;
     user_symbols_.resize(s.walk.frames.size());
     kernel_symbols_.resize(kernel_frames);
-    if (kernel_frames > 0) symbols_.prepare_kernel_symbols();  // read meanwhile, when read at all
+    if (kernel_frames > 0) prepare_kernel_symbols();
     if (options_.symbolize_order == FrameOrder::kLeafFirst) {
       for (size_t i = 0; i < kernel_frames; ++i) symbolize_kernel(s, i);
       for (size_t i = 0; i < user_symbols_.size(); ++i) symbolize_user(s, i);
@@ -114,6 +120,27 @@ class PipelineRun {
     }
     for (size_t i = user_symbols_.size(); i-- > 0;) symbolize_user(s, i);
     for (size_t i = kernel_frames; i-- > 0;) symbolize_kernel(s, i);
+  }
+
+  // A perf.data recording's kernel and module mappings come first, before
+  // any process's records: from the first of those on, the recorded
+  // kernel's symbols are read on their thread while the first samples are
+  // unwound, when the recording has kernel samples and the report keeps
+  // kernel frames (a warning, if any, is given only when they are used).
+  void read_recorded_kernel_early() {
+    if (kernel_early_checked_) return;
+    kernel_early_checked_ = true;
+    const bool kernel_frames = reader_.header().kernel_samples && options_.filter.kernel_frames;
+    if (reader_.recorded_kernel() && kernel_frames) prepare_kernel_symbols();
+  }
+
+  // Read meanwhile, when read at all. The kernel mappings of a perf.data
+  // recording come before its first sample with kernel frames.
+  void prepare_kernel_symbols() {
+    if (!kernel_told_)
+      if (const RecordedKernel* kernel = reader_.recorded_kernel()) symbols_.use_recorded_kernel(*kernel);
+    kernel_told_ = true;
+    symbols_.prepare_kernel_symbols();
   }
 
   void symbolize_user(const UnwoundSample& s, size_t i) {
@@ -133,6 +160,8 @@ class PipelineRun {
   ThreadNames names_;
   MappedFiles mapped_files_;
   Symbolizer symbols_;
+  bool kernel_early_checked_ = false;
+  bool kernel_told_ = false;  // the symbolizer knows the recorded kernel, if any
   std::vector<const SymbolizedAddress*> user_symbols_, kernel_symbols_;  // of the current sample
   PipelineResult result_;
 };

@@ -3,6 +3,7 @@
 #include <elfutils/libdwelf.h>
 #include <libelf.h>
 
+#include <cstring>
 #include <memory>
 
 #include "common/elf_handle.h"
@@ -43,5 +44,26 @@ std::optional<BuildId> read_build_id(Bytes image) {
   return build_id_of(elf.get());
 }
 
+std::optional<BuildId> build_id_of_notes(Bytes notes) {
+  constexpr uint32_t kNtGnuBuildId = 3;
+  const auto padded = [](uint32_t n) { return (uint64_t{n} + 3) & ~uint64_t{3}; };
+  ByteReader r(notes);
+  while (r.remaining() >= 12) {
+    const uint32_t name_size = *r.read<uint32_t>(), desc_size = *r.read<uint32_t>(), type = *r.read<uint32_t>();
+    auto name = r.bytes(padded(name_size));
+    auto desc = name ? r.bytes(padded(desc_size)) : std::nullopt;
+    if (!desc) return std::nullopt;
+    const bool gnu = name_size == 4 && std::memcmp(name->data(), "GNU", 4) == 0;
+    if (gnu && type == kNtGnuBuildId && desc_size > 0) return BuildId(desc->data(), desc->data() + desc_size);
+  }
+  return std::nullopt;
+}
+
+std::optional<BuildId> running_kernel_build_id(const std::string& notes_path) {
+  constexpr uint64_t kMaxNotesBytes = uint64_t{1} << 20;
+  auto text = read_regular_file(notes_path, kMaxNotesBytes);
+  if (!text) return std::nullopt;
+  return build_id_of_notes(Bytes(reinterpret_cast<const uint8_t*>(text.value->data()), text.value->size()));
+}
 
 }  // namespace swprof

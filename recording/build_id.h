@@ -20,6 +20,14 @@ std::optional<BuildId> read_build_id(const std::string& path);
 // The same for an ELF image in memory (for example the vDSO).
 std::optional<BuildId> read_build_id(Bytes image);
 
+// The GNU build-id in a list of ELF notes (Elf64_Nhdr, then the name and
+// the description, each padded to 4 bytes), as /sys/kernel/notes holds the
+// running kernel's; nullopt when there is none or the list is damaged.
+std::optional<BuildId> build_id_of_notes(Bytes notes);
+
+// The running kernel's build-id, from its notes (/sys/kernel/notes).
+std::optional<BuildId> running_kernel_build_id(const std::string& notes_path = "/sys/kernel/notes");
+
 inline std::string to_hex(const BuildId& id) { return to_hex(Bytes(id.data(), id.size())); }
 
 }  // namespace swprof

@@ -118,6 +118,8 @@ void PerfDataReader::open() {
   read_attrs(*h);
   read_features(*h);
   keep_vdso_if_recorded();
+  if (auto it = features_.build_ids.find("[kernel.kallsyms]"); it != features_.build_ids.end())
+    kernel_.build_id = it->second;
   data_at_ = h->data.offset;
   // perf writes the data size last: 0 in a file whose perf was killed.
   const uint64_t declared = h->data.size ? h->data.size : file_size_ - data_at_;
@@ -391,6 +393,7 @@ std::optional<Record> PerfDataReader::take(Bytes raw) {
     return std::nullopt;
   }
   PerfParsed parsed = parser_->parse(raw);
+  if (parsed.kernel_mapping) kernel_.add_mapping(*parsed.kernel_mapping);
   if (!parsed.record) {
     if (!parsed.skipped.empty()) ++status_.skipped[parsed.skipped];
     return std::nullopt;

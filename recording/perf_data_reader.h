@@ -10,7 +10,8 @@
 // [vdso] equal to the running kernel's, an ImageRecord of it comes first.
 // Samples of the first event (not perf's
 // "dummy") are read; the rest, and anything else swprof does not use, is
-// skipped and counted in status().skipped.
+// skipped and counted in status().skipped. Kernel and module mappings,
+// skipped so, tell recorded_kernel() where the recorded kernel was.
 //
 // A file cut short yields its records up to the cut (status: truncated);
 // damage in the data section stops the read there (status: corrupt); a
@@ -49,6 +50,8 @@ class PerfDataReader final : public RecordSource {
   std::vector<std::string> events() const override;
   std::unique_ptr<RecordSource> reread() const override;
 
+  const RecordedKernel* recorded_kernel() const override { return &kernel_; }
+
   const PerfDataFeatures& features() const { return features_; }
 
  private:
@@ -82,6 +85,7 @@ class PerfDataReader final : public RecordSource {
   size_t reported_ = 0;
   PerfDataFeatures features_;
   std::unique_ptr<PerfRecordParser> parser_;
+  RecordedKernel kernel_;
   std::vector<uint8_t> vdso_;  // the running vDSO, when perf recorded its build-id
   bool vdso_given_ = false;
 

@@ -83,6 +83,10 @@ bool read_user_regs(ByteReader& r, uint64_t mask, SampleView& s) {
   return true;
 }
 
+// Kernel and module mappings are no process's: the reader keeps what they
+// tell of the recorded kernel.
+PerfParsed kernel_mapping(MappingRecord m) { return {std::nullopt, "kernel and module mappings", std::move(m)}; }
+
 }  // namespace
 
 PerfRecordParser::PerfRecordParser(const std::vector<PerfEventAttr>& attrs, size_t reported, bool x86_64)
@@ -220,13 +224,13 @@ PerfParsed PerfRecordParser::mmap(Bytes raw, uint16_t misc) {
   if (!r || !r->read_into(m.pid) || !r->read_into(m.tid) || !r->read_into(m.start) || !r->read_into(m.length) ||
       !r->read_into(m.file_offset))
     return {std::nullopt, "damaged records"};
-  if (m.pid == kNoPid) return {std::nullopt, "kernel and module mappings"};
+  m.time = t.time;
+  m.path = std::string(r->padded_string(r->remaining()).value_or(""));
+  if (m.pid == kNoPid) return kernel_mapping(std::move(m));
   // perf asks for data mappings too (mmap_data); swprof's recordings keep code only.
   if (misc & PERF_RECORD_MISC_MMAP_DATA) return {std::nullopt, "data mappings"};
-  m.time = t.time;
   m.prot = PROT_READ | PROT_EXEC;
   m.flags = MAP_PRIVATE;
-  m.path = std::string(r->padded_string(r->remaining()).value_or(""));
   return {m, {}};
 }
 
@@ -254,10 +258,10 @@ PerfParsed PerfRecordParser::mmap2(Bytes raw, uint16_t misc) {
       return damaged;
   }
   if (!r->read_into(m.prot) || !r->read_into(m.flags)) return damaged;
-  if (m.pid == kNoPid) return {std::nullopt, "kernel and module mappings"};
-  if (!(m.prot & PROT_EXEC)) return {std::nullopt, "data mappings"};
+  if (m.pid != kNoPid && !(m.prot & PROT_EXEC)) return {std::nullopt, "data mappings"};
   m.time = t.time;
   m.path = std::string(r->padded_string(r->remaining()).value_or(""));
+  if (m.pid == kNoPid) return kernel_mapping(std::move(m));
   return {m, {}};
 }
 

@@ -28,6 +28,9 @@ struct PerfParsed {
   // Why there is no record, when the record is to be counted as skipped;
   // empty for records with nothing to tell (FINISHED_ROUND, ...).
   std::string skipped;
+  // A kernel or module mapping (pid -1): no record of its own (skipped),
+  // but what the reader knows of the recorded kernel (RecordedKernel).
+  std::optional<MappingRecord> kernel_mapping;
 };
 
 class PerfRecordParser {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "recording/recorded_kernel.h"
 #include "recording/records.h"
 #include "recording/recording_format.h"
 
@@ -46,6 +47,10 @@ class RecordSource {
   virtual SourceFormat format() const = 0;
   // The events the file holds, the reported one (header().event) first.
   virtual std::vector<std::string> events() const { return {header().event}; }
+  // What the file tells of the kernel it was recorded on, so far (kernel
+  // mappings come with the records, before the samples): perf.data only;
+  // null for swprof's recordings, which keep their kernel symbols.
+  virtual const RecordedKernel* recorded_kernel() const { return nullptr; }
   // Another reader of the same file from its start, sharing the open file
   // (a pre-pass reads it so, without opening it again).
   virtual std::unique_ptr<RecordSource> reread() const = 0;

@@ -6,7 +6,8 @@
 //
 // A whole kallsyms has ~120 k lines: the table keeps only what lookups
 // need (16 bytes per range, the names of code symbols in one arena), and
-// parsing walks the text once with memchr.
+// parsing reads kallsyms' own line layout in one pass, without a sort when
+// the lines come in address order (as the kernel writes them).
 
 #include <cstdint>
 #include <optional>
@@ -31,6 +32,15 @@ class KernelSymbols {
   // The text symbol whose range (up to the next symbol) holds addr.
   std::optional<Hit> find(uint64_t addr) const;
 
+  struct ModuleRange {
+    std::string_view module;  // "[ext4]"
+    uint64_t start, end;
+  };
+  // Forgets the symbols of modules outside `loaded` (a module's symbols
+  // outside its own range there): addresses there are then no symbol's,
+  // never named with another layout's symbols.
+  void keep_modules_within(const std::vector<ModuleRange>& loaded);
+
   bool available() const { return !symbols_.empty() && has_text_; }
   // Lines whose addresses were all zero: hidden from this user.
   bool hidden() const { return hidden_; }
@@ -39,22 +49,51 @@ class KernelSymbols {
   size_t size() const { return symbols_.size(); }
 
  private:
+  friend class KernelSymbolsParser;
   struct Symbol {
     uint64_t addr;
     uint32_t name;    // offset of a NUL-terminated name in names_, or kNoName for a data symbol
     uint32_t module;  // index into modules_
   };
   static constexpr uint32_t kNoName = ~uint32_t{0};
-  void reserve_for(std::string_view text);
+  // The line at p, read in one pass when in kallsyms' own layout; where the next starts.
+  const char* add_line_at(const char* p, const char* end, size_t& lines, size_t& zero);
+  // One line: false when it is no "ADDRESS TYPE NAME" line.
+  bool add_line(std::string_view line, size_t& zero);
+  void add_parsed(uint64_t addr, char type, std::string_view name, std::string_view module, size_t& zero);
   void add(uint64_t addr, char type, std::string_view name, std::string_view module);
   uint32_t module_id(std::string_view module);
   void finish();
+  Symbol chosen_at(size_t& i) const;
 
   std::vector<Symbol> symbols_;  // sorted by addr, one per address
   std::string names_;            // the names of text symbols, each ended by a NUL
   std::vector<std::string> modules_;
   bool has_text_ = false;
   bool hidden_ = false;
+  std::string watch_name_;  // KernelSymbolsParser::watch
+  std::optional<uint64_t> watched_;
+};
+
+// Builds a KernelSymbols from a text given a piece at a time (a file read in
+// pieces: its whole text is never in memory at once). KernelSymbols::parse
+// (text) is KernelSymbolsParser(text.size()), add(text), finish().
+class KernelSymbolsParser {
+ public:
+  // `size_hint`: about how long the text is (room is made for its lines).
+  explicit KernelSymbolsParser(uint64_t size_hint);
+  // Whole lines (the text's last line may lack its newline).
+  void add(std::string_view lines);
+  // The address of the kernel's own (not a module's) symbol `name`, as the
+  // lines added after this call give it (the first of them): what tells
+  // which boot a kallsyms is of.
+  void watch(std::string name) { table_.watch_name_ = std::move(name); }
+  std::optional<uint64_t> watched_address() const { return table_.watched_; }
+  KernelSymbols finish();
+
+ private:
+  KernelSymbols table_;
+  size_t lines_ = 0, zero_ = 0;
 };
 
 }  // namespace swprof

@@ -14,7 +14,7 @@
 #include "common/regular_file.h"
 #include "symbolize/debug_info.h"
 #include "symbolize/demangle.h"
-#include "symbolize/kernel_symbols.h"
+#include "symbolize/kernel_symbols_loader.h"
 #include "symbolize/perf_map.h"
 
 namespace swprof {
@@ -78,30 +78,6 @@ void name_by_start(const ElfBinary& binary, uint64_t vaddr, SourceFrame& frame) 
   if (frame.start_offset) frame.function_offset = vaddr - *start;
 }
 
-// The kernel symbols of a kallsyms file, and the warning to give when it
-// names none. Runs on a thread of its own (Symbolizer::prepare_kernel_symbols).
-struct KernelSymbolsLoad {
-  KernelSymbols symbols;
-  std::optional<std::string> warning;
-};
-
-KernelSymbolsLoad load_kernel_symbols(const std::string& path) {
-  KernelSymbolsLoad out;
-  auto text = read_regular_file(path, kMaxKallsymsBytes);
-  if (!text) {
-    out.warning = "cannot read " + path + " (" + text.reason + "): kernel frames are shown as addresses";
-    return out;
-  }
-  out.symbols = KernelSymbols::parse(*text.value);
-  if (out.symbols.hidden())
-    out.warning = path +
-                  " hides kernel addresses from this user (kernel.kptr_restrict): kernel frames are shown "
-                  "as addresses; run as root to name them";
-  else if (!out.symbols.available())
-    out.warning = path + " has no kernel symbols: kernel frames are shown as addresses";
-  return out;
-}
-
 std::string module_name(const Mapping& m) {
   if (m.path.empty() || m.path.starts_with("//anon")) return "[anon]";
   const auto slash = m.path.rfind('/');
@@ -121,6 +97,8 @@ struct Symbolizer::Impl {
   std::optional<std::string> recorded_perf_map(uint32_t pid) const;
   std::optional<std::string> read_perf_map(const std::string& path);
   const KernelSymbols& kernel_symbols();
+  KernelSymbolsPlaces kernel_places() const;
+  KernelSymbolsLoad load_kernel_symbols(const KernelSymbolsPlaces& places) const;
 
   SymbolizerOptions options;
   // DebugInfo keeps its binary alive, so an ElfBinary* key is never reused.
@@ -131,8 +109,9 @@ struct Symbolizer::Impl {
   std::unordered_map<uint32_t, std::string> recorded_perf_maps;  // by pid
   std::unordered_map<uint32_t, std::string> final_perf_maps;     // by pid: applied after recorded_perf_maps
   std::optional<std::string> recorded_kallsyms;
+  std::optional<RecordedKernel> recorded_kernel;  // of a perf.data recording
   std::optional<KernelSymbols> kernel;
-  std::future<KernelSymbolsLoad> kernel_loading;  // kallsyms_path being read, when valid()
+  std::future<KernelSymbolsLoad> kernel_loading;  // kernel symbols being read, when valid()
   size_t kallsyms_reads = 0;
   AddressCache<uint64_t, Mix64Hash> kernel_cache;
   std::vector<std::string> warnings;
@@ -265,15 +244,38 @@ void Symbolizer::use_recorded_kernel_symbols(std::string_view lines) {
   impl_->kernel_cache.clear();
 }
 
+void Symbolizer::use_recorded_kernel(const RecordedKernel& kernel) {
+  if (impl_->kernel || impl_->kernel_loading.valid()) return;  // too late: the symbols are chosen
+  impl_->recorded_kernel = kernel;
+}
+
 void Symbolizer::prepare_kernel_symbols() {
   Impl& i = *impl_;
   if (i.kernel || i.recorded_kallsyms || i.kernel_loading.valid()) return;
-  ++i.kallsyms_reads;
+  if (!i.recorded_kernel) ++i.kallsyms_reads;  // a recorded kernel's load tells whether it read it
   try {
-    i.kernel_loading = std::async(std::launch::async, load_kernel_symbols, i.options.kallsyms_path);
+    i.kernel_loading =
+        std::async(std::launch::async, [&i, places = i.kernel_places()] { return i.load_kernel_symbols(places); });
   } catch (const std::system_error&) {
-    --i.kallsyms_reads;  // no thread to spare: kernel_symbols() reads it when needed
+    if (!i.recorded_kernel) --i.kallsyms_reads;  // no thread to spare: kernel_symbols() reads it when needed
   }
+}
+
+// Where kernel symbols may come from (the environment read here, on the
+// caller's thread).
+KernelSymbolsPlaces Symbolizer::Impl::kernel_places() const {
+  KernelSymbolsPlaces places;
+  places.kallsyms_path = options.kallsyms_path;
+  places.perf_buildid_dir = options.perf_buildid_dir.empty() ? perf_buildid_dir() : options.perf_buildid_dir;
+  places.notes_path = options.kernel_notes_path;
+  return places;
+}
+
+// Runs on a thread of its own when prepared; reads only `recorded_kernel`,
+// which nothing changes meanwhile.
+KernelSymbolsLoad Symbolizer::Impl::load_kernel_symbols(const KernelSymbolsPlaces& places) const {
+  if (!recorded_kernel) return load_kallsyms(places.kallsyms_path);
+  return load_recorded_kernel_symbols(*recorded_kernel, places);
 }
 
 // The warning, if any, is given here (on first use), wherever the file was read.
@@ -283,8 +285,9 @@ const KernelSymbols& Symbolizer::Impl::kernel_symbols() {
     kernel = KernelSymbols::parse(*recorded_kallsyms);
     return *kernel;
   }
-  if (!kernel_loading.valid()) ++kallsyms_reads;
-  KernelSymbolsLoad load = kernel_loading.valid() ? kernel_loading.get() : load_kernel_symbols(options.kallsyms_path);
+  const bool prepared = kernel_loading.valid();
+  KernelSymbolsLoad load = prepared ? kernel_loading.get() : load_kernel_symbols(kernel_places());
+  if (recorded_kernel || !prepared) kallsyms_reads += load.read_kallsyms;
   if (load.warning) warnings.push_back(std::move(*load.warning));
   kernel = std::move(load.symbols);
   return *kernel;

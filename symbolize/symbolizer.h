@@ -3,7 +3,8 @@
 // modules, source file:line and inline frames, with elfutils (libdwfl/libdw).
 // Debug information is looked up per binary: the binary itself, then separate
 // debuginfo by build-id, by .gnu_debuglink, and minidebuginfo (.gnu_debugdata).
-// JIT code is named from /tmp/perf-PID.map, kernel code from /proc/kallsyms.
+// JIT code is named from /tmp/perf-PID.map, kernel code from the recording's
+// kernel symbols, perf's build-id cache or /proc/kallsyms.
 // Every distinct address is symbolized once; results are cached per
 // (binary, address), per (pid, address) for JIT code, per kernel address.
 
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "recording/binary_archive.h"
+#include "recording/recorded_kernel.h"
 #include "unwind/address_space.h"
 #include "unwind/frame.h"
 
@@ -61,8 +63,15 @@ struct SymbolizerOptions {
   // anyone); otherwise it is skipped with a warning saying why.
   std::string perf_map_dir = "/tmp";
   // Kernel symbols ("ADDRESS TYPE NAME [MODULE]" lines), read on first use
-  // when the recording kept none (use_recorded_kernel_symbols).
+  // when the recording kept none (use_recorded_kernel_symbols); for a
+  // perf.data recording, only when the running kernel is the recorded one
+  // and perf's build-id cache has no copy of its symbols (use_recorded_kernel).
   std::string kallsyms_path = "/proc/kallsyms";
+  // perf's build-id cache, where `perf record` copies the kernel's kallsyms;
+  // empty: $PERF_BUILDID_DIR, else $HOME/.debug, as perf has it.
+  std::string perf_buildid_dir;
+  // The running kernel's notes, which hold its build-id.
+  std::string kernel_notes_path = "/sys/kernel/notes";
   // The archive to use (`--archive`); empty: REC.archive when it exists.
   std::string archive_path;
   // The archive opened for the recording at hand (find_archive): separate
@@ -101,6 +110,12 @@ class Symbolizer {
   // The kernel symbols the recording kept (kallsyms lines for the
   // addresses its samples hit): used instead of kallsyms_path.
   void use_recorded_kernel_symbols(std::string_view lines);
+  // The kernel a perf.data recording was made on (its build-id, text and
+  // module mappings): its symbols come from perf's build-id cache, else
+  // from kallsyms_path when the running kernel is that one, else nowhere,
+  // with a warning (symbolize/kernel_symbols_loader.h). Takes effect when
+  // called before the first kernel frame or prepare_kernel_symbols.
+  void use_recorded_kernel(const RecordedKernel& kernel);
 
   // A sample has kernel addresses: when they are to be named from
   // kallsyms_path (the recording kept no kernel symbols), starts reading it
@@ -109,7 +124,9 @@ class Symbolizer {
   // call, symbolize_kernel reads it itself.
   void prepare_kernel_symbols();
   // How many times kallsyms_path was read (0 or 1): reports whose kernel
-  // frames the recording names, or that have none, never read it.
+  // frames the recording names, or that have none, never read it. (For a
+  // recorded kernel, counted once its symbols are used: whether it is read
+  // depends on perf's build-id cache.)
   size_t kallsyms_reads() const;
 
   // Unreadable or corrupt debuginfo and similar, once per binary.

@@ -153,6 +153,68 @@ TEST_CASE("cli: perf.data: swprof's complete stacks are at least perf script's o
   }
 }
 
+namespace {
+
+// The kallsyms copy perf keeps in its build-id cache (HOME is the test's
+// folder, so is the cache), each name but _text's and _stext's marked
+// "cached_", and those two moved or not.
+std::string perf_cached_kallsyms(const TempDir& dir) {
+  const fs::path kernels = fs::path(dir.path()) / ".debug" / "[kernel.kallsyms]";
+  if (!fs::is_directory(kernels)) return {};
+  for (const auto& id : fs::directory_iterator(kernels))
+    if (fs::is_regular_file(id.path() / "kallsyms")) return (id.path() / "kallsyms").string();
+  return {};
+}
+
+void rewrite_kallsyms(const std::string& path, const std::string& name_prefix, bool move_text) {
+  std::ifstream in(path);
+  std::ostringstream out;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream fields(line);
+    std::string addr, type, rest;
+    fields >> addr >> type;
+    std::getline(fields, rest);
+    const bool text = rest == " _text" || rest == " _stext";  // kept: they tell the boot
+    if (move_text && text) addr = "ffffffff80000000";
+    out << addr << ' ' << type << ' ' << (text ? "" : name_prefix) << rest.substr(1) << '\n';
+  }
+  std::ofstream(path) << out.str();
+}
+
+}  // namespace
+
+TEST_CASE("cli: perf.data: kernel frames are named from perf's build-id cache copy of kallsyms when it agrees",
+          "[integration][perf_data]") {
+  TempDir dir;
+  // perf caches build-ids and kallsyms (no -N): dd spends its time in the
+  // kernel, making random bytes.
+  const ProcessResult rec = run_perf(dir, {"record", "-q", "-F", "999", "-g", "-o", "k.data", "--", "/bin/dd",
+                                           "if=/dev/urandom", "of=/dev/null", "bs=1M", "count=100"});
+  INFO(rec.err);
+  REQUIRE(rec.exit_code == 0);
+  const std::string cached = perf_cached_kallsyms(dir);
+  REQUIRE_FALSE(cached.empty());
+  const auto folded = [&] {
+    const ProcessResult r = run({"/usr/bin/env", "-u", "PERF_BUILDID_DIR", "HOME=" + dir.path(), swprof_bin(), "report",
+                                 "--format", "folded", dir.file("k.data")},
+                                dir.path());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.err.find("kernel frames are shown as addresses") == std::string::npos);
+    return r.out;
+  };
+  SECTION("the copy agrees with the recording: its names") {
+    rewrite_kallsyms(cached, "cached_", false);
+    CHECK(folded().find(";cached_") != std::string::npos);
+  }
+  SECTION("the copy is of another boot: not used (the running kernel, the recorded one, names them)") {
+    rewrite_kallsyms(cached, "cached_", true);
+    const std::string out = folded();
+    CHECK_FALSE(out.empty());
+    CHECK(out.find("cached_") == std::string::npos);
+  }
+}
+
 TEST_CASE("cli: perf.data: every command reads it", "[integration][perf_data]") {
   TempDir dir;
   const std::string data =

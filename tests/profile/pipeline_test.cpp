@@ -1,11 +1,16 @@
 #include "profile/pipeline.h"
 
+#include <linux/perf_event.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 
 #include "common/error.h"
+#include "recording/build_id.h"
 #include "support/cli_harness.h"
+#include "support/perf_data_image.h"
+#include "support/scoped_env.h"
 #include "support/temp_dir.h"
 #include "support/thread_recording.h"
 
@@ -346,4 +351,122 @@ TEST_CASE("pipeline: the executable files mapped, once each, in the order first 
   CHECK(pass.mapped_files[2].path == "/lib/libc.so.6");
   CHECK(pass.mapped_files[2].build_id.empty());
   CHECK(pass.mapped_files[2].limit == 0x7f0100);
+}
+
+namespace {
+
+constexpr uint64_t kRecordedText = 0xffffffff9a000000;  // _text of the recorded boot
+
+// A perf.data file (`perf record -g`) of one sample in the kernel, recorded
+// on the kernel with build-id `kernel`, whose _text was at kRecordedText.
+void write_perf_data_with_kernel(const std::string& path, const BuildId& kernel) {
+  PerfDataImage img;
+  PerfImageEvent e;
+  e.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
+  e.ids = {1};
+  img.add_event(e);
+  img.add_build_id("[kernel.kallsyms]", kernel);
+  img.add_record(img.mmap(0xffffffffu, kRecordedText, 0x1200000, kRecordedText, "[kernel.kallsyms]_text", 1));
+  img.add_record(img.comm(42, 42, "app", 2));
+  PerfImageSample s;
+  s.misc = 1;  // PERF_RECORD_MISC_KERNEL
+  s.pid = s.tid = 42;
+  s.ip = kRecordedText + 0x104;
+  s.time = 3;
+  s.period = 1000;
+  s.callchain = {static_cast<uint64_t>(PERF_CONTEXT_KERNEL), kRecordedText + 0x104,
+                 static_cast<uint64_t>(PERF_CONTEXT_USER), 0x401000};
+  img.add_record(img.sample(s));
+  const auto bytes = img.build();
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+std::string kallsyms_with_text_at(uint64_t text, const std::string& prefix) {
+  char lines[256];
+  std::snprintf(lines, sizeof lines, "%016llx T _text\n%016llx T %sfunction\n", static_cast<unsigned long long>(text),
+                static_cast<unsigned long long>(text + 0x100), prefix.c_str());
+  return lines;
+}
+
+struct PerfDataFixture {
+  TempDir dir;
+  std::string recording = dir.file("perf.data");
+  std::string cache_dir = dir.file("debug");
+  ScopedEnv buildid_dir{"PERF_BUILDID_DIR", cache_dir};  // perf's build-id cache, as perf finds it
+  PipelineOptions options;
+  PerfDataFixture() {
+    options.symbols.kallsyms_path = dir.file("kallsyms");
+    options.symbols.perf_map_dir = dir.path();
+    options.unwind.threads = 1;
+    std::ofstream(options.symbols.kallsyms_path) << kallsyms_with_text_at(kRecordedText, "running_");
+  }
+  void write_cache(const BuildId& id, const std::string& text) const {
+    const std::string file = perf_kallsyms_cache_path(cache_dir, id);
+    std::filesystem::create_directories(std::filesystem::path(file).parent_path());
+    std::ofstream(file) << text;
+  }
+  std::vector<std::string> kernel_functions(PipelineResult& pass) {
+    CollectingSink sink;
+    pass = run_pipeline(recording, options, sink);
+    REQUIRE(sink.samples.size() == 1);
+    return sink.samples[0].kernel_functions;
+  }
+};
+
+bool any_warning_has(const PipelineResult& pass, const std::string& text) {
+  return std::any_of(pass.warnings.begin(), pass.warnings.end(),
+                     [&](const std::string& w) { return w.find(text) != std::string::npos; });
+}
+
+}  // namespace
+
+TEST_CASE("pipeline: a perf.data recording's kernel frames are named by perf's build-id cache, never another kernel's",
+          "[pipeline][kernel]") {
+  PerfDataFixture f;
+  const BuildId recorded(20, 0x6b);  // no kernel's that runs anywhere
+  write_perf_data_with_kernel(f.recording, recorded);
+  PipelineResult pass;
+  SECTION("the cache's copy agrees with the recording: named from it, kallsyms not read") {
+    f.write_cache(recorded, kallsyms_with_text_at(kRecordedText, "cached_"));
+    CHECK(f.kernel_functions(pass) == std::vector<std::string>{"cached_function"});
+    CHECK(pass.warnings.empty());
+  }
+  SECTION("the cache's copy is of another boot: not named, one warning") {
+    f.write_cache(recorded, kallsyms_with_text_at(kRecordedText + 0x200000, "cached_"));
+    CHECK(f.kernel_functions(pass) == std::vector<std::string>{""});
+    REQUIRE(pass.warnings.size() == 1);
+    CHECK(any_warning_has(pass, "another boot"));
+  }
+  SECTION("no copy, another kernel runs: not named, one warning saying how to get names") {
+    CHECK(f.kernel_functions(pass) == std::vector<std::string>{""});
+    REQUIRE(pass.warnings.size() == 1);
+    CHECK(any_warning_has(pass, "not the running one"));
+    CHECK(any_warning_has(pass, to_hex(recorded)));
+  }
+}
+
+TEST_CASE("pipeline: a perf.data recording's kernel symbols read ahead warn only when a kept sample uses them",
+          "[pipeline][kernel]") {
+  PerfDataFixture f;
+  write_perf_data_with_kernel(f.recording, BuildId(20, 0x6c));  // no copy, not the running kernel: a warning if used
+  CollectingSink sink;
+  SECTION("kernel frames left out") { f.options.filter.kernel_frames = false; }
+  SECTION("no sample kept") { f.options.filter.tids = {43}; }
+  const PipelineResult pass = run_pipeline(f.recording, f.options, sink);
+  CHECK(pass.warnings.empty());
+}
+
+TEST_CASE("pipeline: a perf.data recording of the running kernel without a cached copy reads kallsyms",
+          "[pipeline][kernel]") {
+  const std::optional<BuildId> running = running_kernel_build_id();
+  if (!running) {
+    WARN("the running kernel's build-id is not readable here: not checked");
+    return;
+  }
+  PerfDataFixture f;
+  write_perf_data_with_kernel(f.recording, *running);
+  PipelineResult pass;
+  CHECK(f.kernel_functions(pass) == std::vector<std::string>{"running_function"});
+  CHECK(pass.warnings.empty());
 }

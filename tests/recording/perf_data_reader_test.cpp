@@ -421,3 +421,35 @@ TEST_CASE("recording: perf.data: a data section of many windows (read ahead) giv
     CHECK(reader.status().good_bytes <= cut);
   }
 }
+
+TEST_CASE("recording: perf.data: kernel and module mappings are skipped but tell where the recorded kernel was",
+          "[recording][perf_data]") {
+  PerfDataImage img;
+  PerfImageEvent e;
+  e.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
+  e.ids = {5};
+  img.add_event(e);
+  img.add_build_id("[kernel.kallsyms]", ByteVector(20, 0x4d));
+  constexpr uint32_t kKernelPid = 0xffffffffu;
+  const std::string modules = "/lib/modules/6.1.0/kernel/fs/";
+  img.add_record(img.mmap(kKernelPid, 0xffffffff9a000000ull, 0x1200000, 0xffffffff9a000000ull, "[kernel.kallsyms]_text", 1));
+  img.add_record(img.mmap(kKernelPid, 0xffffffffc0a00000ull, 0x10000, 0, modules + "ext4/ext4.ko", 1));
+  img.add_record(img.mmap2(kKernelPid, 0xffffffffc0b00000ull, 0x2000, 0, modules + "xfs/xfs.ko", 1));
+  img.add_record(img.mmap(7, 0x10000, 0x1000, 0, "/bin/x", 1));
+  const ByteVector file = img.build();
+  PerfDataReader reader(Bytes(file.data(), file.size()), "k.data");
+  REQUIRE(reader.recorded_kernel());
+  CHECK(reader.recorded_kernel()->build_id == BuildId(20, 0x4d));
+  auto map = reader.next();
+  REQUIRE(map);
+  CHECK(std::get<MappingRecord>(*map).path == "/bin/x");  // the kernel's are no process's mappings
+  CHECK_FALSE(reader.next());
+  CHECK(reader.status().skipped.at("kernel and module mappings") == 3);
+  const RecordedKernel& k = *reader.recorded_kernel();
+  CHECK(k.text_symbol == "_text");
+  CHECK(k.text_address == 0xffffffff9a000000ull);
+  REQUIRE(k.modules.size() == 2);
+  CHECK(k.modules[0].name == "[ext4]");
+  CHECK(k.modules[1].name == "[xfs]");
+  CHECK(k.modules[1].end == 0xffffffffc0b02000ull);
+}

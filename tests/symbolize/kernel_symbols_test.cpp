@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "support/kernel_notes.h"
 #include "support/sym_fixtures.h"
 #include "support/temp_dir.h"
 #include "symbolize/kernel_symbols.h"
@@ -268,5 +269,115 @@ TEST_CASE("kernel symbols: kallsyms read ahead on a thread, once, and only when 
     s.symbolize_kernel(0xffffffff81000208);
     REQUIRE(s.warnings().size() == 1);
     CHECK(s.warnings()[0].find("cannot read") != std::string::npos);
+  }
+}
+
+TEST_CASE("kernel symbols: lines in another layout than kallsyms' own read as the usual ones", "[symbolize][kernel]") {
+  const std::string usual =
+      "ffffffff81000000 T _text\n"
+      "ffffffff81000100 t do_thing\n"
+      "ffffffffc0a00000 t ext4_fill_super\t[ext4]\n";
+  const std::string other =  // short addresses, tabs, several blanks, upper-case digits, CRLF-less last line
+      "FFFFFFFF81000000\tT\t_text\n"
+      "ffffffff81000100  t   do_thing\n"
+      "  ffffffffc0a00000 t ext4_fill_super [ext4]";
+  const KernelSymbols a = KernelSymbols::parse(usual), b = KernelSymbols::parse(other);
+  CHECK(a.size() == b.size());
+  for (uint64_t addr : {0xffffffff81000004ull, 0xffffffff81000104ull, 0xffffffffc0a00004ull})
+    CHECK(compact_find(a, addr) == compact_find(b, addr));
+  CHECK(compact_find(KernelSymbols::parse("81000100 t short_address\n"), 0x81000104) == "short_address [kernel]+4");
+  // A digit that is not one: the line is no symbol's.
+  CHECK_FALSE(KernelSymbols::parse("ffffffff8100g000 T bad_digit\n").available());
+}
+
+TEST_CASE("kernel symbols: a text parsed in pieces, watching for the kernel's own symbol by name",
+          "[symbolize][kernel]") {
+  const std::string text =
+      "ffffffff81000000 T _stext\n"
+      "ffffffff81000010 t __text_start\n"
+      "ffffffff81000020 T _text_not\n"
+      "ffffffffc0a00000 t _text\t[mod]\n"  // a module's: not the kernel's
+      "ffffffff81000000 T _text\n"
+      "ffffffff81000040 T _text\n"          // the first one counts
+      "ffffffff81000400 T last";
+  const auto watched = [&](const std::string& name, size_t cut) {
+    KernelSymbolsParser parser(16);
+    parser.watch(name);
+    const size_t at = text.rfind('\n', cut) + 1;  // pieces of whole lines
+    parser.add(std::string_view(text).substr(0, at));
+    parser.add(std::string_view(text).substr(at));
+    const KernelSymbols k = parser.finish();
+    CHECK(compact_find(k, 0xffffffff81000404) == compact_find(KernelSymbols::parse(text), 0xffffffff81000404));
+    return parser.watched_address();
+  };
+  for (size_t cut : {size_t{0}, size_t{40}, size_t{100}, text.size() - 1}) {
+    CHECK(watched("_text", cut) == 0xffffffff81000000ull);
+    CHECK(watched("_stext", cut) == 0xffffffff81000000ull);
+    CHECK(watched("last", cut) == 0xffffffff81000400ull);  // no newline at the end
+    CHECK_FALSE(watched("text", cut));
+    CHECK_FALSE(watched("missing", cut));
+  }
+  KernelSymbolsParser hidden(0);
+  hidden.watch("_text");
+  hidden.add("0000000000000000 T _text\n");
+  CHECK(hidden.watched_address() == 0u);
+  CHECK(hidden.finish().hidden());
+}
+
+TEST_CASE("kernel symbols: module symbols outside the given module ranges are forgotten", "[symbolize][kernel]") {
+  KernelSymbols k = KernelSymbols::parse(
+      "ffffffff81000000 T _text\n"
+      "ffffffff81000100 T kernel_fn\n"
+      "ffffffffc0a00000 t ext4_fn\t[ext4]\n"
+      "ffffffffc0b00000 t xfs_fn\t[xfs]\n"
+      "ffffffffc0c00000 t nfs_fn\t[nfs]\n");
+  k.keep_modules_within({{"[ext4]", 0xffffffffc0a00000, 0xffffffffc0a10000},     // where the symbols are
+                         {"[xfs]", 0xffffffffc0f00000, 0xffffffffc0f10000},      // elsewhere: another layout
+                         {"[other]", 0xffffffffc0c00000, 0xffffffffc0c10000}});  // another module there
+  CHECK(compact_find(k, 0xffffffff81000104) == "kernel_fn [kernel]+4");
+  CHECK(compact_find(k, 0xffffffffc0a00004) == "ext4_fn [ext4]+4");
+  CHECK(compact_find(k, 0xffffffffc0b00004) == "(none)");
+  CHECK(compact_find(k, 0xffffffffc0c00004) == "(none)");
+  CHECK(compact_find(k, 0xffffffffc0f00004) == "(none)");
+}
+
+TEST_CASE("kernel symbols: a perf.data recording's kernel: kallsyms counted as read only when it was",
+          "[symbolize][kernel]") {
+  TempDir dir;
+  SymbolizerOptions options;
+  options.debug_roots = {};
+  write_file(dir.file("kallsyms"), kFakeKallsyms);
+  options.kallsyms_path = dir.file("kallsyms");
+  options.perf_buildid_dir = dir.file("debug");
+  options.kernel_notes_path = dir.file("notes");
+  RecordedKernel kernel;
+  kernel.build_id = BuildId(20, 0x31);
+  kernel.text_symbol = "_stext";
+  kernel.text_address = 0xffffffff81000000;
+  SECTION("the recorded kernel runs: read, on the prepared thread") {
+    write_file(options.kernel_notes_path, kernel_notes_with_build_id(kernel.build_id));
+    Symbolizer s(options);
+    s.use_recorded_kernel(kernel);
+    s.prepare_kernel_symbols();
+    CHECK(s.symbolize_kernel(0xffffffff81000204).frames[0].function == "do_syscall_64");
+    CHECK(s.kallsyms_reads() == 1);
+    CHECK(s.warnings().empty());
+  }
+  SECTION("another kernel runs: never read, one warning") {
+    write_file(options.kernel_notes_path, kernel_notes_with_build_id(BuildId(20, 0x32)));
+    Symbolizer s(options);
+    s.use_recorded_kernel(kernel);
+    CHECK(s.symbolize_kernel(0xffffffff81000204).frames[0].function.empty());
+    s.symbolize_kernel(0xffffffff81000208);
+    CHECK(s.kallsyms_reads() == 0);
+    CHECK(s.warnings().size() == 1);
+  }
+  SECTION("the symbols a swprof recording kept win") {
+    Symbolizer s(options);
+    s.use_recorded_kernel_symbols("ffffffff81000200 T recorded_fn\n");
+    s.use_recorded_kernel(kernel);
+    s.prepare_kernel_symbols();
+    CHECK(s.symbolize_kernel(0xffffffff81000204).frames[0].function == "recorded_fn");
+    CHECK(s.kallsyms_reads() == 0);
   }
 }

@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <condition_variable>
+#include <filesystem>
 #include <mutex>
 #include <thread>
 
@@ -146,6 +147,28 @@ TEST_CASE("kallsyms: a FIFO is skipped without blocking", "[symbolize][untrusted
   CHECK_FALSE(watchdog.fired());
   CHECK(warnings_text(symbolizer) ==
         "cannot read " + kallsyms + " (is a FIFO, not a regular file): kernel frames are shown as addresses\n");
+}
+
+TEST_CASE("kallsyms: perf's build-id cache copy that is a FIFO is skipped without blocking", "[symbolize][untrusted]") {
+  TempDir dir;
+  RecordedKernel kernel;
+  kernel.build_id = BuildId(20, 0x77);  // not the running kernel's
+  kernel.text_symbol = "_text";
+  kernel.text_address = 0xffffffff81000000;
+  SymbolizerOptions options = options_in(dir);
+  options.perf_buildid_dir = dir.file("debug");
+  const std::string cached = perf_kallsyms_cache_path(options.perf_buildid_dir, kernel.build_id);
+  std::filesystem::create_directories(std::filesystem::path(cached).parent_path());
+  REQUIRE(::mkfifo(cached.c_str(), 0600) == 0);
+  FifoWatchdog watchdog(cached);
+  Symbolizer symbolizer(options);
+  symbolizer.use_recorded_kernel(kernel);
+  symbolizer.prepare_kernel_symbols();
+  CHECK(symbolizer.symbolize_kernel(0xffffffff81000010).frames[0].function.empty());
+  CHECK_FALSE(watchdog.fired());
+  const std::string refused = cached + " cannot be read (is a FIFO, not a regular file)";
+  CHECK(warnings_text(symbolizer).find(refused) != std::string::npos);
+  CHECK(symbolizer.kallsyms_reads() == 0);
 }
 
 TEST_CASE("a mapped path that is a FIFO is not opened", "[symbolize][untrusted]") {
