@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <system_error>
 
 #include "common/error.h"
 #include "recording/build_id.h"
@@ -20,7 +19,6 @@ namespace swprof {
 namespace {
 
 constexpr size_t kFileBuffer = 1u << 20;     // holds any record (at most 64 KiB: a u16 size)
-constexpr size_t kMaxRecordSize = 1u << 16;  // more than a record's u16 size
 constexpr size_t kDecompressed = 256u << 10;
 constexpr uint64_t kMinAttrSize = PERF_ATTR_SIZE_VER0 + 16;
 constexpr uint64_t kMaxAttrSize = 4096;
@@ -127,7 +125,7 @@ void PerfDataReader::open() {
   if (data_end_ - data_at_ < declared) status_.problem = "file ends inside the data section";
   buf_offset_ = data_at_;
   status_.good_bytes = data_at_;
-  start_reading();
+  buf_.resize(kFileBuffer);
   make_header();
   parser_ = std::make_unique<PerfRecordParser>(attrs_, reported_, features_.arch.empty() || features_.arch == "x86_64");
 }
@@ -228,30 +226,7 @@ void PerfDataReader::stop(ReadStatus::State state, const std::string& problem) {
 
 std::string PerfDataReader::where() const { return "at byte " + std::to_string(buf_offset_ + pos_); }
 
-// A data section of more than two windows is read ahead on a thread
-// (read_ahead.h); a smaller one, or with no thread to be had, through buf_.
-void PerfDataReader::start_reading() {
-  if (data_end_ - data_at_ > 2 * kFileBuffer) {
-    try {
-      ahead_ = std::make_unique<ReadAhead>(file_, data_at_, data_end_, kFileBuffer, kMaxRecordSize);
-      return;
-    } catch (const std::system_error&) {
-      ahead_.reset();
-    }
-  }
-  buf_.resize(kFileBuffer);
-  win_ = buf_.data();
-}
-
 bool PerfDataReader::refill(size_t need) {
-  if (ahead_) {
-    const ReadAhead::Window w = ahead_->next(Bytes(win_ + pos_, len_ - pos_));
-    win_ = w.data;
-    buf_offset_ = w.offset;
-    pos_ = 0;
-    len_ = w.size;
-    return len_ >= need;
-  }
   if (pos_) {
     std::memmove(buf_.data(), buf_.data() + pos_, len_ - pos_);
     buf_offset_ += pos_;
@@ -273,7 +248,7 @@ std::optional<Bytes> PerfDataReader::next_from_file() {
     else stop(ReadStatus::State::kTruncated, len_ == pos_ ? status_.problem : "file ends inside a record " + where());
     return std::nullopt;
   }
-  const uint16_t size = record_size(win_ + pos_);
+  const uint16_t size = record_size(buf_.data() + pos_);
   if (size < 8) {
     stop(ReadStatus::State::kCorrupt, "damaged record header " + where());
     return std::nullopt;
@@ -282,7 +257,7 @@ std::optional<Bytes> PerfDataReader::next_from_file() {
     stop(ReadStatus::State::kTruncated, "file ends inside a record " + where());
     return std::nullopt;
   }
-  const Bytes raw(win_ + pos_, size);
+  const Bytes raw(buf_.data() + pos_, size);
   pos_ += size;
   return raw;
 }
@@ -309,7 +284,6 @@ bool PerfDataReader::skip_payload(Bytes raw, uint32_t type) {
   }
   buf_offset_ = to;
   pos_ = len_ = 0;
-  if (ahead_) ahead_->seek(to);
   return true;
 }
 
@@ -367,11 +341,6 @@ std::optional<Bytes> PerfDataReader::next_decompressed() {
   }
 }
 
-// Whether `raw` is a record of the decompressed stream (else of the file's window).
-bool PerfDataReader::in_decompressed(Bytes raw) const {
-  return !dec_.empty() && raw.data() >= dec_.data() && raw.data() < dec_.data() + dec_.size();
-}
-
 void PerfDataReader::attach_build_id(MappingRecord& m) const {
   if (m.build_id_size) return;
   auto it = features_.build_ids.find(m.path);
@@ -383,13 +352,13 @@ void PerfDataReader::attach_build_id(MappingRecord& m) const {
 std::optional<Record> PerfDataReader::take(Bytes raw) {
   const uint32_t type = record_type(raw);
   if (type == kPerfRecordCompressed || type == kPerfRecordCompressed2) {
-    if (in_decompressed(raw)) ++status_.skipped["compressed records inside compressed data"];
+    if (raw.data() >= dec_.data() && raw.data() < dec_.data() + dec_.size()) ++status_.skipped["compressed records inside compressed data"];
     else start_decompressing(raw, type);
     return std::nullopt;
   }
   if (type == kPerfRecordAuxtrace || type == kPerfRecordTracingData) {
     ++status_.skipped[type == kPerfRecordAuxtrace ? "AUX area trace data" : "tracing data"];
-    if (!in_decompressed(raw)) skip_payload(raw, type);
+    if (raw.data() >= buf_.data() && raw.data() < buf_.data() + buf_.size()) skip_payload(raw, type);
     return std::nullopt;
   }
   PerfParsed parsed = parser_->parse(raw);

@@ -2,9 +2,8 @@
 // Reads a perf.data file (`perf record`'s output; the kernel's
 // tools/perf/Documentation/perf.data-file-format.txt) as a RecordSource:
 // the header, attribute and feature sections first (RecordingHeader from
-// them), then the data section streamed through a bounded window, one record
-// at a time (a section of several windows read one window ahead on a
-// thread: read_ahead.h), PERF_RECORD_COMPRESSED (`perf record -z`) decompressed as a
+// them), then the data section streamed through a bounded buffer, one record
+// at a time, PERF_RECORD_COMPRESSED (`perf record -z`) decompressed as a
 // zstd stream whose state and partial record carry over from one
 // compressed record to the next. When perf recorded the build-id of a
 // [vdso] equal to the running kernel's, an ImageRecord of it comes first.
@@ -26,7 +25,6 @@
 
 #include "recording/perf_data_header.h"
 #include "recording/perf_data_records.h"
-#include "recording/read_ahead.h"
 #include "recording/record_source.h"
 #include "recording/recording_bytes.h"
 
@@ -66,9 +64,7 @@ class PerfDataReader final : public RecordSource {
   // The next raw record of the data section, or of the decompressed stream.
   std::optional<Bytes> next_from_file();
   std::optional<Bytes> next_decompressed();
-  void start_reading();
   bool refill(size_t need);
-  bool in_decompressed(Bytes raw) const;
   void start_decompressing(Bytes raw, uint32_t type);
   bool skip_payload(Bytes raw, uint32_t type);
   std::optional<Record> take(Bytes raw);
@@ -89,15 +85,11 @@ class PerfDataReader final : public RecordSource {
   std::vector<uint8_t> vdso_;  // the running vDSO, when perf recorded its build-id
   bool vdso_given_ = false;
 
-  // The data section [data_at_, data_end_) and the window of it in win_:
-  // win_[pos_, len_) holds file bytes from buf_offset_ + pos_ on. The
-  // window is buf_, or (a data section of several windows) one of
-  // ahead_'s buffers.
+  // The data section [data_at_, data_end_) and the window of it in buf_:
+  // buf_[pos_, len_) holds file bytes from buf_offset_ + pos_ on.
   uint64_t data_at_ = 0;
   uint64_t data_end_ = 0;
   std::vector<uint8_t> buf_;
-  std::unique_ptr<ReadAhead> ahead_;
-  const uint8_t* win_ = nullptr;
   uint64_t buf_offset_ = 0;
   size_t pos_ = 0;
   size_t len_ = 0;

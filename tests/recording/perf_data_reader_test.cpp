@@ -337,9 +337,10 @@ TEST_CASE("recording: perf.data: the running vDSO serves when perf recorded its 
 
 namespace {
 
-// 120 samples with 32 KiB stacks (about 4 MB: read ahead, window by window),
-// sample i's stack filled with byte i and dyn_size varying; after sample 60
-// an AUX area record whose 3 MB payload is skipped (a seek ahead).
+// 120 samples with 32 KiB stacks (about 4 MB: several of the reader's 1 MiB
+// windows, records cut by their boundaries), sample i's stack filled with
+// byte i and dyn_size varying; after sample 60 an AUX area record whose
+// 3 MB payload is skipped (past the window).
 struct BigImage {
   ByteVector file;
   std::vector<size_t> sample_ends;  // file offset after each sample
@@ -390,7 +391,7 @@ std::vector<std::tuple<uint64_t, uint8_t, size_t>> samples_of(PerfDataReader& re
 
 }  // namespace
 
-TEST_CASE("recording: perf.data: a data section of many windows (read ahead) gives every record; cut, those before the cut",
+TEST_CASE("recording: perf.data: a data section of many windows gives every record; cut, those before the cut",
           "[recording][perf_data]") {
   const BigImage big = big_image();
   REQUIRE(big.file.size() > (6u << 20));
