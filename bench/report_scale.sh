@@ -240,7 +240,7 @@ row() {
     if (pw != "-" && pw > 0 && w > 0 && cpu > 0)
       speed = sprintf("%.2f× / %.2f×", sps / (pn / pw), (n / cpu) / (pn / pc))
     if (pr != "-" && pr > 0) mem = sprintf("%.3f×", r / pr)
-    printf "| %s | %s | %s | %.2f | %.2f | %.0f | %.0f | %s | %s |\n", l, c, n, w, cpu, sps, r / 1024, speed, mem }'
+    printf "| %s | %s | %s | %.3f | %.2f | %.0f | %.0f | %s | %s |\n", l, c, n, w, cpu, sps, r / 1024, speed, mem }'
 }
 
 # table_rows NAME: the rows of NAME's three commands.
