@@ -67,6 +67,15 @@ const char* const kFakeKallsyms =
     "ffffffffc0a00000 t ext4_fill_super\t[ext4]\n"
     "ffffffffc0a00400 t ext4_sync_fs\t[ext4]\n";
 
+// Symbolizer options whose kallsyms is kFakeKallsyms, written into `dir`.
+SymbolizerOptions fake_kallsyms_options(const TempDir& dir) {
+  SymbolizerOptions options;
+  options.debug_roots = {};
+  write_file(dir.file("kallsyms"), kFakeKallsyms);
+  options.kallsyms_path = dir.file("kallsyms");
+  return options;
+}
+
 }  // namespace
 
 TEST_CASE("kernel symbols: lookups in a kallsyms table", "[symbolize][kernel]") {
@@ -227,10 +236,7 @@ TEST_CASE("kernel symbols: the compact table names every address of the running 
 TEST_CASE("kernel symbols: kallsyms read ahead on a thread, once, and only when the recording names none",
           "[symbolize][kernel]") {
   TempDir dir;
-  SymbolizerOptions options;
-  options.debug_roots = {};
-  write_file(dir.file("kallsyms"), kFakeKallsyms);
-  options.kallsyms_path = dir.file("kallsyms");
+  SymbolizerOptions options = fake_kallsyms_options(dir);
 
   SECTION("prepared, then used") {
     Symbolizer s(options);
@@ -344,10 +350,7 @@ TEST_CASE("kernel symbols: module symbols outside the given module ranges are fo
 TEST_CASE("kernel symbols: a perf.data recording's kernel: kallsyms counted as read only when it was",
           "[symbolize][kernel]") {
   TempDir dir;
-  SymbolizerOptions options;
-  options.debug_roots = {};
-  write_file(dir.file("kallsyms"), kFakeKallsyms);
-  options.kallsyms_path = dir.file("kallsyms");
+  SymbolizerOptions options = fake_kallsyms_options(dir);
   options.perf_buildid_dir = dir.file("debug");
   options.kernel_notes_path = dir.file("notes");
   RecordedKernel kernel;
