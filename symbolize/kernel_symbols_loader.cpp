@@ -15,6 +15,8 @@ constexpr char kShownAsAddresses[] = "kernel frames are shown as addresses";
 // /proc/kallsyms tells no size: room is made for a kernel's usual table.
 constexpr uint64_t kTypicalKallsymsBytes = uint64_t{6} << 20;
 
+std::string too_large() { return "larger than " + std::to_string(kMaxKallsymsBytes >> 20) + " MiB"; }
+
 std::string hex_address(uint64_t addr) {
   char text[24];
   std::snprintf(text, sizeof text, "%#llx", static_cast<unsigned long long>(addr));
@@ -44,7 +46,7 @@ std::optional<std::string> read_lines_into(RegularFile& file, KernelSymbolsParse
     }
     if (n < 0) return std::string(std::strerror(errno));
     total += static_cast<uint64_t>(n);
-    if (total > kMaxKallsymsBytes) return "larger than " + std::to_string(kMaxKallsymsBytes >> 20) + " MiB";
+    if (total > kMaxKallsymsBytes) return too_large();
     piece.resize(kept + static_cast<size_t>(n));
     if (n == 0) break;
     const size_t whole = piece.rfind('\n') + 1;  // 0 when no line ends in it yet
@@ -62,7 +64,7 @@ FileResult<ReadSymbols> read_kallsyms(const std::string& path, const std::string
   if (!file) return std::move(file).failure_as<ReadSymbols>();
   if (file.value->size > kMaxKallsymsBytes) {
     FileResult<ReadSymbols> r;
-    r.reason = "larger than " + std::to_string(kMaxKallsymsBytes >> 20) + " MiB";
+    r.reason = too_large();
     return r;
   }
   KernelSymbolsParser parser(file.value->size ? file.value->size : kTypicalKallsymsBytes);
@@ -74,6 +76,10 @@ FileResult<ReadSymbols> read_kallsyms(const std::string& path, const std::string
   }
   r.value = ReadSymbols{parser.finish(), parser.watched_address()};
   return r;
+}
+
+std::string unreadable_warning(const std::string& path, const std::string& reason) {
+  return "cannot read " + path + " (" + reason + "): " + kShownAsAddresses;
 }
 
 // The warning to give when `symbols`, read from `path`, name nothing.
@@ -126,9 +132,12 @@ std::optional<KernelSymbols> load_cached(const RecordedKernel& kernel, const std
 // another boot than the recording (a reboot moves a KASLR kernel).
 KernelSymbolsLoad load_running_kallsyms(const RecordedKernel& kernel, const std::string& path) {
   auto read = read_kallsyms(path, kernel.text_symbol);
-  if (!read) return load_kallsyms(path);  // the warning any unreadable kallsyms gives
   KernelSymbolsLoad out;
   out.read_kallsyms = true;
+  if (!read) {
+    out.warning = unreadable_warning(path, read.reason);
+    return out;
+  }
   out.symbols = std::move(read.value->symbols);
   out.warning = empty_table_warning(path, out.symbols);
   if (!out.symbols.available() || kernel.text_symbol.empty() || kernel.text_address == 0) return out;
@@ -156,7 +165,7 @@ KernelSymbolsLoad load_kallsyms(const std::string& path) {
   out.read_kallsyms = true;
   auto read = read_kallsyms(path, {});
   if (!read) {
-    out.warning = "cannot read " + path + " (" + read.reason + "): " + kShownAsAddresses;
+    out.warning = unreadable_warning(path, read.reason);
     return out;
   }
   out.symbols = std::move(read.value->symbols);
