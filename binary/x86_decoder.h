@@ -153,6 +153,30 @@ inline int8_t dwarf_gpr_wide(unsigned reg) {
   }
 }
 
+// DWARF number of the general-purpose register that `reg` is all or part of
+// (al, ah, ax, eax and rax are all rax; r8b..r8 are r8), -1 for anything else.
+inline int8_t dwarf_gpr_of_any_width(unsigned reg) {
+  switch (reg) {
+    case X86_REG_AL: case X86_REG_AH: case X86_REG_AX: case X86_REG_EAX: case X86_REG_RAX: return kRax;
+    case X86_REG_DL: case X86_REG_DH: case X86_REG_DX: case X86_REG_EDX: case X86_REG_RDX: return kRdx;
+    case X86_REG_CL: case X86_REG_CH: case X86_REG_CX: case X86_REG_ECX: case X86_REG_RCX: return kRcx;
+    case X86_REG_BL: case X86_REG_BH: case X86_REG_BX: case X86_REG_EBX: case X86_REG_RBX: return kRbx;
+    case X86_REG_SIL: case X86_REG_SI: case X86_REG_ESI: case X86_REG_RSI: return kRsi;
+    case X86_REG_DIL: case X86_REG_DI: case X86_REG_EDI: case X86_REG_RDI: return kRdi;
+    case X86_REG_BPL: case X86_REG_BP: case X86_REG_EBP: case X86_REG_RBP: return kRbp;
+    case X86_REG_SPL: case X86_REG_SP: case X86_REG_ESP: case X86_REG_RSP: return kRsp;
+    case X86_REG_R8B: case X86_REG_R8W: case X86_REG_R8D: case X86_REG_R8: return kR8;
+    case X86_REG_R9B: case X86_REG_R9W: case X86_REG_R9D: case X86_REG_R9: return kR9;
+    case X86_REG_R10B: case X86_REG_R10W: case X86_REG_R10D: case X86_REG_R10: return kR10;
+    case X86_REG_R11B: case X86_REG_R11W: case X86_REG_R11D: case X86_REG_R11: return kR11;
+    case X86_REG_R12B: case X86_REG_R12W: case X86_REG_R12D: case X86_REG_R12: return kR12;
+    case X86_REG_R13B: case X86_REG_R13W: case X86_REG_R13D: case X86_REG_R13: return kR13;
+    case X86_REG_R14B: case X86_REG_R14W: case X86_REG_R14D: case X86_REG_R14: return kR14;
+    case X86_REG_R15B: case X86_REG_R15W: case X86_REG_R15D: case X86_REG_R15: return kR15;
+    default: return -1;
+  }
+}
+
 inline bool is_rsp_family(unsigned reg) {
   return reg == X86_REG_RSP || reg == X86_REG_ESP || reg == X86_REG_SP || reg == X86_REG_SPL;
 }
@@ -280,6 +304,11 @@ class X86Decoder {
   }
   bool ok() const { return capstone_ && insn_; }
 
+  // The general-purpose registers (a bit per DWARF number) that the
+  // instruction decode() last decoded writes, explicitly or implicitly, at
+  // any width; every register when Capstone cannot tell.
+  uint32_t written_gprs() const;
+
   // The instruction at `addr`, where code[0] is at address `code_addr`;
   // kInvalid when addr is outside the code or the bytes do not decode.
   X86Insn decode(Bytes code, uint64_t code_addr, uint64_t addr) {
@@ -356,6 +385,18 @@ inline bool X86Decoder::classify_by_group(const cs_insn& insn, X86Insn& out) con
   }
   if (cs_insn_group(capstone_->handle(), &insn, CS_GRP_RET)) return set_op(out, X86Op::kReturn);
   return false;
+}
+
+inline uint32_t X86Decoder::written_gprs() const {
+  constexpr uint32_t kEvery = (1u << kRip) - 1;
+  if (!ok() || !insn_->detail) return kEvery;
+  cs_regs read{}, written{};
+  uint8_t nread = 0, nwritten = 0;
+  if (cs_regs_access(capstone_->handle(), insn_.get(), read, &nread, written, &nwritten) != CS_ERR_OK) return kEvery;
+  uint32_t mask = 0;
+  for (uint8_t i = 0; i < nwritten; ++i)
+    if (const int8_t r = x86_detail::dwarf_gpr_of_any_width(written[i]); r >= 0) mask |= 1u << r;
+  return mask;
 }
 
 inline void X86Decoder::note_clobbers(const cs_insn& insn, X86Insn& out) const {

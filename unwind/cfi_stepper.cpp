@@ -1,6 +1,7 @@
 #include "unwind/cfi_stepper.h"
 
 #include "unwind/cfi_rule_apply.h"
+#include "unwind/return_path.h"
 #include "unwind/walk_guards.h"
 
 #include <optional>
@@ -147,6 +148,7 @@ StepAnswer CfiStepper::step(const StepInput& in, Registers& caller) {
   if (!in.mapping || !in.mapping->binary) return StepAnswer::not_mine_by_pc();
   const CfiRule* rule = rule_for(*in.mapping, in.lookup_pc());
   if (!rule) return StepAnswer::not_mine_by_pc();
+  if (in.address.is_exact()) rule = at_exact_pc(*rule, *in.mapping->binary, in.mapping->to_vaddr(in.lookup_pc()));
   if (rule->ra() == SavedRule::kUndefined) return StepAnswer::bottom_by_pc();
   return StepAnswer::by_rule(apply_into(*rule, in.regs, in.stack, caller), UnwindRule::of_cfi_row(*rule));
 }
@@ -154,6 +156,41 @@ StepAnswer CfiStepper::step(const StepInput& in, Registers& caller) {
 const CfiRule* CfiStepper::rule_for(const Mapping& mapping, uint64_t pc) {
   if (!mapping.binary) return nullptr;
   return table_for(mapping.binary).lookup(mapping.to_vaddr(pc));
+}
+
+namespace {
+
+// The callee-saved registers (a bit per DWARF number) that `row` places
+// below rsp: known only for an rsp-based CFA, the usual rule in epilogues.
+uint32_t registers_below_sp(const CfiRule& row) {
+  if (row.cfa != CfaRule::kRspOffset) return 0;
+  uint32_t below = 0;
+  for (int slot = kSlotRa + 1; slot < kSavedSlotCount; ++slot)
+    if (row.saved[slot] == SavedRule::kAtCfa && int64_t{row.cfa_offset} + row.saved_offset[slot] < 0)
+      below |= 1u << kSavedSlotReg[slot];
+  return below;
+}
+
+}  // namespace
+
+const CfiRule* CfiStepper::at_exact_pc(const CfiRule& row, const ElfBinary& binary, uint64_t vaddr) {
+  const uint32_t below = registers_below_sp(row);
+  if (!below) [[likely]]
+    return &row;
+  if (!decoder_) decoder_.emplace();
+  const uint32_t kept = registers_unchanged_to_return(*decoder_, binary, vaddr, below);
+  if (!kept) return &row;
+  auto [it, inserted] = epilogue_rows_.try_emplace({&row, kept}, row);
+  if (inserted) {
+    CfiRule& changed = it->second;
+    for (int slot = kSlotRa + 1; slot < kSavedSlotCount; ++slot)
+      if ((kept >> kSavedSlotReg[slot]) & 1u) {
+        changed.saved[slot] = SavedRule::kSameValue;
+        changed.saved_offset[slot] = 0;
+      }
+    changed.finalize();
+  }
+  return &it->second;
 }
 
 const LazyCfiTable& CfiStepper::table_for(const std::shared_ptr<const ElfBinary>& binary) {

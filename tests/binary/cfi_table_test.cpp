@@ -20,18 +20,6 @@ std::string rule_at(const CfiTable& table, uint64_t vaddr) {
   return rule ? describe(*rule) : "none";
 }
 
-uint64_t function_start(const ElfBinary& binary, const char* name) {
-  const FunctionSymbol* f = binary.function_named(name);
-  REQUIRE(f);
-  return f->start;
-}
-
-uint8_t code_byte(const ElfBinary& binary, uint64_t vaddr) {
-  uint8_t b = 0;
-  REQUIRE(binary.read_code(vaddr, &b, 1));
-  return b;
-}
-
 struct Expected {
   uint64_t offset;
   const char* rule;

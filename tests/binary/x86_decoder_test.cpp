@@ -110,3 +110,28 @@ TEST_CASE("X86Decoder tells what an instruction does to rsp and rbp", "[x86]") {
     CHECK(d.decode(Bytes(nop.data(), nop.size()), kBase, kBase).end() == kBase + 1);
   }
 }
+
+TEST_CASE("X86Decoder tells which general-purpose registers an instruction writes", "[x86]") {
+  X86Decoder d;
+  REQUIRE(d.ok());
+  auto written = [&](std::vector<uint8_t> bytes) {
+    REQUIRE(decode_one(d, std::move(bytes)).op != X86Op::kInvalid);
+    return d.written_gprs();
+  };
+  auto bits = [](std::initializer_list<int> regs) {
+    uint32_t mask = 0;
+    for (int r : regs) mask |= 1u << r;
+    return mask;
+  };
+  CHECK(written({0x5b}) == bits({kRbx, kRsp}));                     // pop rbx
+  CHECK(written({0x5d}) == bits({kRbp, kRsp}));                     // pop rbp
+  CHECK(written({0x55}) == bits({kRsp}));                           // push rbp: reads rbp
+  CHECK(written({0x48, 0x89, 0xe8}) == bits({kRax}));               // mov rax, rbp
+  CHECK(written({0x89, 0xd8}) == bits({kRax}));                     // mov eax, ebx: 32 bits
+  CHECK(written({0x45, 0x88, 0xc4}) == bits({kR12}));               // mov r12b, r8b: the low byte
+  CHECK(written({0x88, 0xc7}) == bits({kRbx}));                     // mov bh, al: the second byte
+  CHECK(written({0x4c, 0x87, 0xeb}) == bits({kRbx, kR13}));         // xchg rbx, r13
+  CHECK(written({0x0f, 0xa2}) == bits({kRax, kRbx, kRcx, kRdx}));   // cpuid: implicit
+  CHECK(written({0x48, 0x01, 0x05, 0, 0, 0, 0}) == 0);              // add [rip], rax: memory
+  CHECK(written({0xf3, 0x90}) == 0);                                // pause
+}

@@ -65,6 +65,18 @@ TEST_CASE("unwind: known stacks under every flag set", "[integration][unwind]") 
   }
 }
 
+// A sample in a leaf's epilogue, after `pop %rbp`: the CFI still says rbp
+// is saved at CFA-16, below rsp and so outside the copied stack, and the
+// callers' CFA is rbp-based in frame-pointer builds.
+TEST_CASE("unwind: samples in an epilogue after rbp is popped", "[integration][unwind]") {
+  for (const char* variant : {"O0_fp", "O2_fp"}) {
+    SECTION(variant) {
+      require_exact(record_and_check({known_bin(variant), "epilogue", "0.5"}, "tiny",
+                                     {"tiny", "call_tiny", "c", "b", "a", "main"}));
+    }
+  }
+}
+
 TEST_CASE("unwind: a shared library called through the PLT", "[integration][unwind]") {
   require_exact(record_and_check({known_bin("O2_nofp"), "plt", "0.5"}, "lib_leaf",
                                  {"lib_leaf", "lib_work", "c", "b", "a", "main"}));

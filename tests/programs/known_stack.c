@@ -11,6 +11,8 @@
  *                                -> on_signal -> handler_leaf (spins in the handler)
  *   known_stack threads SECONDS  4 x thread_main -> a -> b -> c -> leaf
  *   known_stack recurse SECONDS  main -> a -> recurse (x 150, 256-byte frames) -> leaf
+ *   known_stack epilogue SECONDS main -> a -> b -> c -> call_tiny -> tiny, where most samples
+ *                                fall in tiny's epilogue, after `pop %rbp`
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -62,6 +64,43 @@ NOINLINE void handler_leaf(void) {
   sink++;
 }
 
+/* tiny(x) = x + 1 with a frame-pointer frame, as gcc -O0 builds one, and
+ * its CFI: after `pop %rbp` the CFI still says rbp is saved at CFA-16 (below
+ * rsp). The pauses after the pop make the epilogue where samples fall. */
+unsigned long tiny(unsigned long x);
+__asm__(".text\n"
+        ".globl tiny\n"
+        ".type tiny, @function\n"
+        "tiny:\n"
+        ".cfi_startproc\n"
+        "push %rbp\n"
+        ".cfi_def_cfa_offset 16\n"
+        ".cfi_offset %rbp, -16\n"
+        "mov %rsp, %rbp\n"
+        ".cfi_def_cfa_register %rbp\n"
+        "lea 1(%rdi), %rax\n"
+        "pop %rbp\n"
+        ".cfi_def_cfa %rsp, 8\n"
+        "pause\n"
+        "pause\n"
+        "pause\n"
+        "ret\n"
+        ".cfi_endproc\n"
+        ".size tiny, .-tiny\n");
+
+/* A frame of run-time size: the CFA is rbp-based at every -O level, and no
+ * stack-height analysis can stand in for the rbp the CFI cannot give. */
+NOINLINE void call_tiny(double s) {
+  volatile char frame[16 + (sink & 16)];
+  frame[0] = 1;
+  const double end = cpu_now() + s;
+  unsigned long x = 0;
+  do {
+    for (int i = 0; i < 100000; ++i) x = tiny(x);
+  } while (cpu_now() < end);
+  sink += x + (unsigned long)frame[0];
+}
+
 NOINLINE void on_signal(int sig) {
   (void)sig;
   handler_leaf();
@@ -80,6 +119,7 @@ NOINLINE void c(double s) {
   if (!strcmp(mode, "plt")) lib_work(s);
   else if (!strcmp(mode, "vdso")) vdso_leaf(s);
   else if (!strcmp(mode, "signal")) c_spin(s);
+  else if (!strcmp(mode, "epilogue")) call_tiny(s);
   else leaf(s);
   sink++;
 }

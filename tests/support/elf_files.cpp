@@ -17,6 +17,18 @@ std::shared_ptr<ElfBinary> open_binary(const std::string& path) {
   return binary;
 }
 
+uint64_t function_start(const ElfBinary& binary, const char* name) {
+  const FunctionSymbol* f = binary.function_named(name);
+  REQUIRE(f);
+  return f->start;
+}
+
+uint8_t code_byte(const ElfBinary& binary, uint64_t vaddr) {
+  uint8_t b = 0;
+  REQUIRE(binary.read_code(vaddr, &b, 1));
+  return b;
+}
+
 ElfPtr elf_of(const ElfBinary& binary) {
   const Bytes file = binary.file_bytes();
   ElfPtr elf(elf_memory(const_cast<char*>(reinterpret_cast<const char*>(file.data())), file.size()));

@@ -16,6 +16,12 @@ namespace swprof::testing {
 // The ELF file at `path`; fails the test when it does not open.
 std::shared_ptr<ElfBinary> open_binary(const std::string& path);
 
+// The start of function `name` in `binary`'s symbols; fails the test when it has none.
+uint64_t function_start(const ElfBinary& binary, const char* name);
+
+// The code byte at ELF virtual address `vaddr`; fails the test when there is none.
+uint8_t code_byte(const ElfBinary& binary, uint64_t vaddr);
+
 // A libelf handle over `binary`'s bytes (the binary must outlive it).
 ElfPtr elf_of(const ElfBinary& binary);
 

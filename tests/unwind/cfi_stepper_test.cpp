@@ -282,6 +282,58 @@ TEST_CASE("the CFI stepper looks rules up by mapping and pc", "[cfi]") {
   SECTION("the entry point is the bottom") {
     CHECK(step(at("cfi_entry", 2), true, mapping).kind == StepKind::kBottom);
   }
+  SECTION("at the ret after pop %rbp, rbp is the caller's: its slot is below rsp, outside the copy") {
+    // The CFI there: CFA = rsp+8, rbp at CFA-16 (GCC and clang emit no
+    // restore for a pop). The copy starts at rsp, as perf's does.
+    FakeStack top;
+    top.put(kStackBase, 0x402222);  // RA at rsp
+    const BufferMemory top_memory = top.memory();
+    Registers live;
+    live.set(kRip, at("cfi_rbp_frame", 8));
+    live.set(kRsp, kStackBase);
+    live.set(kRbp, 0xcafe);
+    for (int repeat = 0; repeat < 3; ++repeat) {
+      Stepped out = testing::step(
+          stepper, StepInput{live, top_memory, mapping, maps, FrameAddress::exact_pc(live.pc()), 0});
+      REQUIRE(out.kind == StepKind::kCaller);
+      CHECK(out.caller.pc() == 0x402222);
+      CHECK(out.caller.sp() == kStackBase + 8);
+      REQUIRE(out.caller.has(kRbp));
+      CHECK(out.caller.bp() == 0xcafe);
+    }
+    // The same row reached as a return address: nothing says rbp was popped.
+    live.set(kRip, at("cfi_rbp_frame", 9));
+    Stepped out =
+        testing::step(stepper, StepInput{live, top_memory, mapping, maps, FrameAddress::return_address(live.pc()), 1});
+    REQUIRE(out.kind == StepKind::kCaller);
+    CHECK_FALSE(out.caller.has(kRbp));
+  }
+}
+
+// tests/unwind/fixtures/return_paths.S: rbx kept below rsp, then written
+// before the return, stays unknown.
+TEST_CASE("the CFI stepper leaves a register unknown when its slot is below rsp and it is written before the return",
+          "[cfi]") {
+  auto binary = ElfBinary::open(SWPROF_RETURN_PATH_FIXTURE);
+  REQUIRE(binary);
+  const uint64_t load = 0x7f0000000000;
+  const ProcessMaps maps = fixture_maps(binary, load);
+  const FunctionSymbol* f = binary->function_named("rp_red_zone");
+  REQUIRE(f);
+  const Mapping* mapping = maps.find(load + f->start);
+  REQUIRE(mapping);
+  FakeStack stack;
+  stack.put(kStackBase, 0x403333);
+  const BufferMemory memory = stack.memory();
+  Registers regs;
+  regs.set(kRip, load + f->start + 5);  // after the red-zone store: rbx at CFA-24 = rsp-16
+  regs.set(kRsp, kStackBase);
+  regs.set(kRbx, 1);
+  CfiStepper stepper(std::make_shared<CfiTableCache>());
+  Stepped out = testing::step(stepper, StepInput{regs, memory, mapping, maps, FrameAddress::exact_pc(regs.pc()), 0});
+  REQUIRE(out.kind == StepKind::kCaller);
+  CHECK(out.caller.pc() == 0x403333);
+  CHECK_FALSE(out.caller.has(kRbx));
 }
 
 // A known chain of calls for the self-snapshot test. noinline + noclone keep
