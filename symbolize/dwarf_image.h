@@ -23,6 +23,7 @@
 // kMaxSectionBytes.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -62,7 +63,11 @@ class DwarfImage {
   // own when it is big. A kept section that cannot
   // be decompressed (a claimed size over the bounds, an unknown method, a
   // damaged stream) becomes SHT_NOBITS and is named by problems().
-  void write(std::span<uint8_t> out);
+  // `written` (optional) is called with each range of `out` once it is
+  // final (headers, a section), by the thread that wrote it: from two
+  // threads at once when a section has a thread of its own.
+  using WrittenFn = std::function<void(uint64_t offset, uint64_t size)>;
+  void write(std::span<uint8_t> out, const WrittenFn& written = {});
 
   // "its .debug_info section claims 8 GiB uncompressed from 12 KiB", ...
   const std::vector<std::string>& problems() const { return problems_; }
