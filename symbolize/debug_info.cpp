@@ -206,6 +206,9 @@ int DebugInfo::find_debuginfo(Dwfl_Module* mod, void** userdata, const char* mod
                               char** debuginfo_file_name) {
   auto* self = userdata ? static_cast<DebugInfo*>(*userdata) : nullptr;
   if (!self) return -1;
+  // The binary's debuginfo, rebuilt in memory, has a session of its own:
+  // none for the binary's module.
+  if (self->image_module_ && mod != self->image_module_) return -1;
   // libdwfl's lookup opens what it finds without checking what it is: a FIFO
   // there would block it forever. Anything but a regular file where it looks
   // (build-id and debuglink places) means no separate debuginfo.
@@ -230,8 +233,8 @@ int DebugInfo::find_debuginfo(Dwfl_Module* mod, void** userdata, const char* mod
     found_by_libdwfl = fd >= 0;
   }
   if (fd < 0) fd = self->archived_debuginfo(debuginfo_file_name);
-  if (fd >= 0 && image && !found_by_libdwfl) fd = self->dwarf_image_of(fd);
-  if (fd >= 0) self->found_separate_debuginfo_ = true;
+  if (fd >= 0 && image && !found_by_libdwfl) fd = self->dwarf_image_of(fd, debuginfo_file_name);
+  if (fd >= 0 || self->image_module_) self->found_separate_debuginfo_ = true;
   else self->note_rejected_debuginfo(debuglink_file);
   return fd;
 }
@@ -309,10 +312,13 @@ bool DebugInfo::has_build_id_of_binary(int fd) const {
   return n > 0 && static_cast<size_t>(n) == id.size() && std::memcmp(bits, id.data(), id.size()) == 0;
 }
 
-// What libdw reads of the separate debuginfo in descriptor `fd` (owned):
-// a DwarfImage when it has compressed sections, else the file itself. A damaged file is kept for its symbols and its DWARF
-// left unread (dwarf_problem_).
-int DebugInfo::dwarf_image_of(int fd) {
+// The separate debuginfo in descriptor `fd` (owned), named
+// *debuginfo_file_name: when it has compressed sections, rebuilt in memory
+// as a DwarfImage and reported to a session of its own (image_module_),
+// -1 returned; else the descriptor, for libdwfl to read the file itself. A
+// damaged file is kept for its symbols and its DWARF left unread
+// (dwarf_problem_).
+int DebugInfo::dwarf_image_of(int fd, char** debuginfo_file_name) {
   UniqueFd file(fd);
   struct stat st;
   if (::fstat(file.get(), &st) != 0 || st.st_size <= 0) return file.release();
@@ -323,10 +329,32 @@ int DebugInfo::dwarf_image_of(int fd) {
   try {
     std::optional<DwarfImage> image = DwarfImage::plan(Bytes(static_cast<const uint8_t*>(p), size));
     if (!image) return file.release();
-    DwarfImageFile written = write_dwarf_image_file(*image);
-    if (!written.fd.valid()) return file.release();
-    if (!written.problems.empty()) dwarf_problem_ = written.problems.front();
-    return written.fd.release();
+    DwarfImageMemory memory = DwarfImageMemory::write(*image);
+    if (memory.empty()) return file.release();
+    const std::string source =
+        debuginfo_file_name && *debuginfo_file_name ? *debuginfo_file_name : binary_->path() + ".debug";
+    DwflPtr session(dwfl_begin(&callbacks_));
+    if (!session) return file.release();
+    dwfl_report_begin(session.get());
+    Dwfl_Module* mod = dwfl_report_offline_memory(session.get(), basename_of(source).c_str(), source.c_str(),
+                                                  reinterpret_cast<char*>(memory.data()), memory.size());
+    dwfl_report_end(session.get(), nullptr, nullptr);
+    GElf_Addr bias = 0;
+    if (!mod || !dwfl_module_getelf(mod, &bias)) return file.release();
+    void** userdata = nullptr;
+    dwfl_module_info(mod, &userdata, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
+    if (userdata) *userdata = this;  // for find_debuginfo (a dwz supplementary file)
+    if (!image->problems().empty()) dwarf_problem_ = image->problems().front();
+    image_ = std::move(memory);
+    image_source_ = source;
+    image_dwfl_ = std::move(session);
+    image_module_ = mod;
+    image_bias_ = bias;
+    if (debuginfo_file_name) {
+      free(*debuginfo_file_name);
+      *debuginfo_file_name = nullptr;
+    }
+    return -1;
   } catch (const Error& e) {
     dwarf_problem_ = e.what();
     return file.release();
@@ -415,7 +443,10 @@ void DebugInfo::note_rejected_debuginfo(const char* debuglink_file) {
 void DebugInfo::check_dwarf() {
   dwarf_checked_ = true;
   Dwarf_Addr bias = 0;
-  Dwarf* dwarf = dwfl_module_getdwarf(module_, &bias);
+  // Asking the binary's module may rebuild its debuginfo in memory
+  // (find_debuginfo): then the image's module has the DWARF.
+  Dwarf* dwarf = image_module_ ? nullptr : dwfl_module_getdwarf(module_, &bias);
+  if (image_module_) dwarf = dwfl_module_getdwarf(image_module_, &bias);
   if (!dwarf_problem_.empty()) {
     warn("cannot read the DWARF of " + binary_->path() + " (" + dwarf_problem_ +
          "): no source lines or inline frames for it");
@@ -445,6 +476,7 @@ std::string DebugInfo::dwarf_file() {
   if (!module_) return "";
   if (!dwarf_checked_) check_dwarf();
   if (!dwarf_usable_) return "";
+  if (image_module_) return image_source_;
   const char* main_file = nullptr;
   const char* debug_file = nullptr;
   dwfl_module_info(module_, nullptr, nullptr, nullptr, nullptr, nullptr, &main_file, &debug_file);
@@ -516,14 +548,24 @@ void DebugInfo::name_plt_stub(uint64_t vaddr, SourceFrame& frame) const {
 
 void DebugInfo::load_symbols() {
   symbols_loaded_ = true;
-  const int n = dwfl_module_getsymtab(module_);
+  // Asking the binary's module may rebuild its debuginfo in memory
+  // (find_debuginfo): then the image's module has the symbols, at its own
+  // addresses.
+  Dwfl_Module* mod = module_;
+  int n = dwfl_module_getsymtab(module_);
+  Dwarf_Addr shift = 0;
+  if (image_module_) {
+    mod = image_module_;
+    n = dwfl_module_getsymtab(mod);
+    shift = module_bias_ - image_bias_;
+  }
   for (int i = 1; i < n; ++i) {
     GElf_Sym sym;
     GElf_Addr addr = 0;
     GElf_Word shndx = 0;
     Elf* elf = nullptr;
     Dwarf_Addr bias = 0;
-    const char* name = dwfl_module_getsym_info(module_, i, &sym, &addr, &shndx, &elf, &bias);
+    const char* name = dwfl_module_getsym_info(mod, i, &sym, &addr, &shndx, &elf, &bias);
     const int type = GELF_ST_TYPE(sym.st_info);
     if (!name || !*name || (type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF) continue;
     const int bind = GELF_ST_BIND(sym.st_info);
@@ -534,7 +576,7 @@ void DebugInfo::load_symbols() {
       if (Elf_Scn* scn = elf_getscn(elf, shndx); scn && gelf_getshdr(scn, &shdr))
         section_end = std::max(section_end, shdr.sh_addr + shdr.sh_size + bias);
     }
-    symbols_.push_back({addr, sym.st_size, section_end, name, rank});
+    symbols_.push_back({addr + shift, sym.st_size, section_end + shift, name, rank});
   }
   std::sort(symbols_.begin(), symbols_.end(), [](const Symbol& a, const Symbol& b) {
     if (a.start != b.start) return a.start < b.start;
@@ -620,14 +662,16 @@ uint32_t declaration_line(Dwarf_Die* die) {
 // inlined instance's DW_AT_call_file/DW_AT_call_line is where the next outer
 // function was when it called it (DWARF 5 §3.3.8.2).
 void DebugInfo::add_dwarf_frames(Dwarf_Addr addr, SourceFrame& outer, std::vector<SourceFrame>& frames) {
-  auto [file, line] = line_table_entry(module_, addr);
+  Dwfl_Module* module = dwarf_module();
+  const Dwarf_Addr at = to_dwarf_module(addr);
+  auto [file, line] = line_table_entry(module, at);
   outer.file = file;
   outer.line = line;
 
   Dwarf_Addr cu_bias = 0;
-  Dwarf_Die* cu = dwfl_module_addrdie(module_, addr, &cu_bias);
+  Dwarf_Die* cu = dwfl_module_addrdie(module, at, &cu_bias);
   if (!cu) return;  // code without DWARF (startup files, assembly)
-  const Dwarf_Addr pc = addr - cu_bias;
+  const Dwarf_Addr pc = at - cu_bias;
   const DwarfFunctionRange* function = function_holding(cu_index(cu), pc);
   if (!function) return;
   // chain: the function, then each nested scope holding pc, outermost first.

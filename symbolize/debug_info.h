@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "binary/elf_binary.h"
+#include "symbolize/dwarf_image.h"
 #include "symbolize/symbolizer.h"
 
 namespace swprof {
@@ -66,7 +67,11 @@ class DebugInfo {
   bool debuglink_file_exists(const char* debuglink_file, const char* file_name) const;
   bool has_build_id_of_binary(const std::string& path) const;
   bool has_build_id_of_binary(int fd) const;
-  int dwarf_image_of(int fd);
+  int dwarf_image_of(int fd, char** debuginfo_file_name);
+  // The module DWARF lookups use, and the difference between its addresses
+  // and module_'s.
+  Dwfl_Module* dwarf_module() const { return image_module_ ? image_module_ : module_; }
+  Dwarf_Addr to_dwarf_module(Dwarf_Addr addr) const { return addr - module_bias_ + (image_module_ ? image_bias_ : module_bias_); }
   std::vector<std::string> debuginfo_candidates(const char* debuglink_file, const char* file_name) const;
   std::vector<std::string> debuglink_candidates(const char* debuglink_file, const std::string& path) const;
   void note_rejected_debuginfo(const char* debuglink_file);
@@ -110,6 +115,15 @@ class DebugInfo {
   DwflPtr dwfl_;
   Dwfl_Module* module_ = nullptr;  // owned by dwfl_
   Dwarf_Addr module_bias_ = 0;     // module address - ELF vaddr (0 for an offline ET_DYN at base 0)
+  // A separate debuginfo rebuilt as a DwarfImage in memory, read by a
+  // session of its own (libdwfl takes separate debuginfo only as a
+  // descriptor): its symbols and DWARF are the module's. Declared in this
+  // order so the session ends before the memory goes.
+  DwarfImageMemory image_;
+  std::string image_source_;  // the file it was rebuilt from
+  DwflPtr image_dwfl_;
+  Dwfl_Module* image_module_ = nullptr;  // owned by image_dwfl_
+  Dwarf_Addr image_bias_ = 0;            // image_module_ address - ELF vaddr
   bool dwarf_checked_ = false;
   bool dwarf_usable_ = false;
   bool found_separate_debuginfo_ = false;

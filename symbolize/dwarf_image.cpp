@@ -7,12 +7,12 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <future>
 #include <memory>
 #include <system_error>
+#include <utility>
 
 #include "common/error.h"
 
@@ -79,12 +79,6 @@ void prefault(std::span<uint8_t> region) {
   const uintptr_t end = reinterpret_cast<uintptr_t>(region.data() + region.size());
   madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
 }
-
-// A mapping, unmapped when done.
-struct MappingDeleter {
-  size_t size;
-  void operator()(void* p) const { ::munmap(p, size); }
-};
 
 }  // namespace
 
@@ -243,10 +237,7 @@ size_t DwarfImage::section_for_second_thread() const {
   return sections_[biggest].out_size >= kSecondThreadBytes ? biggest : 0;
 }
 
-void DwarfImage::write(std::span<uint8_t> out, const WrittenFn& written) {
-  auto done = [&](uint64_t offset, uint64_t size) {
-    if (written && size) written(offset, size);
-  };
+void DwarfImage::write(std::span<uint8_t> out) {
   if (out.size() != size_) throw Error("a DWARF image written into " + std::to_string(out.size()) + " bytes, not " +
                                        std::to_string(size_));
   Elf64_Ehdr eh = ehdr_;
@@ -254,17 +245,10 @@ void DwarfImage::write(std::span<uint8_t> out, const WrittenFn& written) {
   eh.e_shoff = out_shoff_;
   std::memcpy(out.data(), &eh, sizeof eh);
   if (!phdrs_.empty()) std::memcpy(out.data() + out_phoff_, phdrs_.data(), phdrs_.size());
-  done(0, sizeof eh);
-  if (!phdrs_.empty()) done(out_phoff_, phdrs_.size());
   size_t apart = section_for_second_thread();
   std::future<bool> apart_done;
   try {
-    if (apart)
-      apart_done = std::async(std::launch::async, [this, apart, out, &done] {
-        const bool ok = decompress(apart, out);
-        done(sections_[apart].out_offset, sections_[apart].out_size);
-        return ok;
-      });
+    if (apart) apart_done = std::async(std::launch::async, [this, apart, out] { return decompress(apart, out); });
   } catch (const std::system_error&) {
     apart = 0;  // no thread to be had: all on this one
   }
@@ -275,53 +259,54 @@ void DwarfImage::write(std::span<uint8_t> out, const WrittenFn& written) {
       const std::span<uint8_t> into = out.subspan(section.out_offset, section.in.size());
       prefault(into);
       std::memcpy(into.data(), section.in.data(), section.in.size());
-      done(section.out_offset, section.in.size());
     }
-    if (section.action == Action::kDecompress && i != apart) {
-      if (!decompress(i, out)) damaged.push_back(i);
-      done(section.out_offset, section.out_size);
-    }
+    if (section.action == Action::kDecompress && i != apart && !decompress(i, out)) damaged.push_back(i);
   }
   if (apart && !apart_done.get()) damaged.push_back(apart);
   std::sort(damaged.begin(), damaged.end());
   for (size_t i : damaged) drop(i, "does not decompress (damaged)");
   std::memcpy(out.data() + out_shoff_, shdrs_.data(), shdrs_.size());
-  done(out_shoff_, shdrs_.size());
 }
 
-DwarfImageFile write_dwarf_image_file(DwarfImage& image) {
-  DwarfImageFile out;
-  UniqueFd fd(memfd_create("swprof-dwarf-image", MFD_CLOEXEC));
-  if (!fd.valid()) return out;
-  // The image is built in anonymous memory, in huge pages where the kernel
-  // gives them, and each part is copied into the file with pwrite() by the
-  // thread that wrote it: filling an in-memory file through a shared
-  // mapping costs a fault per 4 KiB page, two to three times what pwrite()
-  // costs for the same pages. Not populated here: each section's writer
-  // populates its own pages (prefault), so the biggest section's pages come
-  // in on its own thread. Bytes never written (padding) read as zeros.
-  if (ftruncate(fd.get(), static_cast<off_t>(image.size())) != 0) return out;
+DwarfImageMemory DwarfImageMemory::write(DwarfImage& image) {
+  DwarfImageMemory out;
+  // Aligned to a huge page inside a mapping one huge page bigger. Not
+  // populated here: each section's writer populates its own pages
+  // (prefault), so the biggest section's pages come in on its own thread.
   constexpr size_t kHugePage = size_t{2} << 20;
   const size_t map_size = image.size() + kHugePage;
   void* p = mmap(nullptr, map_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) return out;
-  const std::unique_ptr<void, MappingDeleter> mapping(p, MappingDeleter{map_size});
+  out.mapping_ = p;
+  out.mapping_size_ = map_size;
   const uintptr_t aligned = (reinterpret_cast<uintptr_t>(p) + kHugePage - 1) & ~(kHugePage - 1);
-  auto* base = reinterpret_cast<uint8_t*>(aligned);
-  madvise(base, image.size(), MADV_HUGEPAGE);  // only a hint
-  std::atomic<bool> failed{false};
-  image.write(std::span<uint8_t>(base, image.size()), [&](uint64_t offset, uint64_t size) {
-    for (uint64_t done = 0; done < size && !failed;) {
-      const ssize_t n = ::pwrite(fd.get(), base + offset + done, size - done, static_cast<off_t>(offset + done));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) failed = true;
-      else done += static_cast<uint64_t>(n);
-    }
-  });
-  if (failed) return out;
-  out.fd = std::move(fd);
-  out.problems = image.problems();
+  out.image_ = reinterpret_cast<uint8_t*>(aligned);
+  out.size_ = image.size();
+  madvise(out.image_, out.size_, MADV_HUGEPAGE);  // only a hint
+  image.write(std::span<uint8_t>(out.image_, out.size_));
   return out;
+}
+
+DwarfImageMemory::DwarfImageMemory(DwarfImageMemory&& other) noexcept { *this = std::move(other); }
+
+DwarfImageMemory& DwarfImageMemory::operator=(DwarfImageMemory&& other) noexcept {
+  if (this != &other) {
+    release();
+    mapping_ = std::exchange(other.mapping_, nullptr);
+    mapping_size_ = std::exchange(other.mapping_size_, 0);
+    image_ = std::exchange(other.image_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+  }
+  return *this;
+}
+
+DwarfImageMemory::~DwarfImageMemory() { release(); }
+
+void DwarfImageMemory::release() {
+  if (mapping_) ::munmap(mapping_, mapping_size_);
+  mapping_ = nullptr;
+  image_ = nullptr;
+  mapping_size_ = size_ = 0;
 }
 
 }  // namespace swprof

@@ -23,7 +23,6 @@
 // kMaxSectionBytes.
 
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -33,7 +32,6 @@
 #include <elf.h>
 
 #include "common/byte_reader.h"
-#include "common/unique_fd.h"
 
 namespace swprof {
 
@@ -63,11 +61,7 @@ class DwarfImage {
   // own when it is big. A kept section that cannot
   // be decompressed (a claimed size over the bounds, an unknown method, a
   // damaged stream) becomes SHT_NOBITS and is named by problems().
-  // `written` (optional) is called with each range of `out` once it is
-  // final (headers, a section), by the thread that wrote it: from two
-  // threads at once when a section has a thread of its own.
-  using WrittenFn = std::function<void(uint64_t offset, uint64_t size)>;
-  void write(std::span<uint8_t> out, const WrittenFn& written = {});
+  void write(std::span<uint8_t> out);
 
   // "its .debug_info section claims 8 GiB uncompressed from 12 KiB", ...
   const std::vector<std::string>& problems() const { return problems_; }
@@ -102,13 +96,31 @@ class DwarfImage {
   std::vector<std::string> problems_;
 };
 
-// The image of `file` in an anonymous in-memory file (libdwfl reads ELF
-// files from descriptors), with the problems met; fd invalid when the
-// in-memory file cannot be made.
-struct DwarfImageFile {
-  UniqueFd fd;
-  std::vector<std::string> problems;
+// The image of a planned file in anonymous memory (in huge pages where the
+// kernel gives them: a few faults for a libc's 9 MB instead of 2,300), for
+// libdwfl to read as an ELF file in memory; empty when the memory cannot
+// be had.
+class DwarfImageMemory {
+ public:
+  static DwarfImageMemory write(DwarfImage& image);
+
+  DwarfImageMemory() = default;
+  DwarfImageMemory(DwarfImageMemory&& other) noexcept;
+  DwarfImageMemory& operator=(DwarfImageMemory&& other) noexcept;
+  DwarfImageMemory(const DwarfImageMemory&) = delete;
+  DwarfImageMemory& operator=(const DwarfImageMemory&) = delete;
+  ~DwarfImageMemory();
+
+  bool empty() const { return !image_; }
+  uint8_t* data() const { return image_; }
+  size_t size() const { return size_; }
+
+ private:
+  void release();
+  void* mapping_ = nullptr;  // mmap'd, mapping_size_ bytes; image_ inside it
+  size_t mapping_size_ = 0;
+  uint8_t* image_ = nullptr;
+  size_t size_ = 0;
 };
-DwarfImageFile write_dwarf_image_file(DwarfImage& image);
 
 }  // namespace swprof
