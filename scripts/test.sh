@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test with ctest.
 #   scripts/test.sh                 normal build in build/
-#   SWPROF_SANITIZE=1 scripts/test.sh   ASan+UBSan build in build-asan/, then scripts/fuzz.sh 30
+#   SWPROF_SANITIZE=1 scripts/test.sh   ASan+UBSan build in build-asan/, then scripts/fuzz.sh 20
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -14,6 +14,6 @@ else
 fi
 (cd "${SWPROF_BUILD_DIR:-build}" && ctest --output-on-failure -j "$(nproc)" --timeout 300)
 if [ "${SWPROF_SANITIZE:-0}" = "1" ]; then
-  # Every parser's fuzz target for 30 s (clang + libFuzzer, build-fuzz/).
-  scripts/fuzz.sh 30
+  # Every parser's fuzz target for 20 s (clang + libFuzzer, build-fuzz/).
+  scripts/fuzz.sh 20
 fi
