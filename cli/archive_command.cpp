@@ -51,7 +51,8 @@ std::function<int()> add_archive_command(CLI::App& app) {
   sub->add_option("file", *path, "recording file (default swprof.data)");
   sub->add_option("-o,--output", *output, "archive to write (default FILE.archive)");
   sub->add_option("--debug-dir", symbolize->debug_dirs,
-                  "also look for separate debuginfo under this root (repeatable; before /usr/lib/debug)");
+                  "also look for separate debuginfo under this root (repeatable; before /usr/lib/debug)")
+      ->allow_extra_args(false);  // one root per option: a recording after it stays the recording
   return [path, output, symbolize]() {
     symbolize->apply_debuginfod();
     ArchiveOptions options;

@@ -24,7 +24,8 @@ struct SymbolizeArgs {
     sub->add_flag("--no-inline", no_inline, "do not show inlined functions as frames of their own");
     sub->add_option("--debug-dir", debug_dirs,
                     "also look for separate debuginfo under this root (.build-id/ and .gnu_debuglink; "
-                    "repeatable; searched in order, before /usr/lib/debug)");
+                    "repeatable; searched in order, before /usr/lib/debug)")
+        ->allow_extra_args(false);  // one root per option: a recording after it stays the recording
     sub->add_option("--archive", archive,
                     "binaries and debuginfo for this recording (swprof archive), used where a binary is missing "
                     "or changed; default: RECORDING.archive when it exists");

@@ -384,3 +384,17 @@ TEST_CASE("report text and folded with --no-inline never read DWARF; outputs wit
   CHECK(warns({}));
   CHECK(warns({"-f", "json", "--no-inline"}));
 }
+
+// --debug-dir takes one root per option: a recording named after it is the
+// recording, not a second root.
+TEST_CASE("report, script: a recording after --debug-dir ROOT is the recording", "[cli][report]") {
+  TempDir dir;
+  const std::string rec = dir.file("true.swprof");
+  REQUIRE(run({swprof_bin(), "record", "-o", rec, "--", "/bin/true"}, dir.path()).exit_code == 0);
+  for (const char* command : {"report", "script"}) {
+    auto r = run({swprof_bin(), command, "--debug-dir", dir.path(), "--debug-dir", dir.file("none"), rec}, dir.path());
+    INFO(command << ": " << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.err.find("cannot open recording") == std::string::npos);
+  }
+}
