@@ -42,6 +42,16 @@ class PipelineRun {
     use_final_images(read_trailing_images(reader));
   }
 
+  // The first samples, before they are symbolized: their binaries' symbols
+  // and DWARF are read at once, each on a thread of its own (the fixed cost
+  // of a small report). Later samples' binaries are read when first met.
+  void look_ahead(const UnwoundSample& s) {
+    if (ahead_seen_ >= kLookAheadSamples) return;
+    ++ahead_seen_;
+    if (!(s.off_cpu ? kinds_.off_cpu : kinds_.on_cpu) || !s.maps) return;
+    for (const Frame& f : s.walk.frames) symbols_.prefetch(*s.maps, f);
+  }
+
   void on_sample(const UnwoundSample& s) {
     count_read(s.time);
     if (!(s.off_cpu ? kinds_.off_cpu : kinds_.on_cpu)) return;
@@ -160,6 +170,8 @@ class PipelineRun {
   ThreadNames names_;
   MappedFiles mapped_files_;
   Symbolizer symbols_;
+  static constexpr uint64_t kLookAheadSamples = 1024;
+  uint64_t ahead_seen_ = 0;
   bool kernel_early_checked_ = false;
   bool kernel_told_ = false;  // the symbolizer knows the recorded kernel, if any
   std::vector<const SymbolizedAddress*> user_symbols_, kernel_symbols_;  // of the current sample
@@ -184,7 +196,8 @@ PipelineResult run_pipeline(const std::string& recording, const PipelineOptions&
   PipelineRun run(reader, options, sink);
   RecordingUnwinder unwinder(options.unwind);
   unwinder.run(
-      reader, [&](const UnwoundSample& s) { run.on_sample(s); }, [&](const Record& r) { std::visit(run, r); });
+      reader, [&](const UnwoundSample& s) { run.on_sample(s); }, [&](const Record& r) { std::visit(run, r); },
+      [&](const UnwoundSample& s) { run.look_ahead(s); });
   return run.finish(unwinder);
 }
 

@@ -484,6 +484,12 @@ std::string DebugInfo::dwarf_file() {
   return main_file ? main_file : binary_->path();
 }
 
+void DebugInfo::prepare() {
+  if (!module_ || binary_->go_pclntab()) return;
+  if (!symbols_loaded_) load_symbols();
+  if (options_.lines && !dwarf_checked_) check_dwarf();
+}
+
 std::vector<SourceFrame> DebugInfo::frames_at(uint64_t vaddr) {
   std::vector<SourceFrame> frames;
   if (add_go_frames(vaddr, frames)) return frames;

@@ -49,6 +49,13 @@ class DebugInfo {
   // line, decl_line and function_offset; never empty.
   std::vector<SourceFrame> frames_at(uint64_t vaddr);
 
+  // Does now what the first frames_at would do first: reads the symbols,
+  // and checks the DWARF when source lines are wanted (which may rebuild
+  // the debuginfo in memory). Not for a Go binary, whose functions are
+  // named from its pclntab without either. For a thread of its own before
+  // the first lookup: nothing else may use this DebugInfo meanwhile.
+  void prepare();
+
   // The file the DWARF comes from: the binary itself, or the separate
   // debuginfo found for it; empty when there is no usable DWARF.
   std::string dwarf_file();

@@ -2,12 +2,14 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <deque>
 #include <future>
 #include <optional>
 #include <system_error>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "binary/function_bounds.h"
 #include "common/flat_index.h"
@@ -93,6 +95,7 @@ struct Symbolizer::Impl {
   const SymbolizedAddress& in_binary(const Mapping& m, uint64_t pc, uint64_t lookup, bool exact);
   const SymbolizedAddress& outside_binaries(const Mapping* m, uint32_t pid, uint64_t pc, uint64_t lookup, bool exact);
   DebugInfo& debug_info(const std::shared_ptr<const ElfBinary>& binary);
+  void prefetch(const std::shared_ptr<const ElfBinary>& binary);
   const PerfMap& perf_map(uint32_t pid);
   std::optional<std::string> recorded_perf_map(uint32_t pid) const;
   std::optional<std::string> read_perf_map(const std::string& path);
@@ -103,7 +106,11 @@ struct Symbolizer::Impl {
   SymbolizerOptions options;
   // DebugInfo keeps its binary alive, so an ElfBinary* key is never reused.
   std::unordered_map<const ElfBinary*, std::unique_ptr<DebugInfo>> debug;
-  std::vector<const DebugInfo*> debug_order;  // for warnings in the order met
+  std::vector<const DebugInfo*> debug_order;  // for warnings in the order met by lookups
+  std::unordered_set<const DebugInfo*> met;  // those in debug_order
+  // DebugInfo::prepare running on threads of their own (prefetch), by
+  // binary; declared after `debug`, so they end before the DebugInfos go.
+  std::unordered_map<const ElfBinary*, std::future<void>> preparing;
   AddressCache<AddressKey, AddressKeyHash> by_address;
   std::unordered_map<uint32_t, PerfMap> perf_maps;
   std::unordered_map<uint32_t, std::string> recorded_perf_maps;  // by pid
@@ -130,6 +137,12 @@ const SymbolizedAddress& Symbolizer::symbolize(const ProcessMaps& maps, uint32_t
   if (!m && maps.before_exec()) m = maps.before_exec()->find(lookup);
   if (m && m->binary) return impl_->in_binary(*m, frame.pc, lookup, exact);
   return impl_->outside_binaries(m, pid, frame.pc, lookup, exact);
+}
+
+void Symbolizer::prefetch(const ProcessMaps& maps, const Frame& frame) {
+  const uint64_t lookup = (frame.flags & kFrameExactPc) ? frame.pc : frame.pc - 1;
+  const Mapping* m = maps.find(lookup);
+  if (m && m->binary) impl_->prefetch(m->binary);
 }
 
 const SymbolizedAddress& Symbolizer::Impl::in_binary(const Mapping& m, uint64_t pc, uint64_t lookup, bool exact) {
@@ -174,11 +187,29 @@ const SymbolizedAddress& Symbolizer::Impl::outside_binaries(const Mapping* m, ui
 
 DebugInfo& Symbolizer::Impl::debug_info(const std::shared_ptr<const ElfBinary>& binary) {
   auto& slot = debug[binary.get()];
-  if (!slot) {
-    slot = std::make_unique<DebugInfo>(binary, options);
-    debug_order.push_back(slot.get());
+  if (!slot) slot = std::make_unique<DebugInfo>(binary, options);
+  if (auto it = preparing.find(binary.get()); it != preparing.end()) {
+    std::future<void> done = std::move(it->second);
+    preparing.erase(it);
+    done.get();
   }
+  if (met.insert(slot.get()).second) debug_order.push_back(slot.get());
   return *slot;
+}
+
+void Symbolizer::Impl::prefetch(const std::shared_ptr<const ElfBinary>& binary) {
+  if (options.debuginfod || debug.count(binary.get())) return;
+  size_t running = 0;
+  for (auto& [key, done] : preparing)
+    running += done.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
+  if (running >= kMaxPrefetching) return;
+  DebugInfo* info = debug.emplace(binary.get(), std::make_unique<DebugInfo>(binary, options)).first->second.get();
+  auto& slot = preparing[binary.get()];
+  try {
+    slot = std::async(std::launch::async, [info] { info->prepare(); });
+  } catch (const std::system_error&) {
+    preparing.erase(binary.get());  // no thread to be had: the first lookup reads it
+  }
 }
 
 // The text of a perf map, or nullopt (with a warning unless there is none).

@@ -93,6 +93,15 @@ class Symbolizer {
   // an empty function.
   const SymbolizedAddress& symbolize(const ProcessMaps& maps, uint32_t pid, const Frame& frame);
 
+  // A frame a later symbolize() will ask for (a look ahead): when no
+  // lookup has reached its binary yet, starts reading the binary's symbols
+  // and DWARF (DebugInfo::prepare) on a thread of its own, so that several
+  // binaries' debuginfo is read at once and alongside the caller's work;
+  // lookups in that binary wait for it. At most kMaxPrefetching at a time;
+  // none with debuginfod. Results and warnings are the same either way.
+  void prefetch(const ProcessMaps& maps, const Frame& frame);
+  static constexpr size_t kMaxPrefetching = 4;
+
   // Symbolizes a kernel return address (from a sample's kernel call chain)
   // with kallsyms. Unknown or hidden (non-root) addresses give one frame with
   // an empty function in module "[kernel]".

@@ -289,7 +289,9 @@ RecordingUnwinder::Pending RecordingUnwinder::pending(const SampleView& s) {
 }
 
 void RecordingUnwinder::run(RecordSource& reader, const std::function<void(const UnwoundSample&)>& on_sample,
-                            const std::function<void(const Record&)>& on_record) {
+                            const std::function<void(const Record&)>& on_record,
+                            const std::function<void(const UnwoundSample&)>& on_ahead) {
+  ahead_ = on_ahead ? &on_ahead : nullptr;
   ReorderWindow window;
   uint64_t newest = 0;
   uint64_t seq = 0;
@@ -328,6 +330,7 @@ void RecordingUnwinder::run(RecordSource& reader, const std::function<void(const
   release(true);
   flush(on_sample, on_record);
   deliver(on_sample, on_record);
+  ahead_ = nullptr;
 }
 
 void RecordingUnwinder::replay(Timed&& t, const std::function<void(const UnwoundSample&)>& on_sample,
@@ -349,6 +352,8 @@ void RecordingUnwinder::deliver(const SampleSink& on_sample, const RecordSink& o
   if (in_flight_->empty()) return;
   if (!in_flight_->samples.empty()) workers_->wait();
   Batch& b = *in_flight_;
+  if (ahead_)
+    for (const Pending& p : b.samples) (*ahead_)(p.out);
   size_t r = 0;
   auto records_before = [&](size_t index) {
     for (; r < b.records.size() && b.records[r].first <= index; ++r)

@@ -84,9 +84,12 @@ class RecordingUnwinder {
 
   // Streams the whole recording. on_sample sees every sample in recording
   // order; on_record (optional) sees every other record, in order with the
-  // samples. Both run on the calling thread.
+  // samples. on_ahead (optional) sees each batch of samples, unwound, before
+  // on_sample sees the first of them: a look ahead, to start slow work
+  // early. All run on the calling thread.
   void run(RecordSource& reader, const std::function<void(const UnwoundSample&)>& on_sample,
-           const std::function<void(const Record&)>& on_record = {});
+           const std::function<void(const Record&)>& on_record = {},
+           const std::function<void(const UnwoundSample&)>& on_ahead = {});
 
   const UnwindStats& stats() const { return stats_; }
   // Missing or changed binaries, once each.
@@ -118,6 +121,7 @@ class RecordingUnwinder {
   UnwindStats stats_;
   struct Workers;
   std::unique_ptr<Workers> workers_;
+  const SampleSink* ahead_ = nullptr;  // run's on_ahead, while it runs
   std::unique_ptr<Batch> collecting_;  // filled by replay
   std::unique_ptr<Batch> in_flight_;   // being unwound by the workers
   std::vector<std::vector<uint8_t>> spare_stacks_;  // buffers of delivered samples, for the next ones

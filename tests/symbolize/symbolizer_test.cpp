@@ -692,3 +692,52 @@ TEST_CASE("symbolizer: one address in two binaries is two symbolized addresses; 
   CHECK(&symbolizer.symbolize(stripped, 7, f) == &in_stripped);
   CHECK(symbolizer.cached_addresses() == 2002);
 }
+
+// Symbolizer::prefetch reads a binary's symbols and DWARF on a thread of its
+// own; lookups give what they give without it, and its warnings come only
+// once a lookup reaches the binary.
+TEST_CASE("symbolizer: a prefetched binary gives the same frames, and warnings only once looked up", "[symbolize]") {
+  SECTION("compressed debuginfo: the same frames as without prefetch") {
+    const StrippedApp s;
+    s.add_debuginfo("zlib");
+    BinaryCache binaries;
+    const ProcessMaps maps = load_like_loader(binaries, s.app, kBase);
+    Symbolizer prefetched(s.options());
+    Symbolizer plain(s.options());
+    prefetched.prefetch(maps, return_frame(kBase + probe_addresses().at("inline")));
+    prefetched.prefetch(maps, return_frame(kBase + probe_addresses().at("static")));  // the same binary: once
+    check_inline_chain(prefetched.symbolize(maps, 1, return_frame(kBase + probe_addresses().at("inline"))));
+    for (const auto& [tag, vaddr] : probe_addresses()) {
+      INFO(tag);
+      const auto& got = prefetched.symbolize(maps, 1, return_frame(kBase + vaddr));
+      const auto& want = plain.symbolize(maps, 1, return_frame(kBase + vaddr));
+      REQUIRE(got.frames.size() == want.frames.size());
+      for (size_t i = 0; i < got.frames.size(); ++i) {
+        CHECK(got.frames[i].function == want.frames[i].function);
+        CHECK(got.frames[i].file == want.frames[i].file);
+        CHECK(got.frames[i].line == want.frames[i].line);
+        CHECK(got.frames[i].inlined == want.frames[i].inlined);
+      }
+    }
+    CHECK(prefetched.warnings() == plain.warnings());
+  }
+  SECTION("damaged debuginfo: no warning until a lookup reaches the binary, then the same one") {
+    TempDir dir;
+    const std::string app = dir.file("bin/app");
+    copy_file(program_file("sym_target.nodebug"), app);
+    const std::string root = dir.file("debug");
+    write_file(build_id_path(root, app), std::string(4096, '\x5a'));
+    SymbolizerOptions options = hermetic_options(dir);
+    options.debug_roots = {root};
+    BinaryCache binaries;
+    const ProcessMaps maps = load_like_loader(binaries, app, kBase);
+    const Frame probe = return_frame(kBase + probe_addresses().at("inline"));
+    Symbolizer prefetched(options);
+    prefetched.prefetch(maps, probe);
+    CHECK(prefetched.warnings().empty());
+    Symbolizer plain(options);
+    CHECK(prefetched.symbolize(maps, 1, probe).frames[0].function == plain.symbolize(maps, 1, probe).frames[0].function);
+    CHECK(prefetched.warnings().size() == 1);
+    CHECK(prefetched.warnings() == plain.warnings());
+  }
+}

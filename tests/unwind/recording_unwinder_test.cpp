@@ -113,3 +113,32 @@ TEST_CASE("a mapping after a sample in time does not apply to it", "[recording_u
   unwinder.run(reader, [&](const UnwoundSample& s) { mapped = s.maps->find(0x501234) != nullptr; });
   CHECK_FALSE(mapped);
 }
+
+TEST_CASE("on_ahead sees each batch's samples, unwound and in order, before on_sample sees them", "[recording_unwinder]") {
+  TempFile file;
+  std::vector<uint8_t> stack(64, 0);
+  {
+    RecordingWriter w(file.path, RecordingHeader{});
+    w.write(mapping_at(7, 1, 0x400000));
+    for (uint64_t t = 1; t <= 10; ++t) w.write(sample_at(7, 1000 * t, 0x401000 + t, stack));
+    w.finish(EndRecord{"{}"});
+  }
+  RecordingReader reader(file.path);
+  UnwindOptions options{UnwinderChoice::kChain, 1};
+  options.batch = 4;
+  RecordingUnwinder unwinder(options);
+  std::vector<std::pair<char, uint64_t>> events;  // ('a'head or 's'ample, time)
+  unwinder.run(
+      reader, [&](const UnwoundSample& s) { events.emplace_back('s', s.time); }, {},
+      [&](const UnwoundSample& s) {
+        CHECK(!s.walk.frames.empty());  // unwound already
+        events.emplace_back('a', s.time);
+      });
+  std::vector<std::pair<char, uint64_t>> want;
+  for (uint64_t first : {1, 5, 9}) {  // batches of 4, 4 and 2
+    const uint64_t last = std::min<uint64_t>(first + 3, 10);
+    for (uint64_t t = first; t <= last; ++t) want.emplace_back('a', 1000 * t);
+    for (uint64_t t = first; t <= last; ++t) want.emplace_back('s', 1000 * t);
+  }
+  CHECK(events == want);
+}
