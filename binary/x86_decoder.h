@@ -308,6 +308,8 @@ class X86Decoder {
   // instruction decode() last decoded writes, explicitly or implicitly, at
   // any width; every register when Capstone cannot tell.
   uint32_t written_gprs() const;
+  // Whether that instruction is `enter` (whose writes Capstone 4 leaves out).
+  bool last_is_enter() const { return ok() && insn_->id == X86_INS_ENTER; }
 
   // The instruction at `addr`, where code[0] is at address `code_addr`;
   // kInvalid when addr is outside the code or the bytes do not decode.

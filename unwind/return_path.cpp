@@ -50,6 +50,11 @@ uint32_t registers_unchanged_to_return(X86Decoder& decoder, const ElfBinary& bin
       case X86Op::kCondJump:
       case X86Op::kIndirectJump:
       case X86Op::kStop:
+      // rsp set from elsewhere: the `ret` may return into another context
+      // (a stack switch); an epilogue's rsp-based rows come after these.
+      case X86Op::kLeave:
+      case X86Op::kSetRspFromRbp:
+      case X86Op::kAlignRsp:
         return 0;
       case X86Op::kReturn:
         return registers & ~written;
@@ -57,6 +62,8 @@ uint32_t registers_unchanged_to_return(X86Decoder& decoder, const ElfBinary& bin
         at = insn.target;
         continue;
       default:
+        // `enter` writes rbp and rsp, which Capstone 4 does not report.
+        if (insn.clobbers_rsp || decoder.last_is_enter()) return 0;
         written |= decoder.written_gprs();
         if (!(registers & ~written)) return 0;
         at = insn.end();

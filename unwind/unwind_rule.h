@@ -48,8 +48,9 @@ inline constexpr uint8_t kRuleFast = 4, kRuleCfaFromBp = 2, kRuleRestoresBp = 1;
 
 struct UnwindRule {
   // kCfiRow, and the fast kinds: the compact CFI row (kCfiSimple for the
-  // fast kinds: rbx, r12..r15 at cfa + k). Owned by the binary's CfiTable,
-  // which outlives the stepper that gave it.
+  // fast kinds: rbx, r12..r15 at cfa + k). Owned by the binary's CfiTable
+  // (or, for a row changed at an epilogue's exact pc, by the CfiStepper),
+  // either of which outlives the walker's cache of it.
   const CfiRule* row = nullptr;
   int32_t cfa_offset = 0;  // kAskFrom: the position of the first stepper to ask
   int16_t bp_offset = 0;

@@ -59,6 +59,17 @@ TEST_CASE("the registers a way to the return leaves alone", "[unwind][return-pat
     CHECK(kept("rp_long", 42 - kReturnPathMaxInstructions + 1, bit(kRbp)) == bit(kRbp));
     CHECK(kept("rp_long", 42 - kReturnPathMaxInstructions, bit(kRbp)) == 0);
   }
+  SECTION("no answer when rsp is set from elsewhere on the way: the ret may be another context's") {
+    CHECK(code_byte(*binary, function_start(*binary, "rp_stack_switch") + 2) == 0x48);  // mov %rsi, %rsp
+    CHECK(kept("rp_stack_switch", 2, bit(kRbp)) == 0);
+    CHECK(kept("rp_stack_switch", 5, bit(kRbp)) == bit(kRbp));
+    CHECK(code_byte(*binary, function_start(*binary, "rp_enter") + 2) == 0xc8);  // enter
+    CHECK(kept("rp_enter", 2, bit(kRbx)) == 0);
+    CHECK(kept("rp_enter", 6, bit(kRbx)) == bit(kRbx));
+    CHECK(code_byte(*binary, function_start(*binary, "rp_leave") + 2) == 0xc9);  // leave
+    CHECK(kept("rp_leave", 2, bit(kRbx)) == 0);
+    CHECK(kept("rp_leave", 3, bit(kRbx)) == bit(kRbx));
+  }
   SECTION("no answer outside the binary's code") {
     CHECK(registers_unchanged_to_return(decoder, *binary, 0, bit(kRbp)) == 0);
     CHECK(registers_unchanged_to_return(decoder, *binary, uint64_t{1} << 40, bit(kRbp)) == 0);
