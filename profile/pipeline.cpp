@@ -49,6 +49,9 @@ class PipelineRun {
     if (ahead_seen_ >= kLookAheadSamples) return;
     ++ahead_seen_;
     if (!(s.off_cpu ? kinds_.off_cpu : kinds_.on_cpu) || !s.maps) return;
+    // The filter's time window and threads (its names are known only once
+    // the batch's records are read).
+    if (!filter_.in_window(s.time) || !filter_.keeps_thread(s.tid)) return;
     for (const Frame& f : s.walk.frames) symbols_.prefetch(*s.maps, f);
   }
 

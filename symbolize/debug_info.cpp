@@ -232,10 +232,12 @@ int DebugInfo::find_debuginfo(Dwfl_Module* mod, void** userdata, const char* mod
                                 debuginfo_file_name);
     found_by_libdwfl = fd >= 0;
   }
-  if (fd < 0) fd = self->archived_debuginfo(debuginfo_file_name);
+  // The archive keeps the binary's own debuginfo, never a supplementary
+  // file: that would be the wrong file, which libdwfl does not check.
+  if (fd < 0 && !supplementary) fd = self->archived_debuginfo(debuginfo_file_name);
   if (fd >= 0 && image && !found_by_libdwfl) fd = self->dwarf_image_of(fd, debuginfo_file_name);
   if (fd >= 0 || self->image_module_) self->found_separate_debuginfo_ = true;
-  else self->note_rejected_debuginfo(debuglink_file);
+  else if (!supplementary) self->note_rejected_debuginfo(debuglink_file);
   return fd;
 }
 
@@ -561,9 +563,12 @@ void DebugInfo::load_symbols() {
   int n = dwfl_module_getsymtab(module_);
   Dwarf_Addr shift = 0;
   if (image_module_) {
-    mod = image_module_;
-    n = dwfl_module_getsymtab(mod);
-    shift = module_bias_ - image_bias_;
+    // A debuginfo without a symbol table leaves the binary's own.
+    if (const int in_image = dwfl_module_getsymtab(image_module_); in_image > 1) {
+      mod = image_module_;
+      n = in_image;
+      shift = module_bias_ - image_bias_;
+    }
   }
   for (int i = 1; i < n; ++i) {
     GElf_Sym sym;
