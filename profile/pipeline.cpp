@@ -48,7 +48,7 @@ class PipelineRun {
   void look_ahead(const UnwoundSample& s) {
     if (ahead_seen_ >= kLookAheadSamples) return;
     ++ahead_seen_;
-    if (!(s.off_cpu ? kinds_.off_cpu : kinds_.on_cpu) || !s.maps) return;
+    if (!kind_kept(s) || !s.maps) return;
     // The filter's time window and threads (its names are known only once
     // the batch's records are read).
     if (!filter_.in_window(s.time) || !filter_.keeps_thread(s.tid)) return;
@@ -57,7 +57,7 @@ class PipelineRun {
 
   void on_sample(const UnwoundSample& s) {
     count_read(s.time);
-    if (!(s.off_cpu ? kinds_.off_cpu : kinds_.on_cpu)) return;
+    if (!kind_kept(s)) return;
     const std::string& comm = names_.name(s.tid);
     if (!filter_.keep(s.time, s.tid, comm)) return;
     symbolize(s);
@@ -96,6 +96,9 @@ class PipelineRun {
   }
 
  private:
+  // The sink takes samples of this one's kind (on- or off-CPU).
+  bool kind_kept(const UnwoundSample& s) const { return s.off_cpu ? kinds_.off_cpu : kinds_.on_cpu; }
+
   void count_read(uint64_t time) {
     ++result_.samples_read;
     if (!result_.first_time || time < result_.first_time) result_.first_time = time;

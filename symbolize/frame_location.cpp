@@ -8,8 +8,7 @@ namespace swprof {
 
 FrameLocation locate_frame(const ProcessMaps& maps, const Frame& frame) {
   FrameLocation loc;
-  // A return address may sit just past its function: look up the call.
-  const uint64_t lookup = (frame.flags & kFrameExactPc) ? frame.pc : frame.pc - 1;
+  const uint64_t lookup = frame.lookup_pc();
   const Mapping* m = maps.find(lookup);
   if (!m) {
     loc.module = "[unknown]";

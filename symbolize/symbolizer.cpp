@@ -128,10 +128,8 @@ Symbolizer::Symbolizer(SymbolizerOptions options) : impl_(std::make_unique<Impl>
 Symbolizer::~Symbolizer() = default;
 
 const SymbolizedAddress& Symbolizer::symbolize(const ProcessMaps& maps, uint32_t pid, const Frame& frame) {
-  // A return address may sit just past its call (even past its function):
-  // look up the call instruction instead.
   const bool exact = (frame.flags & kFrameExactPc) != 0;
-  const uint64_t lookup = exact ? frame.pc : frame.pc - 1;
+  const uint64_t lookup = frame.lookup_pc();
   const Mapping* m = maps.find(lookup);
   // Inside execve: the old program's pc, in the maps execve replaced.
   if (!m && maps.before_exec()) m = maps.before_exec()->find(lookup);
@@ -140,8 +138,7 @@ const SymbolizedAddress& Symbolizer::symbolize(const ProcessMaps& maps, uint32_t
 }
 
 void Symbolizer::prefetch(const ProcessMaps& maps, const Frame& frame) {
-  const uint64_t lookup = (frame.flags & kFrameExactPc) ? frame.pc : frame.pc - 1;
-  const Mapping* m = maps.find(lookup);
+  const Mapping* m = maps.find(frame.lookup_pc());
   if (m && m->binary) impl_->prefetch(m->binary);
 }
 

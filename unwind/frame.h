@@ -31,6 +31,10 @@ struct Frame {
   uint64_t sp = 0;
   StepperKind stepper = StepperKind::kSample;  // the stepper that produced this frame
   uint8_t flags = 0;
+
+  // Where its unwind info and symbol are: the pc itself when exact, else
+  // the call before the return address (which may sit past the function).
+  uint64_t lookup_pc() const { return (flags & kFrameExactPc) ? pc : pc - 1; }
 };
 
 // Why a walk stopped.
