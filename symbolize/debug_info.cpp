@@ -51,11 +51,6 @@ UniqueFd memory_file(const char* name, Bytes bytes) {
   return fd;
 }
 
-struct MappingDeleter {
-  size_t size;
-  void operator()(void* p) const { ::munmap(p, size); }
-};
-
 std::string basename_of(const std::string& path) {
   const auto slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);

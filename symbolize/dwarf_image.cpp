@@ -12,7 +12,6 @@
 #include <future>
 #include <memory>
 #include <system_error>
-#include <utility>
 
 #include "common/error.h"
 
@@ -277,36 +276,13 @@ DwarfImageMemory DwarfImageMemory::write(DwarfImage& image) {
   const size_t map_size = image.size() + kHugePage;
   void* p = mmap(nullptr, map_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) return out;
-  out.mapping_ = p;
-  out.mapping_size_ = map_size;
+  out.mapping_ = std::unique_ptr<void, MappingDeleter>(p, MappingDeleter{map_size});
   const uintptr_t aligned = (reinterpret_cast<uintptr_t>(p) + kHugePage - 1) & ~(kHugePage - 1);
   out.image_ = reinterpret_cast<uint8_t*>(aligned);
   out.size_ = image.size();
   madvise(out.image_, out.size_, MADV_HUGEPAGE);  // only a hint
   image.write(std::span<uint8_t>(out.image_, out.size_));
   return out;
-}
-
-DwarfImageMemory::DwarfImageMemory(DwarfImageMemory&& other) noexcept { *this = std::move(other); }
-
-DwarfImageMemory& DwarfImageMemory::operator=(DwarfImageMemory&& other) noexcept {
-  if (this != &other) {
-    release();
-    mapping_ = std::exchange(other.mapping_, nullptr);
-    mapping_size_ = std::exchange(other.mapping_size_, 0);
-    image_ = std::exchange(other.image_, nullptr);
-    size_ = std::exchange(other.size_, 0);
-  }
-  return *this;
-}
-
-DwarfImageMemory::~DwarfImageMemory() { release(); }
-
-void DwarfImageMemory::release() {
-  if (mapping_) ::munmap(mapping_, mapping_size_);
-  mapping_ = nullptr;
-  image_ = nullptr;
-  mapping_size_ = size_ = 0;
 }
 
 }  // namespace swprof

@@ -23,6 +23,7 @@
 // kMaxSectionBytes.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -30,6 +31,7 @@
 #include <vector>
 
 #include <elf.h>
+#include <sys/mman.h>
 
 #include "common/byte_reader.h"
 
@@ -96,6 +98,12 @@ class DwarfImage {
   std::vector<std::string> problems_;
 };
 
+// Unmaps an mmap'd region of `size` bytes.
+struct MappingDeleter {
+  size_t size;
+  void operator()(void* p) const { ::munmap(p, size); }
+};
+
 // The image of a planned file in anonymous memory (in huge pages where the
 // kernel gives them: a few faults for a libc's 9 MB instead of 2,300), for
 // libdwfl to read as an ELF file in memory; empty when the memory cannot
@@ -104,21 +112,12 @@ class DwarfImageMemory {
  public:
   static DwarfImageMemory write(DwarfImage& image);
 
-  DwarfImageMemory() = default;
-  DwarfImageMemory(DwarfImageMemory&& other) noexcept;
-  DwarfImageMemory& operator=(DwarfImageMemory&& other) noexcept;
-  DwarfImageMemory(const DwarfImageMemory&) = delete;
-  DwarfImageMemory& operator=(const DwarfImageMemory&) = delete;
-  ~DwarfImageMemory();
-
-  bool empty() const { return !image_; }
+  bool empty() const { return !mapping_; }
   uint8_t* data() const { return image_; }
   size_t size() const { return size_; }
 
  private:
-  void release();
-  void* mapping_ = nullptr;  // mmap'd, mapping_size_ bytes; image_ inside it
-  size_t mapping_size_ = 0;
+  std::unique_ptr<void, MappingDeleter> mapping_;  // image_ lies inside it
   uint8_t* image_ = nullptr;
   size_t size_ = 0;
 };
