@@ -67,6 +67,18 @@ void check_inline_chain(const SymbolizedAddress& a) {
   CHECK(a.frames[2].decl_line == marker_line("sym_inline.c", "@run-inline-decl"));
 }
 
+// The same frames: names, lines, declaration lines, inlined or not.
+void check_same_frames(const SymbolizedAddress& got, const SymbolizedAddress& want) {
+  REQUIRE(got.frames.size() == want.frames.size());
+  for (size_t i = 0; i < got.frames.size(); ++i) {
+    CHECK(got.frames[i].function == want.frames[i].function);
+    CHECK(got.frames[i].file == want.frames[i].file);
+    CHECK(got.frames[i].line == want.frames[i].line);
+    CHECK(got.frames[i].decl_line == want.frames[i].decl_line);
+    CHECK(got.frames[i].inlined == want.frames[i].inlined);
+  }
+}
+
 SymbolizerOptions hermetic_options(const TempDir& dir) {
   SymbolizerOptions o;
   o.debug_roots = {dir.file("no-debug-root")};
@@ -350,16 +362,8 @@ TEST_CASE("symbolizer: debuginfo with compressed sections gives the same frames 
   Symbolizer reference(options);
   for (const auto& [tag, vaddr] : probe_addresses()) {
     INFO(tag);
-    const auto& got = symbolizer.symbolize(maps, 1, return_frame(kBase + vaddr));
-    const auto& want = reference.symbolize(maps, 1, return_frame(kBase + vaddr));
-    REQUIRE(got.frames.size() == want.frames.size());
-    for (size_t i = 0; i < got.frames.size(); ++i) {
-      CHECK(got.frames[i].function == want.frames[i].function);
-      CHECK(got.frames[i].file == want.frames[i].file);
-      CHECK(got.frames[i].line == want.frames[i].line);
-      CHECK(got.frames[i].decl_line == want.frames[i].decl_line);
-      CHECK(got.frames[i].inlined == want.frames[i].inlined);
-    }
+    check_same_frames(symbolizer.symbolize(maps, 1, return_frame(kBase + vaddr)),
+                      reference.symbolize(maps, 1, return_frame(kBase + vaddr)));
   }
   INFO(warnings_text(symbolizer));
   CHECK(symbolizer.warnings().empty());
@@ -709,15 +713,8 @@ TEST_CASE("symbolizer: a prefetched binary gives the same frames, and warnings o
     check_inline_chain(prefetched.symbolize(maps, 1, return_frame(kBase + probe_addresses().at("inline"))));
     for (const auto& [tag, vaddr] : probe_addresses()) {
       INFO(tag);
-      const auto& got = prefetched.symbolize(maps, 1, return_frame(kBase + vaddr));
-      const auto& want = plain.symbolize(maps, 1, return_frame(kBase + vaddr));
-      REQUIRE(got.frames.size() == want.frames.size());
-      for (size_t i = 0; i < got.frames.size(); ++i) {
-        CHECK(got.frames[i].function == want.frames[i].function);
-        CHECK(got.frames[i].file == want.frames[i].file);
-        CHECK(got.frames[i].line == want.frames[i].line);
-        CHECK(got.frames[i].inlined == want.frames[i].inlined);
-      }
+      check_same_frames(prefetched.symbolize(maps, 1, return_frame(kBase + vaddr)),
+                        plain.symbolize(maps, 1, return_frame(kBase + vaddr)));
     }
     CHECK(prefetched.warnings() == plain.warnings());
   }
