@@ -90,6 +90,7 @@ struct InfoCollector {
   }
   void operator()(const SwitchRecord& sw) { info.switch_outs += sw.out; }
   void operator()(const OffCpuRepeatRecord&) { ++info.off_cpu_repeats; }
+  void operator()(const FlushRecord&) {}
 
   // The recorder's notes on files of processes in other mount namespaces.
   void note_namespace_files(const std::string& end_json) {

@@ -361,8 +361,15 @@ std::optional<Record> PerfDataReader::take(Bytes raw) {
     if (raw.data() >= buf_.data() && raw.data() < buf_.data() + buf_.size()) skip_payload(raw, type);
     return std::nullopt;
   }
+  if (type == kPerfRecordFinishedRound) {
+    const uint64_t settled = round_newest_;
+    round_newest_ = newest_;
+    if (settled) return FlushRecord{settled};
+    return std::nullopt;
+  }
   PerfParsed parsed = parser_->parse(raw);
   if (parsed.kernel_mapping) kernel_.add_mapping(*parsed.kernel_mapping);
+  if (parsed.record) newest_ = std::max(newest_, time_of(*parsed.record).value_or(0));
   if (!parsed.record) {
     if (!parsed.skipped.empty()) ++status_.skipped[parsed.skipped];
     return std::nullopt;

@@ -11,6 +11,10 @@
 // "dummy") are read; the rest, and anything else swprof does not use, is
 // skipped and counted in status().skipped. Kernel and module mappings,
 // skipped so, tell recorded_kernel() where the recorded kernel was.
+// perf record writes a FINISHED_ROUND after each pass over its ring buffers;
+// by perf's own rule (ordered events), records after the end of round N are
+// no older than the newest record before the end of round N-1: that time
+// comes as a FlushRecord.
 //
 // A file cut short yields its records up to the cut (status: truncated);
 // damage in the data section stops the read there (status: corrupt); a
@@ -84,6 +88,8 @@ class PerfDataReader final : public RecordSource {
   RecordedKernel kernel_;
   std::vector<uint8_t> vdso_;  // the running vDSO, when perf recorded its build-id
   bool vdso_given_ = false;
+  uint64_t newest_ = 0;       // the newest record's time so far
+  uint64_t round_newest_ = 0;  // newest_ at the last FINISHED_ROUND
 
   // The data section [data_at_, data_end_) and the window of it in buf_:
   // buf_[pos_, len_) holds file bytes from buf_offset_ + pos_ on.

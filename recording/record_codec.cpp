@@ -31,6 +31,7 @@ const char* record_type_name(RecordType type) {
     case RecordType::kEnd: return "end";
     case RecordType::kSwitch: return "switch";
     case RecordType::kOffCpuRepeat: return "off-cpu repeat";
+    case RecordType::kFlush: return "flush";
   }
   return "unknown";
 }
@@ -48,6 +49,7 @@ RecordType record_type_of(const Record& record) {
         else if constexpr (std::is_same_v<T, ImageRecord>) return RecordType::kImage;
         else if constexpr (std::is_same_v<T, SwitchRecord>) return RecordType::kSwitch;
         else if constexpr (std::is_same_v<T, OffCpuRepeatRecord>) return RecordType::kOffCpuRepeat;
+        else if constexpr (std::is_same_v<T, FlushRecord>) return RecordType::kFlush;
         else return RecordType::kEnd;
       },
       record);
@@ -115,6 +117,8 @@ void RecordEncoder::encode(const Record& record, std::vector<uint8_t>& out) {
           w.put(rec.time); w.put(rec.pid); w.put(rec.tid); w.put(rec.cpu);
         } else if constexpr (std::is_same_v<T, OffCpuRepeatRecord>) {
           w.put(rec.time); w.put(rec.pid); w.put(rec.tid); w.put(rec.ref_time);
+        } else if constexpr (std::is_same_v<T, FlushRecord>) {
+          w.put(rec.time);
         }
       },
       record);
@@ -234,6 +238,12 @@ std::optional<Record> decode_off_cpu_repeat(ByteReader& r) {
   return o;
 }
 
+std::optional<Record> decode_flush(ByteReader& r) {
+  FlushRecord f;
+  if (!r.read_into(f.time)) return std::nullopt;
+  return f;
+}
+
 std::optional<Record> decode_end(ByteReader& r) {
   auto json = read_string(r);
   if (!json) return std::nullopt;
@@ -256,13 +266,14 @@ std::optional<Record> RecordDecoder::decode_body(ByteReader& r, RecordType type,
     case RecordType::kEnd: return decode_end(r);
     case RecordType::kSwitch: return decode_switch(r, flags);
     case RecordType::kOffCpuRepeat: return decode_off_cpu_repeat(r);
+    case RecordType::kFlush: return decode_flush(r);
   }
   return std::nullopt;
 }
 
 bool RecordDecoder::known_type(RecordType type) {
   return static_cast<uint16_t>(type) >= static_cast<uint16_t>(RecordType::kSample) &&
-         static_cast<uint16_t>(type) <= static_cast<uint16_t>(RecordType::kOffCpuRepeat);
+         static_cast<uint16_t>(type) <= static_cast<uint16_t>(RecordType::kFlush);
 }
 
 DecodeResult RecordDecoder::decode(ByteReader& outer) {

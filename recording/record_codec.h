@@ -35,6 +35,7 @@ enum class RecordType : uint16_t {
   kEnd = 10,
   kSwitch = 11,
   kOffCpuRepeat = 12,
+  kFlush = 13,
 };
 
 inline constexpr size_t kRecordHeaderSize = 8;

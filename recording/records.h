@@ -157,13 +157,36 @@ inline std::optional<uint32_t> pid_of_perf_map_image(const std::string& name) {
   return pid;
 }
 
+// A time-order barrier: no record after this one in the file is older than
+// `time`. A reader that puts records back in time order (their rings were
+// drained one after another) can let everything older go at once. swprof's
+// recorder writes one after each drain of the rings; a perf.data file's
+// FINISHED_ROUND records give one by perf's rule (perf_data_reader.h).
+struct FlushRecord {
+  uint64_t time = 0;
+};
+
 // Written last when a recording is finalized: JSON with the run's totals.
 struct EndRecord {
   std::string json;
 };
 
 using Record = std::variant<SampleView, MappingRecord, CommRecord, TaskRecord, LostRecord,
-                            ThrottleRecord, ImageRecord, EndRecord, SwitchRecord, OffCpuRepeatRecord>;
+                            ThrottleRecord, ImageRecord, EndRecord, SwitchRecord, OffCpuRepeatRecord,
+                            FlushRecord>;
+
+// When a record happened; nullopt for those that tell no time (images, the
+// end record, flush barriers).
+inline std::optional<uint64_t> time_of(const Record& record) {
+  return std::visit(
+      [](const auto& rec) -> std::optional<uint64_t> {
+        using T = std::decay_t<decltype(rec)>;
+        if constexpr (std::is_same_v<T, ImageRecord> || std::is_same_v<T, EndRecord> || std::is_same_v<T, FlushRecord>)
+          return std::nullopt;
+        else return rec.time;
+      },
+      record);
+}
 
 // A mapping path with no file behind it: anonymous memory ("//anon" in the
 // kernel's mapping records; JIT compilers put code there), a memfd, or a

@@ -28,6 +28,7 @@ void Recorder::handle(Bytes raw, const PerfLayout& layout) {
   ParsedPerfRecord parsed = parse_perf_record(raw, layout);
   if (parsed.malformed) ++summary_.malformed;
   if (!parsed.record) return;
+  unflushed_ = true;
   if (layout.off_cpu) {
     off_cpu_layout_ = layout;
     handle_off_cpu(raw, *parsed.record);
@@ -74,6 +75,12 @@ void Recorder::off_cpu_repeat(const OffCpuRepeatRecord& repeat) {
 
 void Recorder::release_off_cpu(uint64_t now_ns) {
   if (thinner_) thinner_->release_waits_longer_than_min(now_ns);
+}
+
+void Recorder::drained(uint64_t started_ns) {
+  if (thinner_ || !unflushed_ || started_ns <= kFlushSlackNs) return;
+  writer_->write(FlushRecord{started_ns - kFlushSlackNs});
+  unflushed_ = false;
 }
 
 void Recorder::write_synthesized(Record rec) {

@@ -42,6 +42,14 @@ class Recorder : private OffCpuThinner::Output {
   // After a drain: decides the held off-CPU samples whose wait has lasted
   // --off-cpu-min by `now_ns` (CLOCK_MONOTONIC read before the drain).
   void release_off_cpu(uint64_t now_ns);
+  // After a drain that began at `started_ns` (CLOCK_MONOTONIC, the clock of
+  // the records' times): writes a FlushRecord, so that a report need not hold
+  // records back for fear of older ones in later drains. Every record the
+  // kernel had stamped by then, but for the last kFlushSlackNs, was in a
+  // ring when it was read. Not with held off-CPU samples: those are
+  // written later with their own older times.
+  void drained(uint64_t started_ns);
+  static constexpr uint64_t kFlushSlackNs = 10'000'000;
   // A record made from /proc (attach: the threads and mappings that existed before).
   void write_synthesized(Record rec);
   // Between polls: flushes a chunk older than a second; reports progress.
@@ -91,6 +99,7 @@ class Recorder : private OffCpuThinner::Output {
   std::unordered_set<uint32_t> tids_;
   std::map<std::string, BuildId> build_ids_;  // of images ([vdso])
   NamespaceFiles namespace_files_;
+  bool unflushed_ = false;  // records written since the last FlushRecord
   bool kernel_samples_ = false;      // the header's: kernel addresses are collected and named at the end
   KernelAddresses kernel_addresses_;
   std::string kallsyms_path_ = "/proc/kallsyms";

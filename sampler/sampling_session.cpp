@@ -73,6 +73,7 @@ struct SessionEvents {
       recorder.summary().malformed += set->drain([&](Bytes raw) { recorder.handle(raw, layout); });
     }
     recorder.release_off_cpu(now);
+    recorder.drained(now);
   }
   void describe(SessionSummary& summary) {
     for (EventSet* set : sets()) set->describe(summary);

@@ -236,21 +236,6 @@ class RecordingUnwinder::ReorderWindow {
   std::priority_queue<Timed, std::vector<Timed>, Later> late_;
 };
 
-namespace {
-
-uint64_t record_time(const Record& r) {
-  return std::visit(
-      [](const auto& rec) -> uint64_t {
-        using T = std::decay_t<decltype(rec)>;
-        if constexpr (std::is_same_v<T, EndRecord>) return std::numeric_limits<uint64_t>::max();
-        else if constexpr (std::is_same_v<T, ImageRecord>) return 0;
-        else return rec.time;
-      },
-      r);
-}
-
-}  // namespace
-
 template <typename T>
 static T take_spare(std::vector<T>& spares) {  // a delivered sample's buffer: no allocation
   if (spares.empty()) return {};
@@ -296,9 +281,10 @@ void RecordingUnwinder::run(RecordSource& reader, const std::function<void(const
   uint64_t newest = 0;
   uint64_t seq = 0;
   size_t window_bytes = 0;  // copied stacks in the window
+  uint64_t settled = 0;     // no record to come is older (FlushRecord)
   auto release = [&](bool all) {
     while (!window.empty() && (all || window.size() > options_.reorder_max_records ||
-                               window_bytes > options_.reorder_max_bytes ||
+                               window_bytes > options_.reorder_max_bytes || window.oldest_time() < settled ||
                                window.oldest_time() + options_.reorder_window_ns <= newest)) {
       Timed t = window.pop();
       if (auto* p = std::get_if<Pending>(&t.item)) window_bytes -= p->stack.size();
@@ -312,6 +298,11 @@ void RecordingUnwinder::run(RecordSource& reader, const std::function<void(const
       if (on_record) on_record(*rec);
       continue;
     }
+    if (const auto* f = std::get_if<FlushRecord>(&*rec)) {  // the window's own business
+      settled = std::max(settled, f->time);
+      release(false);
+      continue;
+    }
     Timed t;
     t.seq = seq++;
     if (auto* s = std::get_if<SampleView>(&*rec)) {
@@ -320,7 +311,8 @@ void RecordingUnwinder::run(RecordSource& reader, const std::function<void(const
       t.time = s->time;
       t.item = std::move(p);
     } else {
-      t.time = record_time(*rec);
+      // The end record leaves last.
+      t.time = std::holds_alternative<EndRecord>(*rec) ? std::numeric_limits<uint64_t>::max() : time_of(*rec).value_or(0);
       t.item = std::move(*rec);
     }
     if (t.time != std::numeric_limits<uint64_t>::max()) newest = std::max(newest, t.time);

@@ -30,7 +30,8 @@ struct UnwindOptions {
   bool rule_cache = true;
   size_t batch = 256;  // small enough that a batch's stacks stay in cache
   // Records from different CPUs' ring buffers reach the file slightly out of
-  // time order; they are replayed in time order through a window this long.
+  // time order; they are replayed in time order through a window this long,
+  // or only until a FlushRecord says nothing older is to come.
   uint64_t reorder_window_ns = 500'000'000;
   size_t reorder_max_records = 16384;
   // ... and holds at most this many bytes of copied stacks (memory stays
@@ -84,7 +85,8 @@ class RecordingUnwinder {
 
   // Streams the whole recording. on_sample sees every sample in recording
   // order; on_record (optional) sees every other record, in order with the
-  // samples. on_ahead (optional) sees each batch of samples, unwound, before
+  // samples, but FlushRecords (they only let the reorder window release
+  // records early). on_ahead (optional) sees each batch of samples, unwound, before
   // on_sample sees the first of them: a look ahead, to start slow work
   // early. All run on the calling thread.
   void run(RecordSource& reader, const std::function<void(const UnwoundSample&)>& on_sample,

@@ -454,3 +454,25 @@ TEST_CASE("recording: perf.data: kernel and module mappings are skipped but tell
   CHECK(k.modules[1].name == "[xfs]");
   CHECK(k.modules[1].end == 0xffffffffc0b02000ull);
 }
+
+TEST_CASE("recording: perf.data: FINISHED_ROUND lets go of what is older than the round before it, as perf does",
+          "[recording][perf_data]") {
+  PerfDataImage img = dwarf_image();  // comm at 100, mmap at 200, a sample at 300
+  const ByteVector round = PerfDataImage::record(68, 0, {});
+  img.add_record(round);  // the first round: nothing before it to let go of
+  img.add_record(img.sample(dwarf_sample(250)));  // older than the round's newest: perf allows it
+  img.add_record(img.sample(dwarf_sample(400)));
+  img.add_record(round);  // everything after it is at 300 or later
+  img.add_record(img.sample(dwarf_sample(500)));
+  img.add_record(round);
+  img.add_record(round);  // nothing new since: the same time again
+  const ByteVector file = img.build();
+  PerfDataReader reader(Bytes(file.data(), file.size()), "rounds.data");
+  std::vector<std::string> seen;
+  for (const Record& r : read_all(reader)) {
+    if (const auto* f = std::get_if<FlushRecord>(&r)) seen.push_back("flush " + std::to_string(f->time));
+    else if (const auto* s = std::get_if<SampleView>(&r)) seen.push_back("sample " + std::to_string(s->time));
+  }
+  CHECK(seen == std::vector<std::string>{"sample 300", "sample 250", "sample 400", "flush 300", "sample 500",
+                                         "flush 400", "flush 500"});
+}

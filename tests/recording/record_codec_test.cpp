@@ -50,6 +50,7 @@ TEST_CASE("every record type survives encode and decode", "[record_codec]") {
       SwitchRecord{3200, 100, 8, 0, false, false, false},
       SwitchRecord{3300, 100, 9, 1, true, false, true},
       OffCpuRepeatRecord{3400, 100, 8, 3000},
+      FlushRecord{3500},
       EndRecord{R"({"samples":3})"},
   };
   std::vector<std::string> expected;

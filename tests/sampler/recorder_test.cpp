@@ -112,3 +112,35 @@ TEST_CASE("Recorder writes off-CPU rings: switch records always, samples through
   CHECK(repeats[0].time == 20 * kMs);
   CHECK(repeats[0].ref_time == 10 * kMs);
 }
+
+TEST_CASE("Recorder marks each drain with a flush time, unless off-CPU samples are held back", "[recorder]") {
+  using namespace swprof::testing;
+  constexpr uint64_t kMs = 1'000'000;
+  auto flush_times = [](const std::string& path) {
+    RecordingReader reader(path);
+    std::vector<uint64_t> times;
+    while (auto rec = reader.next())
+      if (auto* f = std::get_if<FlushRecord>(&*rec)) times.push_back(f->time);
+    return times;
+  };
+  for (const uint64_t min_ns : {uint64_t{0}, kMs}) {
+    TempDir dir;
+    const std::string path = dir.file("rec.swprof");
+    Recorder recorder(PerfLayout{kSampleType, kX86_64RegsMask}, {});
+    recorder.record_off_cpu(min_ns);  // 0: off-CPU samples are written as they come
+    recorder.open(path, RecordingHeader{});
+    auto feed = [&](const std::vector<uint8_t>& raw) { recorder.handle(Bytes(raw.data(), raw.size()), kOffCpuLayout); };
+    recorder.drained(20 * kMs);  // nothing written yet: no flush
+    feed(raw_switch(7, 30 * kMs, true));
+    recorder.drained(50 * kMs);
+    recorder.drained(60 * kMs);  // nothing new since
+    feed(raw_switch(7, 70 * kMs, false));
+    recorder.drained(Recorder::kFlushSlackNs);  // no time left before the slack
+    feed(raw_switch(7, 80 * kMs, true));
+    recorder.drained(90 * kMs);
+    recorder.finish("exited", 0);
+    INFO("--off-cpu-min " << min_ns);
+    if (min_ns == 0) CHECK(flush_times(path) == std::vector<uint64_t>{50 * kMs - Recorder::kFlushSlackNs, 90 * kMs - Recorder::kFlushSlackNs});
+    else CHECK(flush_times(path).empty());  // a held sample may come later with an older time
+  }
+}

@@ -98,6 +98,8 @@ inline std::string to_text(const Record& r) {
         } else if constexpr (std::is_same_v<T, OffCpuRepeatRecord>) {
           return "off-cpu-repeat t=" + std::to_string(rec.time) + " " + std::to_string(rec.pid) + "/" +
                  std::to_string(rec.tid) + " ref=" + std::to_string(rec.ref_time);
+        } else if constexpr (std::is_same_v<T, FlushRecord>) {
+          return "flush t=" + std::to_string(rec.time);
         } else {
           return "end " + rec.json;
         }

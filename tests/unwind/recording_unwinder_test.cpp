@@ -142,3 +142,65 @@ TEST_CASE("on_ahead sees each batch's samples, unwound and in order, before on_s
   }
   CHECK(events == want);
 }
+
+namespace {
+
+// A source that counts the records taken from it.
+class CountingSource final : public RecordSource {
+ public:
+  explicit CountingSource(RecordSource& inner) : inner_(inner) {}
+  const RecordingHeader& header() const override { return inner_.header(); }
+  std::optional<Record> next() override {
+    auto r = inner_.next();
+    taken += r.has_value();
+    return r;
+  }
+  const ReadStatus& status() const override { return inner_.status(); }
+  const std::string& path() const override { return inner_.path(); }
+  SourceFormat format() const override { return inner_.format(); }
+  std::unique_ptr<RecordSource> reread() const override { return inner_.reread(); }
+  size_t taken = 0;
+
+ private:
+  RecordSource& inner_;
+};
+
+}  // namespace
+
+TEST_CASE("a flush record lets the samples older than it go before the window's time is up", "[recording_unwinder]") {
+  for (const bool flush : {true, false}) {
+    TempFile file;
+    std::vector<uint8_t> stack(64, 0);
+    {
+      RecordingWriter w(file.path, RecordingHeader{});
+      w.write(mapping_at(7, 500, 0x400000));
+      w.write(sample_at(7, 1000, 0x401234, stack));
+      w.write(sample_at(7, 1200, 0x401234, stack));
+      if (flush) w.write(FlushRecord{1100});
+      w.write(sample_at(7, 1300, 0x401234, stack));
+      w.write(sample_at(7, 1050, 0x401234, stack));  // older than the flush said: still delivered
+      for (uint64_t t = 2000; t < 2010; ++t) w.write(sample_at(7, t, 0x401234, stack));
+      w.finish(EndRecord{"{}"});
+    }
+    RecordingReader file_reader(file.path);
+    CountingSource reader(file_reader);
+    UnwindOptions options{UnwinderChoice::kChain, 1};
+    options.batch = 1;  // each sample is delivered when the next one is replayed
+    RecordingUnwinder unwinder(options);
+    std::vector<uint64_t> times;
+    size_t taken_at_first = 0;
+    bool mapped = true;
+    unwinder.run(reader, [&](const UnwoundSample& s) {
+      if (times.empty()) taken_at_first = reader.taken;
+      times.push_back(s.time);
+      mapped = mapped && s.maps->find(0x401234) != nullptr;
+    });
+    INFO("with a flush record: " << flush);
+    CHECK(mapped);
+    CHECK(unwinder.stats().samples == 14);
+    CHECK(std::is_sorted(times.begin(), times.end()));
+    // Without it, half a second of window holds every sample to the end.
+    if (flush) CHECK(taken_at_first <= 6);
+    else CHECK(taken_at_first == reader.taken);
+  }
+}
