@@ -3,9 +3,11 @@
 #include <catch2/catch.hpp>
 
 #include "binary/x86_decoder.h"
+#include "support/elf_files.h"
 #include "support/fake_maps.h"
 #include "support/self_snapshot.h"
 #include "support/stepped.h"
+#include "support/sym_fixtures.h"
 
 using namespace swprof;
 using namespace swprof::testing;
@@ -68,3 +70,53 @@ TEST_CASE("bottom stepper stops in the dynamic loader's entry code, which has no
   CHECK(step(stepper, StepInput{after, kEmptyStack, ld, *maps, FrameAddress::of(after.pc(), false), 4}).kind == StepKind::kNotMine);
 }
 
+
+TEST_CASE("bottom stepper: a stripped program's entry code is found without discovering its functions",
+          "[walker][bottom]") {
+  // Discovery over a whole stripped binary would be paid by every report of
+  // it; the entry code ends at its stop instruction (hlt after the call to
+  // __libc_start_main) before any FDE's function begins, as before.
+  for (const std::string& path : {program_file("known_static.stripped"), program_file("sym_target.stripped")}) {
+    INFO(path);
+    auto binary = open_binary(path);
+    REQUIRE(binary->functions().empty());
+    REQUIRE(binary->entry() != 0);
+    ProcessMaps maps;
+    Mapping m;
+    m.start = 0x10000000;
+    m.end = m.start + 0x10000000;
+    m.executable = true;
+    m.path = path;
+    m.binary = binary;
+    m.bias = m.start;
+    maps.add(m);
+    const Mapping* mapping = maps.find(m.start + binary->entry());
+    REQUIRE(mapping);
+    BottomStepper stepper;
+    std::vector<uint64_t> bottoms;  // vaddrs near the entry the stepper takes for the bottom
+    for (uint64_t vaddr = binary->entry(); vaddr < binary->entry() + 300; ++vaddr) {
+      Registers r = regs_at(vaddr + mapping->bias, 0x7000);
+      if (step(stepper, StepInput{r, kEmptyStack, mapping, maps, FrameAddress::of(r.pc(), true), 1}).kind ==
+          StepKind::kBottom)
+        bottoms.push_back(vaddr);
+    }
+    CHECK_FALSE(binary->function_starts_discovered());
+    // What discovery's function starts would have bounded the entry code with.
+    X86Decoder decoder;
+    const Bytes code = binary->code_at(binary->entry(), 256);
+    std::vector<uint64_t> expected;
+    for (uint64_t at = binary->entry();;) {
+      if (at != binary->entry()) {
+        const auto d = binary->function_starts().at(at);
+        if (d && d->start == at) break;
+      }
+      const X86Insn insn = decoder.decode(code, binary->entry(), at);
+      REQUIRE(insn.op != X86Op::kInvalid);
+      for (uint64_t v = at; v < insn.end(); ++v) expected.push_back(v);
+      at = insn.end();
+      if (!insn.falls_through()) break;
+    }
+    CHECK(expected.size() > 8);
+    CHECK(bottoms == expected);
+  }
+}
