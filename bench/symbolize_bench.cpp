@@ -16,6 +16,8 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -127,9 +129,41 @@ void kallsyms_parse(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(text.value->size()));
 }
 
+// The same kallsyms indexed (KernelSymbols::index, as reports read a file)
+// and `lookups` addresses spread over it looked up: what a report pays.
+void kallsyms_index(benchmark::State& state) {
+  auto text = read_regular_file("/proc/kallsyms", kMaxKallsymsBytes);
+  if (!text || !KernelSymbols::parse(*text.value).available()) {
+    state.SkipWithError("/proc/kallsyms is not readable here");
+    return;
+  }
+  const std::vector<uint64_t> addresses = [&] {
+    std::vector<uint64_t> all;
+    std::istringstream in(*text.value);
+    std::string addr, type;
+    for (std::string line; std::getline(in, line);)
+      if (std::istringstream(line) >> addr >> type && (type == "t" || type == "T")) all.push_back(std::stoull(addr, nullptr, 16) + 4);
+    std::vector<uint64_t> some;
+    for (size_t i = 0; i < static_cast<size_t>(state.range(0)) && !all.empty(); ++i)
+      some.push_back(all[i * 7919 % all.size()]);
+    return some;
+  }();
+  const auto lines = std::count(text.value->begin(), text.value->end(), '\n');
+  size_t named = 0;
+  for (auto _ : state) {
+    std::optional<uint64_t> watched;
+    const KernelSymbols k = KernelSymbols::index(*text.value, "_text", watched);
+    for (uint64_t a : addresses) named += k.find(a).has_value();
+  }
+  benchmark::DoNotOptimize(named);
+  state.SetItemsProcessed(state.iterations() * lines);
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(text.value->size()));
+}
+
 }  // namespace
 
 BENCHMARK(kallsyms_parse)->Unit(benchmark::kMillisecond);
+BENCHMARK(kallsyms_index)->Arg(0)->Arg(300)->Arg(3000)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(distinct, self, &self_target)->Unit(benchmark::kMillisecond)->MinTime(2);
 BENCHMARK_CAPTURE(distinct, libc, &libc_target)->Unit(benchmark::kMillisecond)->MinTime(2);
 BENCHMARK_CAPTURE(cached, self, &self_target)->Unit(benchmark::kMicrosecond);

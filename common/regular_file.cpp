@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "common/anonymous_buffer.h"
 #include "common/error.h"
 
 namespace swprof {
@@ -42,7 +43,9 @@ FileResult<std::string> too_large(uint64_t max_bytes) {
 bool read_up_to(int fd, uint64_t limit, std::string& out, int& err) {
   constexpr size_t kChunk = 1 << 16;
   while (out.size() < limit) {
-    const size_t want = static_cast<size_t>(std::min<uint64_t>(kChunk, limit - out.size()));
+    // As much as there is room for (a file of known size: all of it at once).
+    const size_t room = std::max(kChunk, out.capacity() - out.size());
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(room, limit - out.size()));
     const size_t at = out.size();
     out.resize(at + want);
     const ssize_t n = ::read(fd, out.data() + at, want);
@@ -102,10 +105,38 @@ FileResult<std::string> read_regular_file(RegularFile& file, uint64_t max_bytes)
   const uint64_t limit = file.size > 0 ? file.size : max_bytes + 1;
   FileResult<std::string> r;
   std::string text;
+  if (file.size > 0) text.reserve(file.size);
   int err = 0;
   if (!read_up_to(file.fd.get(), limit, text, err)) return failure<std::string>(err);
   if (text.size() > max_bytes) return too_large(max_bytes);
   r.value = std::move(text);
+  return r;
+}
+
+FileResult<FileText> read_regular_file_text(const std::string& path, uint64_t max_bytes) {
+  auto opened = open_regular_file(path);
+  if (!opened) return std::move(opened).failure_as<FileText>();
+  RegularFile& file = *opened.value;
+  FileResult<FileText> r;
+  if (file.size == 0) {  // procfs: the size is known only once read
+    auto text = read_regular_file(file, max_bytes);
+    if (!text) return std::move(text).failure_as<FileText>();
+    auto owned = std::make_shared<const std::string>(std::move(*text.value));
+    r.value = FileText{owned, *owned};
+    return r;
+  }
+  if (file.size > max_bytes) return too_large(max_bytes).failure_as<FileText>();
+  auto buffer = std::make_shared<AnonymousBuffer>(AnonymousBuffer::allocate(static_cast<size_t>(file.size)));
+  if (buffer->empty()) return failure<FileText>(ENOMEM);
+  size_t got = 0;
+  while (got < buffer->size()) {  // a file cut short meanwhile gives what it still has
+    const ssize_t n = ::read(file.fd.get(), buffer->data() + got, buffer->size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return failure<FileText>(errno);
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  r.value = FileText{buffer, std::string_view(reinterpret_cast<const char*>(buffer->data()), got)};
   return r;
 }
 

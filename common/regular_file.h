@@ -10,8 +10,10 @@
 #include <cerrno>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "common/unique_fd.h"
@@ -58,5 +60,14 @@ FileResult<RegularFile> open_regular_file(const std::string& path);
 // Either way, more than `max_bytes` is refused.
 FileResult<std::string> read_regular_file(RegularFile& file, uint64_t max_bytes);
 FileResult<std::string> read_regular_file(const std::string& path, uint64_t max_bytes);
+
+// The same, for a large file read to be kept: a file of known size is read
+// into an AnonymousBuffer (filled in huge pages where the kernel gives them).
+// `text` views the bytes, `owner` keeps them.
+struct FileText {
+  std::shared_ptr<const void> owner;
+  std::string_view text;
+};
+FileResult<FileText> read_regular_file_text(const std::string& path, uint64_t max_bytes);
 
 }  // namespace swprof

@@ -326,7 +326,7 @@ int DebugInfo::dwarf_image_of(int fd, char** debuginfo_file_name) {
   try {
     std::optional<DwarfImage> image = DwarfImage::plan(Bytes(static_cast<const uint8_t*>(p), size));
     if (!image) return file.release();
-    DwarfImageMemory memory = DwarfImageMemory::write(*image);
+    AnonymousBuffer memory = write_to_memory(*image);
     if (memory.empty()) return file.release();
     const std::string source =
         debuginfo_file_name && *debuginfo_file_name ? *debuginfo_file_name : binary_->path() + ".debug";

@@ -126,7 +126,7 @@ class DebugInfo {
   // session of its own (libdwfl takes separate debuginfo only as a
   // descriptor): its symbols and DWARF are the module's. Declared in this
   // order so the session ends before the memory goes.
-  DwarfImageMemory image_;
+  AnonymousBuffer image_;
   std::string image_source_;  // the file it was rebuilt from
   DwflPtr image_dwfl_;
   Dwfl_Module* image_module_ = nullptr;  // owned by image_dwfl_

@@ -267,21 +267,11 @@ void DwarfImage::write(std::span<uint8_t> out) {
   std::memcpy(out.data() + out_shoff_, shdrs_.data(), shdrs_.size());
 }
 
-DwarfImageMemory DwarfImageMemory::write(DwarfImage& image) {
-  DwarfImageMemory out;
-  // Aligned to a huge page inside a mapping one huge page bigger. Not
-  // populated here: each section's writer populates its own pages
-  // (prefault), so the biggest section's pages come in on its own thread.
-  constexpr size_t kHugePage = size_t{2} << 20;
-  const size_t map_size = image.size() + kHugePage;
-  void* p = mmap(nullptr, map_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) return out;
-  out.mapping_ = std::unique_ptr<void, MappingDeleter>(p, MappingDeleter{map_size});
-  const uintptr_t aligned = (reinterpret_cast<uintptr_t>(p) + kHugePage - 1) & ~(kHugePage - 1);
-  out.image_ = reinterpret_cast<uint8_t*>(aligned);
-  out.size_ = image.size();
-  madvise(out.image_, out.size_, MADV_HUGEPAGE);  // only a hint
-  image.write(std::span<uint8_t>(out.image_, out.size_));
+// Each section's writer populates its own pages (prefault), so the biggest
+// section's pages come in on its own thread.
+AnonymousBuffer write_to_memory(DwarfImage& image) {
+  AnonymousBuffer out = AnonymousBuffer::allocate(image.size());
+  if (!out.empty()) image.write(std::span<uint8_t>(out.data(), out.size()));
   return out;
 }
 

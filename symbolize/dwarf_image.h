@@ -33,6 +33,7 @@
 #include <elf.h>
 #include <sys/mman.h>
 
+#include "common/anonymous_buffer.h"
 #include "common/byte_reader.h"
 
 namespace swprof {
@@ -98,28 +99,10 @@ class DwarfImage {
   std::vector<std::string> problems_;
 };
 
-// Unmaps an mmap'd region of `size` bytes.
-struct MappingDeleter {
-  size_t size;
-  void operator()(void* p) const { ::munmap(p, size); }
-};
-
 // The image of a planned file in anonymous memory (in huge pages where the
 // kernel gives them: a few faults for a libc's 9 MB instead of 2,300), for
 // libdwfl to read as an ELF file in memory; empty when the memory cannot
 // be had.
-class DwarfImageMemory {
- public:
-  static DwarfImageMemory write(DwarfImage& image);
-
-  bool empty() const { return !mapping_; }
-  uint8_t* data() const { return image_; }
-  size_t size() const { return size_; }
-
- private:
-  std::unique_ptr<void, MappingDeleter> mapping_;  // image_ lies inside it
-  uint8_t* image_ = nullptr;
-  size_t size_ = 0;
-};
+AnonymousBuffer write_to_memory(DwarfImage& image);
 
 }  // namespace swprof

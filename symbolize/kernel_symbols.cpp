@@ -11,6 +11,7 @@ namespace {
 
 // The last symbol has no next one to end it; code past it this far still counts.
 constexpr uint64_t kLastSymbolReach = 0x1000;
+constexpr std::string_view kKernelModule = "[kernel]";
 
 bool is_blank(char c) { return c == ' ' || c == '\t'; }
 
@@ -91,7 +92,7 @@ const char* name_end(const char* p, const char* end) {
 // average more than 32 bytes), and for their names (a line spends 19 bytes
 // on the address, type and blanks besides its name: at least 3/8 of it).
 KernelSymbolsParser::KernelSymbolsParser(uint64_t size_hint) {
-  table_.modules_.emplace_back("[kernel]");
+  table_.modules_.emplace_back(kKernelModule);
   table_.symbols_.reserve(size_hint / 32 + 1);
   table_.names_.reserve(size_hint / 8 * 5);
 }
@@ -224,14 +225,137 @@ KernelSymbols::Symbol KernelSymbols::chosen_at(size_t& i) const {
   return chosen;
 }
 
-std::optional<KernelSymbols::Hit> KernelSymbols::find(uint64_t addr) const {
+// A kallsyms' own lines are "%016lx %c %s\n" (the kernel's own) or with
+// "\t[%s]" after the name (a module's). The kernel's own lines, while they
+// are in address order, are indexed where they start; from the first line
+// that is not one of them on, the text is parsed into the table.
+KernelSymbols KernelSymbols::index(std::string text, const std::string& watch, std::optional<uint64_t>& watched) {
+  auto owned = std::make_shared<const std::string>(std::move(text));
+  const std::string_view view = *owned;
+  return index(std::move(owned), view, watch, watched);
+}
+
+KernelSymbols KernelSymbols::index(std::shared_ptr<const void> owner, std::string_view text, const std::string& watch,
+                                   std::optional<uint64_t>& watched) {
+  KernelSymbols k;
+  k.text_owner_ = std::move(owner);
+  k.text_ = text;
+  const char* const begin = k.text_.data();
+  const char* const end = begin + k.text_.size();
+  const char* p = begin;
+  const auto name_char = [](char c) { return !is_blank(c) && c != '\n'; };
+  bool ours = k.text_.size() <= UINT32_MAX;
+  uint64_t last = 0;
+  size_t zero = 0;
+  bool core_text = false;
+  std::optional<uint64_t> found;
+  k.core_.reserve(k.text_.size() / 32);
+  while (ours && p < end) {
+    uint64_t addr = 0;
+    if (end - p < 20 || p[16] != ' ' || !name_char(p[17]) || p[18] != ' ' || !name_char(p[19]) ||
+        !parse_hex16(p, addr)) {
+      ours = false;
+      break;
+    }
+    const char* q = name_end(p + 19, end);
+    if (q < end && *q != '\n') break;  // a module's line: the rest goes to the table
+    if (addr < last) {
+      ours = false;
+      break;
+    }
+    last = addr;
+    k.core_.push_back(static_cast<uint32_t>(p - begin));
+    zero += addr == 0;
+    core_text |= addr != 0 && is_text_type(p[17]);
+    const std::string_view name(p + 19, static_cast<size_t>(q - (p + 19)));
+    if (!found && !watch.empty() && name == watch) found = addr;
+    p = q < end ? q + 1 : end;
+  }
+  if (!ours) {  // not as the kernel writes it: parsed whole
+    KernelSymbolsParser parser(k.text_.size());
+    parser.watch(watch);
+    parser.add(k.text_);
+    watched = parser.watched_address();
+    return parser.finish();
+  }
+  KernelSymbolsParser rest(static_cast<uint64_t>(end - p));
+  if (!found) rest.watch(watch);
+  rest.add(std::string_view(p, static_cast<size_t>(end - p)));
+  watched = found ? found : rest.watched_address();
+  const size_t lines = k.core_.size() + rest.lines_, zeros = zero + rest.zero_;
+  KernelSymbols table = rest.finish();
+  k.symbols_ = std::move(table.symbols_);
+  k.names_ = std::move(table.names_);
+  k.modules_ = std::move(table.modules_);
+  k.has_text_ = table.has_text_ || core_text;
+  k.hidden_ = lines > 0 && zeros == lines;
+  k.core_.shrink_to_fit();
+  return k;
+}
+
+uint64_t KernelSymbols::core_addr(size_t line) const {
+  uint64_t addr = 0;
+  parse_hex16(text_.data() + core_[line], addr);  // checked by index()
+  return addr;
+}
+
+// The lines at one address: the last text symbol names it, else a data
+// symbol ends the range before it; lines of neither (a, A, U: no address of
+// code or data) leave it to the address below. Zeroed (hidden) addresses
+// name nothing.
+std::optional<KernelSymbols::CoreHit> KernelSymbols::core_find(uint64_t addr, bool& above) const {
+  size_t lo = 0, hi = core_.size();  // the first line above addr
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (core_addr(mid) <= addr) lo = mid + 1;
+    else hi = mid;
+  }
+  above = lo < core_.size();
+  const char* const end = text_.data() + text_.size();
+  for (size_t stop = lo; stop > 0;) {
+    const uint64_t at = core_addr(stop - 1);
+    if (at == 0) return std::nullopt;
+    size_t first = stop - 1;
+    while (first > 0 && core_addr(first - 1) == at) --first;
+    std::optional<size_t> text_line;
+    bool data = false;
+    for (size_t i = first; i < stop; ++i) {
+      const char type = text_[core_[i] + 17];
+      if (is_text_type(type)) text_line = i;
+      else data |= type != 'a' && type != 'A' && type != 'U';
+    }
+    if (text_line) {
+      const char* name = text_.data() + core_[*text_line] + 19;
+      const std::string_view name_view(name, static_cast<size_t>(name_end(name, end) - name));
+      return CoreHit{at, Hit{name_view, kKernelModule, addr - at}};
+    }
+    if (data) return CoreHit{at, std::nullopt};
+    stop = first;
+  }
+  return std::nullopt;
+}
+
+std::optional<KernelSymbols::CoreHit> KernelSymbols::table_find(uint64_t addr, bool& above) const {
   auto it = std::upper_bound(symbols_.begin(), symbols_.end(), addr,
                              [](uint64_t a, const Symbol& s) { return a < s.addr; });
+  above = it != symbols_.end();
   if (it == symbols_.begin()) return std::nullopt;
-  if (it == symbols_.end() && addr - symbols_.back().addr >= kLastSymbolReach) return std::nullopt;
   --it;
-  if (it->name == kNoName) return std::nullopt;
-  return Hit{std::string_view(names_.data() + it->name), modules_[it->module], addr - it->addr};
+  CoreHit out{it->addr, std::nullopt};
+  if (it->name != kNoName) out.hit = Hit{std::string_view(names_.data() + it->name), modules_[it->module], addr - it->addr};
+  return out;
+}
+
+// The nearer of the kernel's own lines' answer and the table's; past the
+// last symbol of both, only within its reach.
+std::optional<KernelSymbols::Hit> KernelSymbols::find(uint64_t addr) const {
+  bool core_above = false, table_above = false;
+  const std::optional<CoreHit> core = core_.empty() ? std::nullopt : core_find(addr, core_above);
+  const std::optional<CoreHit> table = symbols_.empty() ? std::nullopt : table_find(addr, table_above);
+  const std::optional<CoreHit>& nearest = !table || (core && core->addr >= table->addr) ? core : table;
+  if (!nearest) return std::nullopt;
+  if (!core_above && !table_above && addr - nearest->addr >= kLastSymbolReach) return std::nullopt;
+  return nearest->hit;
 }
 
 }  // namespace swprof

@@ -8,8 +8,16 @@
 // need (16 bytes per range, the names of code symbols in one arena), and
 // parsing reads kallsyms' own line layout in one pass, without a sort when
 // the lines come in address order (as the kernel writes them).
+//
+// A report looks up a few hundred kernel addresses at most: index() keeps a
+// whole kallsyms text as it is and reads the kernel's own lines (those
+// before the first module's, in address order as scripts/kallsyms sorts
+// them) only where a binary search over their starts lands; what follows
+// them (modules, BPF, ftrace trampolines) is parsed into the table. Both
+// answer every address alike.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,6 +31,14 @@ class KernelSymbols {
   // others only end the range of the text symbol before them. Malformed
   // lines are skipped.
   static KernelSymbols parse(std::string_view text);
+  // The symbols of the whole text of a kallsyms, kept as it is (see above);
+  // a text whose own kernel lines are not in kallsyms' layout or address
+  // order is parsed whole. `watch`, `watched`: as KernelSymbolsParser::watch
+  // and watched_address().
+  // The text is kept by `owner` (a file's FileText); or by the table itself.
+  static KernelSymbols index(std::shared_ptr<const void> owner, std::string_view text, const std::string& watch,
+                             std::optional<uint64_t>& watched);
+  static KernelSymbols index(std::string text, const std::string& watch, std::optional<uint64_t>& watched);
 
   struct Hit {
     std::string_view name;
@@ -41,12 +57,12 @@ class KernelSymbols {
   // never named with another layout's symbols.
   void keep_modules_within(const std::vector<ModuleRange>& loaded);
 
-  bool available() const { return !symbols_.empty() && has_text_; }
+  bool available() const { return (!symbols_.empty() || !core_.empty()) && has_text_; }
   // Lines whose addresses were all zero: hidden from this user.
   bool hidden() const { return hidden_; }
   // Entries kept for lookups (ranges, not lines: aliases and runs of data
-  // symbols collapse).
-  size_t size() const { return symbols_.size(); }
+  // symbols collapse; but an index()ed text's own kernel lines count one each).
+  size_t size() const { return symbols_.size() + core_.size(); }
 
  private:
   friend class KernelSymbolsParser;
@@ -65,6 +81,16 @@ class KernelSymbols {
   uint32_t module_id(std::string_view module);
   void finish();
   Symbol chosen_at(size_t& i) const;
+  // The kernel's own lines of an index()ed text.
+  struct CoreHit {
+    uint64_t addr = 0;
+    std::optional<Hit> hit;  // none: a data symbol ends the range there
+  };
+  uint64_t core_addr(size_t line) const;
+  // The nearest of the lines at or below addr that names or ends a range.
+  std::optional<CoreHit> core_find(uint64_t addr, bool& above) const;
+  // The table's entry for addr: its address and hit, as core_find.
+  std::optional<CoreHit> table_find(uint64_t addr, bool& above) const;
 
   std::vector<Symbol> symbols_;  // sorted by addr, one per address
   std::string names_;            // the names of text symbols, each ended by a NUL
@@ -73,6 +99,9 @@ class KernelSymbols {
   bool hidden_ = false;
   std::string watch_name_;  // KernelSymbolsParser::watch
   std::optional<uint64_t> watched_;
+  std::shared_ptr<const void> text_owner_;  // index(): keeps text_
+  std::string_view text_;                   // index(): the whole text
+  std::vector<uint32_t> core_;  // index(): where the kernel's own lines start in text_, in address order
 };
 
 // Builds a KernelSymbols from a text given a piece at a time (a file read in
@@ -92,6 +121,7 @@ class KernelSymbolsParser {
   KernelSymbols finish();
 
  private:
+  friend class KernelSymbols;
   KernelSymbols table_;
   size_t lines_ = 0, zero_ = 0;
 };

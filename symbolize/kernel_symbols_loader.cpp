@@ -1,10 +1,6 @@
 #include "symbolize/kernel_symbols_loader.h"
 
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 
 #include "common/regular_file.h"
 
@@ -12,11 +8,6 @@ namespace swprof {
 namespace {
 
 constexpr char kShownAsAddresses[] = "kernel frames are shown as addresses";
-// /proc/kallsyms tells no size: room is made for a kernel's usual table.
-constexpr uint64_t kTypicalKallsymsBytes = uint64_t{6} << 20;
-
-std::string too_large() { return "larger than " + std::to_string(kMaxKallsymsBytes >> 20) + " MiB"; }
-
 std::string hex_address(uint64_t addr) {
   char text[24];
   std::snprintf(text, sizeof text, "%#llx", static_cast<unsigned long long>(addr));
@@ -30,51 +21,14 @@ struct ReadSymbols {
   std::optional<uint64_t> watched;
 };
 
-// Reads the lines of `file` a piece at a time into `parser`, at most
-// kMaxKallsymsBytes; the reason it stopped short on failure.
-std::optional<std::string> read_lines_into(RegularFile& file, KernelSymbolsParser& parser) {
-  constexpr size_t kPiece = size_t{1} << 20;
-  std::string piece;
-  uint64_t total = 0;
-  for (;;) {
-    const size_t kept = piece.size();  // a line cut at the end of the last read
-    piece.resize(kept + kPiece);
-    const ssize_t n = ::read(file.fd.get(), piece.data() + kept, kPiece);
-    if (n < 0 && errno == EINTR) {
-      piece.resize(kept);
-      continue;
-    }
-    if (n < 0) return std::string(std::strerror(errno));
-    total += static_cast<uint64_t>(n);
-    if (total > kMaxKallsymsBytes) return too_large();
-    piece.resize(kept + static_cast<size_t>(n));
-    if (n == 0) break;
-    const size_t whole = piece.rfind('\n') + 1;  // 0 when no line ends in it yet
-    parser.add(std::string_view(piece).substr(0, whole));
-    piece.erase(0, whole);
-  }
-  parser.add(piece);
-  return std::nullopt;
-}
-
 // The kernel symbols in kallsyms file `path`, watching for `watch` (the
 // kernel's own symbol whose address tells the boot; empty: none).
 FileResult<ReadSymbols> read_kallsyms(const std::string& path, const std::string& watch) {
-  auto file = open_regular_file(path);
-  if (!file) return std::move(file).failure_as<ReadSymbols>();
-  if (file.value->size > kMaxKallsymsBytes) {
-    FileResult<ReadSymbols> r;
-    r.reason = too_large();
-    return r;
-  }
-  KernelSymbolsParser parser(file.value->size ? file.value->size : kTypicalKallsymsBytes);
-  parser.watch(watch);
+  auto text = read_regular_file_text(path, kMaxKallsymsBytes);
+  if (!text) return std::move(text).failure_as<ReadSymbols>();
   FileResult<ReadSymbols> r;
-  if (auto failed = read_lines_into(*file.value, parser)) {
-    r.reason = *failed;
-    return r;
-  }
-  r.value = ReadSymbols{parser.finish(), parser.watched_address()};
+  r.value.emplace();
+  r.value->symbols = KernelSymbols::index(std::move(text.value->owner), text.value->text, watch, r.value->watched);
   return r;
 }
 

@@ -97,3 +97,28 @@ TEST_CASE("a file that grows is read up to its size when opened", "[regular_file
   REQUIRE(text);
   CHECK(*text.value == "0123456789");
 }
+
+TEST_CASE("a file read to be kept: the same bytes and refusals as read_regular_file", "[regular_file]") {
+  TempDir dir;
+  const std::string path = dir.file("big");
+  std::string content;
+  for (int i = 0; content.size() < (5u << 20); ++i) content += "ffffffff8100" + std::to_string(i) + " T f\n";
+  std::ofstream(path) << content;
+  auto text = read_regular_file_text(path, 8 << 20);
+  REQUIRE(text);
+  CHECK(text.value->text == content);
+  CHECK(text.value->owner);
+  auto small = read_regular_file_text(path, 2 << 20);
+  CHECK_FALSE(small);
+  CHECK(small.reason == "larger than 2 MiB");
+  std::ofstream(dir.file("empty"));
+  auto empty = read_regular_file_text(dir.file("empty"), 100);
+  REQUIRE(empty);
+  CHECK(empty.value->text.empty());
+  auto proc = read_regular_file_text("/proc/self/status", 1 << 20);  // size 0: read to its end
+  REQUIRE(proc);
+  CHECK(proc.value->text.find("Pid:") != std::string_view::npos);
+  REQUIRE(::mkfifo(dir.file("fifo").c_str(), 0600) == 0);
+  CHECK(read_regular_file_text(dir.file("fifo"), 100).reason == "is a FIFO, not a regular file");
+  CHECK(read_regular_file_text(dir.file("none"), 100).missing());
+}

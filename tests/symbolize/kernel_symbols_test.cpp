@@ -2,6 +2,7 @@
 // an unreadable one, and the running kernel's when it is readable.
 
 #include <algorithm>
+#include <cctype>
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <sstream>
@@ -33,9 +34,12 @@ std::vector<PlainEntry> plain_table(const std::string& text) {
   while (std::getline(in, line)) {
     std::istringstream fields(line);
     std::string addr_text, type, name, module;
-    if (!(fields >> addr_text >> type >> name) || type.size() != 1) continue;
+    if (!(fields >> addr_text >> type >> name) || type.size() != 1 || !std::isxdigit(static_cast<unsigned char>(addr_text[0])))
+      continue;
     fields >> module;
-    const uint64_t addr = std::stoull(addr_text, nullptr, 16);
+    size_t used = 0;
+    const uint64_t addr = std::stoull(addr_text, &used, 16);
+    if (used != addr_text.size()) continue;
     if (addr == 0 || type == "a" || type == "A" || type == "U") continue;
     const bool text_type = type == "t" || type == "T" || type == "w" || type == "W";
     out.push_back({addr, text_type, name, module.empty() ? "[kernel]" : module});
@@ -383,4 +387,88 @@ TEST_CASE("kernel symbols: a perf.data recording's kernel: kallsyms counted as r
     CHECK(s.symbolize_kernel(0xffffffff81000204).frames[0].function == "recorded_fn");
     CHECK(s.kallsyms_reads() == 0);
   }
+}
+
+namespace {
+
+// index() of `text` answers every address near a line as the plain table
+// does (and parse()); returns how many addresses differ.
+size_t index_differs(const std::string& text) {
+  std::optional<uint64_t> watched;
+  const KernelSymbols indexed = KernelSymbols::index(text, "", watched);
+  const KernelSymbols parsed = KernelSymbols::parse(text);
+  const std::vector<PlainEntry> plain = plain_table(text);
+  size_t differ = 0;
+  for (const PlainEntry& e : plain)
+    for (uint64_t addr : {e.addr - 1, e.addr, e.addr + 1, e.addr + 0x20, e.addr + 0xfff, e.addr + 0x1000}) {
+      const std::string want = plain_find(plain, addr);
+      const std::string got = compact_find(indexed, addr);
+      differ += got != want || compact_find(parsed, addr) != want;
+      if (got != want) UNSCOPED_INFO(std::hex << addr << ": " << got << " instead of " << want);
+    }
+  CHECK(indexed.available() == parsed.available());
+  CHECK(indexed.hidden() == parsed.hidden());
+  return differ;
+}
+
+}  // namespace
+
+TEST_CASE("kernel symbols: an indexed kallsyms answers as the parsed one", "[symbolize][kernel]") {
+  const std::string kernel_then_modules =
+      "0000000000000000 A fixed_percpu_data\n"  // older kernels: per-CPU symbols at 0 come first
+      "ffffffff81000000 T _text\n"
+      "ffffffff81000000 T _stext\n"
+      "ffffffff81000000 t _stext_alias\n"
+      "ffffffff81000100 T at_data\n"
+      "ffffffff81000100 D data_at_code\n"
+      "ffffffff81000200 D d1\n"
+      "ffffffff81000300 b d2\n"
+      "ffffffff81000300 A absolute_among_data\n"
+      "ffffffff81000400 T after_data\n"
+      "ffffffff81000500 A only_absolute\n"
+      "ffffffff81000600 W weak_fn\n"
+      "ffffffff81000700 R last_kernel_data\n"
+      "ffffffffc0a00400 t ext4_sync_fs\t[ext4]\n"
+      "ffffffffc0a00000 t ext4_fill_super\t[ext4]\n"
+      "ffffffffc0b00000 t xfs_fn\t[xfs]\n"
+      "ffffffff81000800 t after_modules\n"  // the kernel's own again: parsed with the modules
+      "ffffffffc0203000 t ftrace_trampoline\t[__builtin__ftrace]\n";
+  CHECK(index_differs(kernel_then_modules) == 0);
+  CHECK(index_differs(kFakeKallsyms) == 0);  // "not a line": the rest is parsed
+  CHECK(index_differs("ffffffff81000100 T b\nffffffff81000000 T a\nffffffff81000200 T c\n") == 0);  // out of order
+  CHECK(index_differs("ffffffff81000000 T only\n") == 0);  // the last symbol's reach
+  CHECK(index_differs("ffffffff81000000 T last_kernel\nffffffff81002000 t mod\t[m]\n") == 0);
+  CHECK(index_differs("ffffffff81000000 t no_newline_at_the_end") == 0);
+  CHECK(index_differs("ffffffff81000000 D only_data\n") == 0);
+
+  std::optional<uint64_t> watched;
+  const KernelSymbols hidden = KernelSymbols::index("0000000000000000 T _text\n0000000000000000 t f\n", "_text", watched);
+  CHECK(hidden.hidden());
+  CHECK_FALSE(hidden.available());
+  CHECK(watched == 0u);
+  CHECK_FALSE(hidden.find(0xffffffff81000110));
+
+  for (const char* name : {"_text", "after_modules", "xfs_fn", "missing"}) {
+    std::optional<uint64_t> from_index;
+    KernelSymbols::index(kernel_then_modules, name, from_index);
+    KernelSymbolsParser parser(0);
+    parser.watch(name);
+    parser.add(kernel_then_modules);
+    CHECK(from_index == parser.watched_address());
+  }
+  // Kept as it is: the kernel's own lines are not copied into the table.
+  const KernelSymbols indexed = KernelSymbols::index(kernel_then_modules, "", watched);
+  CHECK(indexed.find(0xffffffff81000010)->name == "_stext_alias");
+  CHECK(indexed.find(0xffffffffc0a00010)->module == "[ext4]");
+}
+
+TEST_CASE("kernel symbols: the running kernel's kallsyms indexed answers as the plain table", "[symbolize][kernel]") {
+  std::ifstream in("/proc/kallsyms");
+  std::stringstream text;
+  text << in.rdbuf();
+  if (plain_table(text.str()).empty()) {
+    WARN("kernel symbols are not readable here: not checked");
+    return;
+  }
+  CHECK(index_differs(text.str()) == 0);
 }
