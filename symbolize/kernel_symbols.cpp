@@ -227,8 +227,10 @@ KernelSymbols::Symbol KernelSymbols::chosen_at(size_t& i) const {
 
 // A kallsyms' own lines are "%016lx %c %s\n" (the kernel's own) or with
 // "\t[%s]" after the name (a module's). The kernel's own lines, while they
-// are in address order, are indexed where they start; from the first line
-// that is not one of them on, the text is parsed into the table.
+// are in address order, are indexed where they start, one per address as
+// finish() keeps them (the last text symbol, else a data symbol; lines of
+// no address, types a, A and U, and zeroed addresses not at all); from the
+// first line that is not one of them on, the text is parsed into the table.
 KernelSymbols KernelSymbols::index(std::string text, const std::string& watch, std::optional<uint64_t>& watched) {
   auto owned = std::make_shared<const std::string>(std::move(text));
   const std::string_view view = *owned;
@@ -246,7 +248,7 @@ KernelSymbols KernelSymbols::index(std::shared_ptr<const void> owner, std::strin
   const auto name_char = [](char c) { return !is_blank(c) && c != '\n'; };
   bool ours = k.text_.size() <= UINT32_MAX;
   uint64_t last = 0;
-  size_t zero = 0;
+  size_t lines = 0, zero = 0;
   bool core_text = false;
   std::optional<uint64_t> found;
   k.core_.reserve(k.text_.size() / 32);
@@ -259,14 +261,21 @@ KernelSymbols KernelSymbols::index(std::shared_ptr<const void> owner, std::strin
     }
     const char* q = name_end(p + 19, end);
     if (q < end && *q != '\n') break;  // a module's line: the rest goes to the table
-    if (addr < last) {
-      ours = false;
-      break;
+    const char type = p[17];
+    const auto offset = static_cast<uint32_t>(p - begin);
+    if (addr == 0) {
+      ++zero;
+    } else if (type != 'a' && type != 'A' && type != 'U') {
+      if (addr < last) {
+        ours = false;
+        break;
+      }
+      if (k.core_.empty() || addr != last) k.core_.push_back(offset);
+      else if (is_text_type(type) || !is_text_type(k.text_[k.core_.back() + 17])) k.core_.back() = offset;
+      last = addr;
+      core_text |= is_text_type(type);
     }
-    last = addr;
-    k.core_.push_back(static_cast<uint32_t>(p - begin));
-    zero += addr == 0;
-    core_text |= addr != 0 && is_text_type(p[17]);
+    ++lines;
     const std::string_view name(p + 19, static_cast<size_t>(q - (p + 19)));
     if (!found && !watch.empty() && name == watch) found = addr;
     p = q < end ? q + 1 : end;
@@ -282,13 +291,14 @@ KernelSymbols KernelSymbols::index(std::shared_ptr<const void> owner, std::strin
   if (!found) rest.watch(watch);
   rest.add(std::string_view(p, static_cast<size_t>(end - p)));
   watched = found ? found : rest.watched_address();
-  const size_t lines = k.core_.size() + rest.lines_, zeros = zero + rest.zero_;
+  lines += rest.lines_;
+  zero += rest.zero_;
   KernelSymbols table = rest.finish();
   k.symbols_ = std::move(table.symbols_);
   k.names_ = std::move(table.names_);
   k.modules_ = std::move(table.modules_);
   k.has_text_ = table.has_text_ || core_text;
-  k.hidden_ = lines > 0 && zeros == lines;
+  k.hidden_ = lines > 0 && zero == lines;
   k.core_.shrink_to_fit();
   return k;
 }
@@ -299,10 +309,8 @@ uint64_t KernelSymbols::core_addr(size_t line) const {
   return addr;
 }
 
-// The lines at one address: the last text symbol names it, else a data
-// symbol ends the range before it; lines of neither (a, A, U: no address of
-// code or data) leave it to the address below. Zeroed (hidden) addresses
-// name nothing.
+// The line at or below addr: a text symbol names it, a data symbol ends the
+// range before it.
 std::optional<KernelSymbols::CoreHit> KernelSymbols::core_find(uint64_t addr, bool& above) const {
   size_t lo = 0, hi = core_.size();  // the first line above addr
   while (lo < hi) {
@@ -311,28 +319,13 @@ std::optional<KernelSymbols::CoreHit> KernelSymbols::core_find(uint64_t addr, bo
     else hi = mid;
   }
   above = lo < core_.size();
-  const char* const end = text_.data() + text_.size();
-  for (size_t stop = lo; stop > 0;) {
-    const uint64_t at = core_addr(stop - 1);
-    if (at == 0) return std::nullopt;
-    size_t first = stop - 1;
-    while (first > 0 && core_addr(first - 1) == at) --first;
-    std::optional<size_t> text_line;
-    bool data = false;
-    for (size_t i = first; i < stop; ++i) {
-      const char type = text_[core_[i] + 17];
-      if (is_text_type(type)) text_line = i;
-      else data |= type != 'a' && type != 'A' && type != 'U';
-    }
-    if (text_line) {
-      const char* name = text_.data() + core_[*text_line] + 19;
-      const std::string_view name_view(name, static_cast<size_t>(name_end(name, end) - name));
-      return CoreHit{at, Hit{name_view, kKernelModule, addr - at}};
-    }
-    if (data) return CoreHit{at, std::nullopt};
-    stop = first;
-  }
-  return std::nullopt;
+  if (lo == 0) return std::nullopt;
+  const uint32_t line = core_[lo - 1];
+  const uint64_t at = core_addr(lo - 1);
+  if (!is_text_type(text_[line + 17])) return CoreHit{at, std::nullopt};
+  const char* name = text_.data() + line + 19;
+  const size_t length = static_cast<size_t>(name_end(name, text_.data() + text_.size()) - name);
+  return CoreHit{at, Hit{std::string_view(name, length), kKernelModule, addr - at}};
 }
 
 std::optional<KernelSymbols::CoreHit> KernelSymbols::table_find(uint64_t addr, bool& above) const {

@@ -61,7 +61,7 @@ class KernelSymbols {
   // Lines whose addresses were all zero: hidden from this user.
   bool hidden() const { return hidden_; }
   // Entries kept for lookups (ranges, not lines: aliases and runs of data
-  // symbols collapse; but an index()ed text's own kernel lines count one each).
+  // symbols collapse; an index()ed text's own kernel lines, one per address).
   size_t size() const { return symbols_.size() + core_.size(); }
 
  private:
@@ -101,7 +101,7 @@ class KernelSymbols {
   std::optional<uint64_t> watched_;
   std::shared_ptr<const void> text_owner_;  // index(): keeps text_
   std::string_view text_;                   // index(): the whole text
-  std::vector<uint32_t> core_;  // index(): where the kernel's own lines start in text_, in address order
+  std::vector<uint32_t> core_;  // index(): where the kernel's own lines start in text_, one per address, in order
 };
 
 // Builds a KernelSymbols from a text given a piece at a time (a file read in

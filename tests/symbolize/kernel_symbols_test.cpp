@@ -440,6 +440,15 @@ TEST_CASE("kernel symbols: an indexed kallsyms answers as the parsed one", "[sym
   CHECK(index_differs("ffffffff81000000 T last_kernel\nffffffff81002000 t mod\t[m]\n") == 0);
   CHECK(index_differs("ffffffff81000000 t no_newline_at_the_end") == 0);
   CHECK(index_differs("ffffffff81000000 D only_data\n") == 0);
+  // Lines of no address out of order do not matter.
+  CHECK(index_differs("ffffffff81000100 T b\nffffffff81000050 A abs\nffffffff81000200 T c\n") == 0);
+  std::string aliases;  // one address, many names: each lookup is one search all the same
+  for (int i = 0; i < 20000; ++i) aliases += "ffffffff81000000 " + std::string(i % 3 ? "t" : "D") + " alias" + std::to_string(i) + "\n";
+  CHECK(index_differs(aliases + "ffffffff81001000 T next\n") == 0);
+  {
+    std::optional<uint64_t> unused;
+    CHECK(KernelSymbols::index(aliases, "", unused).size() == 1);
+  }
 
   std::optional<uint64_t> watched;
   const KernelSymbols hidden = KernelSymbols::index("0000000000000000 T _text\n0000000000000000 t f\n", "_text", watched);
