@@ -83,23 +83,18 @@ std::optional<FunctionBounds> known_bounds(const ElfBinary& binary, uint64_t vad
   return init_fini_function(binary, vaddr);
 }
 
-// A function's entry: nothing pushed yet, the return address at rsp (or
-// none: the outermost frame, _start, whose FDE marks it undefined).
-bool entry_rule(const CfiRule* rule) {
-  if (!rule || rule->cfa != CfaRule::kRspOffset || rule->cfa_reg != kRsp || rule->cfa_offset != 8) return false;
-  return rule->ra() == SavedRule::kUndefined || (rule->ra() == SavedRule::kAtCfa && rule->saved_offset[kSlotRa] == -8);
-}
-
-// Discovery's start for vaddr inside an FDE that begins at a function's
-// entry: the greatest of its seeds at or below vaddr in vaddr's segment (the
-// FDE's start, symbols, the entry point). An FDE that begins inside a frame
-// (a .cold part, run in its parent's frame and entered by jumps discovery
-// may take for tail calls) gives none: discovery answers there.
+// The start for vaddr inside an FDE: the greatest at or below vaddr, in
+// vaddr's segment, of the FDE's start, symbols and the entry point. Where the
+// FDE begins at a function's entry, that is discovery's start (its seeds);
+// where it begins inside a frame (a .cold part, run in its parent's frame),
+// it is the part's own start, where discovery would have guessed from the
+// jumps and calls around it, at the price of a whole binary's discovery (a
+// compiler's 20 MB cc1: 48 ms) for one name.
 std::optional<uint64_t> start_in_fde(const ElfBinary& binary, uint64_t vaddr) {
   const LazyCfiTable& cfi = binary.cfi_table();
   const std::optional<uint64_t> fde = cfi.fde_start(vaddr);
   const auto range = fde ? executable_range(binary, vaddr) : std::nullopt;
-  if (!range || *fde < range->first || !entry_rule(cfi.lookup(*fde))) return std::nullopt;
+  if (!range || *fde < range->first) return std::nullopt;
   uint64_t start = *fde;
   const std::vector<FunctionSymbol>& fns = binary.functions();
   auto next = std::upper_bound(fns.begin(), fns.end(), vaddr, [](uint64_t v, const FunctionSymbol& f) { return v < f.start; });

@@ -26,14 +26,15 @@ struct FunctionBounds {
 
 std::optional<FunctionBounds> function_bounds(const ElfBinary& binary, uint64_t vaddr);
 
-// The start of the function holding vaddr, for naming code without a name:
-// function_bounds(...)->start, found without discovery where an FDE that
-// begins at a function's entry covers vaddr. There discovery's function is
-// the one starting at the last start at or below vaddr of its seeds: the
-// FDE's start, or a symbol or the entry point above it, which this answer
-// takes too. (A start that only descent or an init array gives strictly
-// inside such an FDE, a second entry of hand-written code, is not seen.)
-// Elsewhere, .cold parts included, discovery runs as in function_bounds.
+// The start of the function holding vaddr, for naming code without a name,
+// found without discovery wherever an FDE covers vaddr: the last of the
+// FDE's start, a symbol or the entry point at or below vaddr. Where the FDE
+// begins at a function's entry, that is function_bounds(...)->start:
+// discovery's function is the one starting at the last of those seeds. (A
+// start that only descent or an init array gives strictly inside such an
+// FDE, a second entry of hand-written code, is not seen.) Where it begins
+// inside a frame (a .cold part), it is the part's start, which discovery may
+// place elsewhere. Outside every FDE, discovery runs as in function_bounds.
 std::optional<uint64_t> function_start(const ElfBinary& binary, uint64_t vaddr);
 
 }  // namespace swprof
