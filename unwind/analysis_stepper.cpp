@@ -21,6 +21,8 @@ std::optional<uint64_t> find_cfa(const StackHeight& h, const Registers& regs) {
 
 StepAnswer AnalysisStepper::step(const StepInput& in, Registers& caller) {
   if (!in.regs.has(kRsp)) return StepAnswer::not_mine();
+  // The return address is above sp.
+  if (no_stack_word_from(in.stack, in.regs.sp())) return StepAnswer::failed(WalkEnd::kStackExhausted);
   const uint64_t pc = in.lookup_pc();
   const Mapping* m = in.mapping && pc >= in.mapping->start && pc < in.mapping->end ? in.mapping : in.maps.find(pc);
   if (!m || !m->binary) return StepAnswer::not_mine();

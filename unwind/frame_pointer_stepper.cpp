@@ -30,6 +30,8 @@ const char* frame_pointer_rule_name(FramePointerRule rule) {
 
 StepAnswer FramePointerStepper::step(const StepInput& in, Registers& caller) {
   if (!in.regs.has(kRbp) || !in.regs.has(kRsp)) return StepAnswer::not_mine();
+  // Every rule reads at sp or at rbp >= sp.
+  if (no_stack_word_from(in.stack, in.regs.sp())) return StepAnswer::failed(WalkEnd::kStackExhausted);
   const std::optional<FramePointerRule> rule = find_rule(in);
   if (!rule) return StepAnswer::not_mine();
   return StepAnswer::of(apply(*rule, in, caller));
