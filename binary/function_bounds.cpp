@@ -7,6 +7,7 @@
 #include "binary/elf_binary.h"
 #include "binary/go_pclntab.h"
 #include "binary/lazy_cfi_table.h"
+#include "binary/x86_decoder.h"
 
 namespace swprof {
 namespace {
@@ -103,7 +104,47 @@ std::optional<uint64_t> start_in_fde(const ElfBinary& binary, uint64_t vaddr) {
   return start;
 }
 
+constexpr size_t kEntryCodeBytes = 256;
+constexpr int kEntryCodeInsns = 64;
+
+bool function_begins(const ElfBinary& binary, uint64_t at) {
+  if (!binary.functions().empty()) {
+    const FunctionSymbol* f = binary.function_at(at);
+    return f && f->start == at;
+  }
+  if (const LazyCfiTable& cfi = binary.cfi_table(); !cfi.empty()) return cfi.fde_start(at) == at;
+  const std::optional<DiscoveredFunction> d = binary.function_starts().at(at);
+  return d && d->start == at;
+}
+
+// The entry point for vaddr in the entry code: code without an FDE (ld.so's
+// _start and _dl_start_user), which every program's first samples land in.
+std::optional<uint64_t> start_in_entry_code(const ElfBinary& binary, uint64_t vaddr) {
+  const uint64_t entry = binary.entry();
+  if (entry == 0 || vaddr < entry || vaddr - entry >= kEntryCodeBytes) return std::nullopt;
+  X86Decoder decoder;
+  const auto code = entry_code(binary, decoder);
+  if (!code || vaddr >= code->second) return std::nullopt;
+  return entry;
+}
+
 }  // namespace
+
+std::optional<std::pair<uint64_t, uint64_t>> entry_code(const ElfBinary& binary, X86Decoder& decoder) {
+  const uint64_t entry = binary.entry();
+  if (entry == 0 || !decoder.ok()) return std::nullopt;
+  const Bytes code = binary.code_at(entry, kEntryCodeBytes);
+  uint64_t at = entry;
+  for (int i = 0; i < kEntryCodeInsns; ++i) {
+    if (at != entry && function_begins(binary, at)) break;
+    const X86Insn insn = decoder.decode(code, entry, at);
+    if (insn.op == X86Op::kInvalid) break;
+    at = insn.end();
+    if (!insn.falls_through()) break;
+  }
+  if (at == entry) return std::nullopt;
+  return std::make_pair(entry, at);
+}
 
 std::optional<FunctionBounds> function_bounds(const ElfBinary& binary, uint64_t vaddr) {
   if (auto b = known_bounds(binary, vaddr)) return b;
@@ -113,6 +154,7 @@ std::optional<FunctionBounds> function_bounds(const ElfBinary& binary, uint64_t 
 std::optional<uint64_t> function_start(const ElfBinary& binary, uint64_t vaddr) {
   if (auto b = known_bounds(binary, vaddr)) return b->start;
   if (auto start = start_in_fde(binary, vaddr)) return start;
+  if (auto start = start_in_entry_code(binary, vaddr)) return start;
   if (auto b = discovered(binary, vaddr)) return b->start;
   return std::nullopt;
 }

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <utility>
 
 namespace swprof {
 
@@ -34,7 +35,20 @@ std::optional<FunctionBounds> function_bounds(const ElfBinary& binary, uint64_t 
 // start that only descent or an init array gives strictly inside such an
 // FDE, a second entry of hand-written code, is not seen.) Where it begins
 // inside a frame (a .cold part), it is the part's start, which discovery may
-// place elsewhere. Outside every FDE, discovery runs as in function_bounds.
+// place elsewhere. In the entry code (below), the entry point. Elsewhere,
+// discovery runs as in function_bounds.
 std::optional<uint64_t> function_start(const ElfBinary& binary, uint64_t vaddr);
+
+class X86Decoder;
+
+// The program's entry code, [entry point, end): from the ELF entry point to
+// the end of its first instruction that does not fall through (ld.so: `jmp
+// *%r12` into the program; _start: `hlt` after calling __libc_start_main),
+// at most 64 instructions, stopping early where another function's symbol
+// begins; in a binary without symbols, where an FDE begins (whole-binary
+// discovery would cost every stripped program its price in every report,
+// for code that the stop instruction ends anyway), or with no FDEs either, a
+// discovered function. Calls fall through. nullopt without an entry point.
+std::optional<std::pair<uint64_t, uint64_t>> entry_code(const ElfBinary& binary, X86Decoder& decoder);
 
 }  // namespace swprof

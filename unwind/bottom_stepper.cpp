@@ -1,6 +1,6 @@
 #include "unwind/bottom_stepper.h"
 
-#include "binary/lazy_cfi_table.h"
+#include "binary/function_bounds.h"
 
 namespace swprof {
 namespace {
@@ -9,42 +9,6 @@ bool contains(const std::vector<std::pair<uint64_t, uint64_t>>& ranges, uint64_t
   for (const auto& [lo, hi] : ranges)
     if (vaddr >= lo && vaddr < hi) return true;
   return false;
-}
-
-// The entry code: from the ELF entry point to the end of its first
-// instruction that does not fall through (ld.so: `jmp *%r12` into the
-// program; _start: `hlt` after calling __libc_start_main), stopping early
-// where another function's symbol begins; in a binary without symbols,
-// where an FDE begins (whole-binary discovery would cost every stripped
-// program its price in every report, for code that the stop instruction
-// ends anyway), or with no FDEs either, a discovered function. Calls fall
-// through.
-constexpr size_t kEntryCodeBytes = 256;
-constexpr int kEntryCodeInsns = 64;
-
-bool function_begins(const ElfBinary& binary, uint64_t at) {
-  if (!binary.functions().empty()) {
-    const FunctionSymbol* f = binary.function_at(at);
-    return f && f->start == at;
-  }
-  if (const LazyCfiTable& cfi = binary.cfi_table(); !cfi.empty()) return cfi.fde_start(at) == at;
-  const std::optional<DiscoveredFunction> d = binary.function_starts().at(at);
-  return d && d->start == at;
-}
-
-std::optional<std::pair<uint64_t, uint64_t>> entry_code(const ElfBinary& binary, X86Decoder& decoder) {
-  const uint64_t entry = binary.entry();
-  const Bytes code = binary.code_at(entry, kEntryCodeBytes);
-  uint64_t at = entry;
-  for (int i = 0; i < kEntryCodeInsns; ++i) {
-    if (at != entry && function_begins(binary, at)) break;
-    const X86Insn insn = decoder.decode(code, entry, at);
-    if (insn.op == X86Op::kInvalid) break;
-    at = insn.end();
-    if (!insn.falls_through()) break;
-  }
-  if (at == entry) return std::nullopt;
-  return std::make_pair(entry, at);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "binary/elf_binary.h"
 #include "binary/function_starts.h"
 #include "binary/lazy_cfi_table.h"
+#include "binary/x86_decoder.h"
 #include "support/elf_files.h"
 #include "support/sym_fixtures.h"
 
@@ -189,5 +190,29 @@ TEST_CASE("binary: the function of .init or .fini is the section, found without 
       REQUIRE(d);
       CHECK(d->start == start);
     }
+  }
+}
+
+TEST_CASE("binary: the start of a function in the entry code is the entry point, found without discovery",
+          "[binary]") {
+  // ld.so's _start and _dl_start_user have no FDE; every program's first
+  // samples land there.
+  auto binary = open_binary("/lib64/ld-linux-x86-64.so.2");
+  REQUIRE(binary->entry() != 0);
+  REQUIRE_FALSE(binary->cfi_table().fde_start(binary->entry()));
+  X86Decoder decoder;
+  const auto code = entry_code(*binary, decoder);
+  REQUIRE(code);
+  CHECK(code->first == binary->entry());
+  CHECK(code->second - code->first > 8);
+  std::vector<std::optional<uint64_t>> starts;
+  for (uint64_t pc = code->first; pc < code->second; ++pc) starts.push_back(function_start(*binary, pc));
+  CHECK_FALSE(binary->function_starts_discovered());
+  for (size_t i = 0; i < starts.size(); ++i) {
+    INFO("pc " << std::hex << code->first + i);
+    CHECK(starts[i] == binary->entry());
+    const auto b = function_bounds(*binary, code->first + i);  // discovery's answer
+    REQUIRE(b);
+    CHECK(b->start == binary->entry());
   }
 }
