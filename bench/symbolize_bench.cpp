@@ -149,15 +149,16 @@ void kallsyms_index(benchmark::State& state) {
     return some;
   }();
   const auto lines = std::count(text.value->begin(), text.value->end(), '\n');
+  const auto owner = std::make_shared<const std::string>(std::move(*text.value));
   size_t named = 0;
   for (auto _ : state) {
     std::optional<uint64_t> watched;
-    const KernelSymbols k = KernelSymbols::index(*text.value, "_text", watched);
+    const KernelSymbols k = KernelSymbols::index(owner, *owner, "_text", watched);
     for (uint64_t a : addresses) named += k.find(a).has_value();
   }
   benchmark::DoNotOptimize(named);
   state.SetItemsProcessed(state.iterations() * lines);
-  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(text.value->size()));
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(owner->size()));
 }
 
 }  // namespace

@@ -39,13 +39,12 @@ FileResult<std::string> too_large(uint64_t max_bytes) {
   return r;
 }
 
-// Reads up to `limit` bytes; stops early at the end of the file.
-bool read_up_to(int fd, uint64_t limit, std::string& out, int& err) {
-  constexpr size_t kChunk = 1 << 16;
+// Reads up to `limit` bytes, `chunk` at a time; stops early at the end of
+// the file. (Each read zero-fills what it asks for first: a file of unknown
+// size, read a page at a time by procfs, is asked for 64 KiB at a time.)
+bool read_up_to(int fd, uint64_t limit, size_t chunk, std::string& out, int& err) {
   while (out.size() < limit) {
-    // As much as there is room for (a file of known size: all of it at once).
-    const size_t room = std::max(kChunk, out.capacity() - out.size());
-    const size_t want = static_cast<size_t>(std::min<uint64_t>(room, limit - out.size()));
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(chunk, limit - out.size()));
     const size_t at = out.size();
     out.resize(at + want);
     const ssize_t n = ::read(fd, out.data() + at, want);
@@ -105,9 +104,13 @@ FileResult<std::string> read_regular_file(RegularFile& file, uint64_t max_bytes)
   const uint64_t limit = file.size > 0 ? file.size : max_bytes + 1;
   FileResult<std::string> r;
   std::string text;
-  if (file.size > 0) text.reserve(file.size);
+  size_t chunk = size_t{1} << 16;
+  if (file.size > 0) {  // known: all of it in one read
+    text.reserve(file.size);
+    chunk = static_cast<size_t>(file.size);
+  }
   int err = 0;
-  if (!read_up_to(file.fd.get(), limit, text, err)) return failure<std::string>(err);
+  if (!read_up_to(file.fd.get(), limit, chunk, text, err)) return failure<std::string>(err);
   if (text.size() > max_bytes) return too_large(max_bytes);
   r.value = std::move(text);
   return r;

@@ -31,7 +31,6 @@
 #include <vector>
 
 #include <elf.h>
-#include <sys/mman.h>
 
 #include "common/anonymous_buffer.h"
 #include "common/byte_reader.h"

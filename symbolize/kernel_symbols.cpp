@@ -339,13 +339,15 @@ std::optional<KernelSymbols::CoreHit> KernelSymbols::table_find(uint64_t addr, b
   return out;
 }
 
-// The nearer of the kernel's own lines' answer and the table's; past the
+// The nearer of the kernel's own lines' answer and the table's (at one
+// address, a text symbol over a data one, as finish() chooses); past the
 // last symbol of both, only within its reach.
 std::optional<KernelSymbols::Hit> KernelSymbols::find(uint64_t addr) const {
   bool core_above = false, table_above = false;
   const std::optional<CoreHit> core = core_.empty() ? std::nullopt : core_find(addr, core_above);
   const std::optional<CoreHit> table = symbols_.empty() ? std::nullopt : table_find(addr, table_above);
-  const std::optional<CoreHit>& nearest = !table || (core && core->addr >= table->addr) ? core : table;
+  const bool core_nearer = core && (!table || core->addr > table->addr || (core->addr == table->addr && core->hit));
+  const std::optional<CoreHit>& nearest = core_nearer || !table ? core : table;
   if (!nearest) return std::nullopt;
   if (!core_above && !table_above && addr - nearest->addr >= kLastSymbolReach) return std::nullopt;
   return nearest->hit;

@@ -104,9 +104,9 @@ class KernelSymbols {
   std::vector<uint32_t> core_;  // index(): where the kernel's own lines start in text_, one per address, in order
 };
 
-// Builds a KernelSymbols from a text given a piece at a time (a file read in
-// pieces: its whole text is never in memory at once). KernelSymbols::parse
-// (text) is KernelSymbolsParser(text.size()), add(text), finish().
+// Builds a KernelSymbols from a text given a piece at a time (whole lines).
+// KernelSymbols::parse(text) is KernelSymbolsParser(text.size()),
+// add(text), finish(); index() parses the lines after the kernel's own so.
 class KernelSymbolsParser {
  public:
   // `size_hint`: about how long the text is (room is made for its lines).

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include "support/kernel_notes.h"
@@ -442,6 +443,9 @@ TEST_CASE("kernel symbols: an indexed kallsyms answers as the parsed one", "[sym
   CHECK(index_differs("ffffffff81000000 D only_data\n") == 0);
   // Lines of no address out of order do not matter.
   CHECK(index_differs("ffffffff81000100 T b\nffffffff81000050 A abs\nffffffff81000200 T c\n") == 0);
+  // The kernel's own line and a module's at one address: the text symbol names it.
+  CHECK(index_differs("ffffffff81000100 D d\nffffffff81000100 t f\t[mod]\nffffffff81000200 T g\n") == 0);
+  CHECK(index_differs("ffffffff81000100 T f\nffffffff81000100 d d\t[mod]\nffffffff81000200 T g\n") == 0);
   std::string aliases;  // one address, many names: each lookup is one search all the same
   for (int i = 0; i < 20000; ++i) aliases += "ffffffff81000000 " + std::string(i % 3 ? "t" : "D") + " alias" + std::to_string(i) + "\n";
   CHECK(index_differs(aliases + "ffffffff81001000 T next\n") == 0);
@@ -465,9 +469,12 @@ TEST_CASE("kernel symbols: an indexed kallsyms answers as the parsed one", "[sym
     parser.add(kernel_then_modules);
     CHECK(from_index == parser.watched_address());
   }
-  // Kept as it is: the kernel's own lines are not copied into the table.
-  const KernelSymbols indexed = KernelSymbols::index(kernel_then_modules, "", watched);
-  CHECK(indexed.find(0xffffffff81000010)->name == "_stext_alias");
+  // Kept as it is: a name of the kernel's own lines is the text's own bytes.
+  auto owner = std::make_shared<const std::string>(kernel_then_modules);
+  const KernelSymbols indexed = KernelSymbols::index(owner, *owner, "", watched);
+  const std::string_view alias = indexed.find(0xffffffff81000010)->name;
+  CHECK(alias == "_stext_alias");
+  CHECK(alias.data() == owner->data() + owner->find("_stext_alias"));
   CHECK(indexed.find(0xffffffffc0a00010)->module == "[ext4]");
 }
 
