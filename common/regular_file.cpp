@@ -39,25 +39,35 @@ FileResult<std::string> too_large(uint64_t max_bytes) {
   return r;
 }
 
+// Reads into dst until n bytes are read or the file ends: how many; nullopt
+// (and errno in err) when a read fails.
+std::optional<size_t> read_fully(int fd, void* dst, size_t n, int& err) {
+  size_t got = 0;
+  while (got < n) {
+    const ssize_t r = ::read(fd, static_cast<char*>(dst) + got, n - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) {
+      err = errno;
+      return std::nullopt;
+    }
+    if (r == 0) break;
+    got += static_cast<size_t>(r);
+  }
+  return got;
+}
+
 // Reads up to `limit` bytes, `chunk` at a time; stops early at the end of
-// the file. (Each read zero-fills what it asks for first: a file of unknown
-// size, read a page at a time by procfs, is asked for 64 KiB at a time.)
+// the file. (Each chunk is zero-filled before it is read into: a file of
+// unknown size, which procfs gives a page per read, is read 64 KiB at a time.)
 bool read_up_to(int fd, uint64_t limit, size_t chunk, std::string& out, int& err) {
   while (out.size() < limit) {
     const size_t want = static_cast<size_t>(std::min<uint64_t>(chunk, limit - out.size()));
     const size_t at = out.size();
     out.resize(at + want);
-    const ssize_t n = ::read(fd, out.data() + at, want);
-    if (n < 0 && errno == EINTR) {
-      out.resize(at);
-      continue;
-    }
-    if (n < 0) {
-      err = errno;
-      return false;
-    }
-    out.resize(at + static_cast<size_t>(n));
-    if (n == 0) break;
+    const std::optional<size_t> got = read_fully(fd, out.data() + at, want, err);
+    if (!got) return false;
+    out.resize(at + *got);
+    if (*got < want) break;  // the end of the file
   }
   return true;
 }
@@ -131,15 +141,11 @@ FileResult<FileText> read_regular_file_text(const std::string& path, uint64_t ma
   if (file.size > max_bytes) return too_large(max_bytes).failure_as<FileText>();
   auto buffer = std::make_shared<AnonymousBuffer>(AnonymousBuffer::allocate(static_cast<size_t>(file.size)));
   if (buffer->empty()) return failure<FileText>(ENOMEM);
-  size_t got = 0;
-  while (got < buffer->size()) {  // a file cut short meanwhile gives what it still has
-    const ssize_t n = ::read(file.fd.get(), buffer->data() + got, buffer->size() - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return failure<FileText>(errno);
-    if (n == 0) break;
-    got += static_cast<size_t>(n);
-  }
-  r.value = FileText{buffer, std::string_view(reinterpret_cast<const char*>(buffer->data()), got)};
+  int err = 0;
+  const std::optional<size_t> got = read_fully(file.fd.get(), buffer->data(), buffer->size(), err);
+  if (!got) return failure<FileText>(err);
+  // A file cut short meanwhile gives what it still has.
+  r.value = FileText{buffer, std::string_view(reinterpret_cast<const char*>(buffer->data()), *got)};
   return r;
 }
 
