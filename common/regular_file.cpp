@@ -130,23 +130,31 @@ FileResult<FileText> read_regular_file_text(const std::string& path, uint64_t ma
   auto opened = open_regular_file(path);
   if (!opened) return std::move(opened).failure_as<FileText>();
   RegularFile& file = *opened.value;
-  FileResult<FileText> r;
-  if (file.size == 0) {  // procfs: the size is known only once read
-    auto text = read_regular_file(file, max_bytes);
+  if (file.size > max_bytes) return too_large(max_bytes).failure_as<FileText>();
+  // Size 0 (procfs, known only once read): room for the most allowed, of
+  // which only the pages filled are ever backed.
+  const bool unknown = file.size == 0;
+  const uint64_t room = unknown ? max_bytes : file.size;
+  auto buffer = std::make_shared<AnonymousBuffer>(
+      room <= SIZE_MAX ? AnonymousBuffer::allocate(static_cast<size_t>(room)) : AnonymousBuffer());
+  if (buffer->empty()) {
+    if (!unknown) return failure<FileText>(ENOMEM);
+    auto text = read_regular_file(file, max_bytes);  // no room to reserve: read into a string
     if (!text) return std::move(text).failure_as<FileText>();
     auto owned = std::make_shared<const std::string>(std::move(*text.value));
-    r.value = FileText{owned, *owned};
-    return r;
+    return FileResult<FileText>{FileText{owned, *owned}};
   }
-  if (file.size > max_bytes) return too_large(max_bytes).failure_as<FileText>();
-  auto buffer = std::make_shared<AnonymousBuffer>(AnonymousBuffer::allocate(static_cast<size_t>(file.size)));
-  if (buffer->empty()) return failure<FileText>(ENOMEM);
   int err = 0;
   const std::optional<size_t> got = read_fully(file.fd.get(), buffer->data(), buffer->size(), err);
   if (!got) return failure<FileText>(err);
+  if (unknown && *got == buffer->size()) {  // full: one byte more tells a file that is too large
+    char more = 0;
+    const std::optional<size_t> extra = read_fully(file.fd.get(), &more, 1, err);
+    if (!extra) return failure<FileText>(err);
+    if (*extra) return too_large(max_bytes).failure_as<FileText>();
+  }
   // A file cut short meanwhile gives what it still has.
-  r.value = FileText{buffer, std::string_view(reinterpret_cast<const char*>(buffer->data()), *got)};
-  return r;
+  return FileResult<FileText>{FileText{buffer, std::string_view(reinterpret_cast<const char*>(buffer->data()), *got)}};
 }
 
 FileResult<std::string> read_regular_file(const std::string& path, uint64_t max_bytes) {

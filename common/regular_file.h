@@ -61,9 +61,10 @@ FileResult<RegularFile> open_regular_file(const std::string& path);
 FileResult<std::string> read_regular_file(RegularFile& file, uint64_t max_bytes);
 FileResult<std::string> read_regular_file(const std::string& path, uint64_t max_bytes);
 
-// The same, for a large file read to be kept: a file of known size is read
-// into an AnonymousBuffer (filled in huge pages where the kernel gives them).
-// `text` views the bytes, `owner` keeps them.
+// The same, for a large file read to be kept: it is read into an
+// AnonymousBuffer (filled in huge pages where the kernel gives them), for a
+// file of size 0 (procfs) one of `max_bytes` of which only the pages read
+// into are backed. `text` views the bytes, `owner` keeps them.
 struct FileText {
   std::shared_ptr<const void> owner;
   std::string_view text;

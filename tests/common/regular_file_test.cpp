@@ -118,6 +118,17 @@ TEST_CASE("a file read to be kept: the same bytes and refusals as read_regular_f
   auto proc = read_regular_file_text("/proc/self/status", 1 << 20);  // size 0: read to its end
   REQUIRE(proc);
   CHECK(proc.value->text.find("Pid:") != std::string_view::npos);
+  // A size-0 file of exactly the most allowed is read whole; one byte more is refused.
+  auto cmdline = read_regular_file("/proc/self/cmdline", 1 << 20);  // this process's: it does not change
+  REQUIRE(cmdline);
+  const std::string& args = *cmdline.value;
+  REQUIRE(args.size() > 1);
+  auto exact = read_regular_file_text("/proc/self/cmdline", args.size());
+  REQUIRE(exact);
+  CHECK(exact.value->text == args);
+  auto over = read_regular_file_text("/proc/self/cmdline", args.size() - 1);
+  CHECK_FALSE(over);
+  CHECK(over.reason.rfind("larger than ", 0) == 0);
   REQUIRE(::mkfifo(dir.file("fifo").c_str(), 0600) == 0);
   CHECK(read_regular_file_text(dir.file("fifo"), 100).reason == "is a FIFO, not a regular file");
   CHECK(read_regular_file_text(dir.file("none"), 100).missing());
