@@ -40,6 +40,9 @@ class PipelineRun {
     result_.header = reader.header();
     if (reader.header().off_cpu && kinds_.off_cpu) intervals_ = OffCpuIntervals::read(reader);
     use_final_images(read_trailing_images(reader));
+    // A perf.data reader knows the recorded kernel's mapping from the start.
+    if (const RecordedKernel* kernel = reader.recorded_kernel(); kernel && !kernel->text_symbol.empty())
+      read_recorded_kernel_early();
   }
 
   // The first samples, before they are symbolized: their binaries' symbols
@@ -60,13 +63,33 @@ class PipelineRun {
     if (!kind_kept(s)) return;
     const std::string& comm = names_.name(s.tid);
     if (!filter_.keep(s.time, s.tid, comm)) return;
-    symbolize(s);
+    const size_t kernel_frames = options_.filter.kernel_frames ? s.kernel_ips.size() : 0;
+    if (kernel_frames > 0) prepare_kernel_symbols();
+    symbolize_user(s);
     const OffCpuWeight* off = s.off_cpu ? intervals_.weight(s.tid, s.time) : nullptr;
     // An off-CPU sample no switch records time weighs its period: 0 for the
     // kernel's (it has none), the interval for a `dump --samples` snapshot.
     const uint64_t weight = s.off_cpu && off && off->weight_ns ? off->weight_ns : s.period;
+    if (!held_.empty() && (held_.size() >= kMaxHeldSamples || symbols_.kernel_symbols_ready())) release_held();
+    if (!held_.empty() || (kernel_frames > 0 && !symbols_.kernel_symbols_ready())) {
+      held_.push_back(HeldSample{s, comm, names_.named_by_record(s.tid), user_symbols_, weight, off});
+      return;
+    }
+    symbolize_kernel(s.kernel_ips, kernel_frames);
     sink_.add(PipelineSample{s, comm, names_.named_by_record(s.tid), user_symbols_, kernel_symbols_,
                              s.off_cpu ? SampleKind::kOffCpu : SampleKind::kOnCpu, weight, off});
+  }
+
+  // The samples held while the kernel's symbols were read go to the sink,
+  // in order, once they are (waiting for them if need be).
+  void release_held() {
+    for (const HeldSample& h : held_) {
+      const UnwoundSample& s = h.unwound;
+      symbolize_kernel(s.kernel_ips, options_.filter.kernel_frames ? s.kernel_ips.size() : 0);
+      sink_.add(PipelineSample{s, h.comm, h.named_by_record, h.user_symbols, kernel_symbols_,
+                               s.off_cpu ? SampleKind::kOffCpu : SampleKind::kOnCpu, h.weight, h.off_cpu});
+    }
+    held_.clear();
   }
 
   void operator()(const CommRecord& r) {
@@ -87,6 +110,7 @@ class PipelineRun {
   void operator()(const Other&) {}
 
   PipelineResult finish(const RecordingUnwinder& unwinder) {
+    release_held();
     result_.status = reader_.status();
     result_.unwind = unwinder.stats();
     if (options_.unwind.archive) result_.archive = ArchiveUse{options_.unwind.archive->path(), unwinder.archive_supplied()};
@@ -124,22 +148,23 @@ class PipelineRun {
     }
   }
 
-  void symbolize(const UnwoundSample& s) {
-    const size_t kernel_frames = options_.filter.kernel_frames ? s.kernel_ips.size() : 0;
+  void symbolize_user(const UnwoundSample& s) {
     user_symbols_.resize(s.walk.frames.size());
-    kernel_symbols_.resize(kernel_frames);
-    if (kernel_frames > 0) prepare_kernel_symbols();
-    if (options_.symbolize_order == FrameOrder::kLeafFirst) {
-      for (size_t i = 0; i < kernel_frames; ++i) symbolize_kernel(s, i);
-      for (size_t i = 0; i < user_symbols_.size(); ++i) symbolize_user(s, i);
-      return;
-    }
-    for (size_t i = user_symbols_.size(); i-- > 0;) symbolize_user(s, i);
-    for (size_t i = kernel_frames; i-- > 0;) symbolize_kernel(s, i);
+    const auto name = [&](size_t i) { user_symbols_[i] = &symbols_.symbolize(*s.maps, s.pid, s.walk.frames[i]); };
+    if (options_.symbolize_order == FrameOrder::kLeafFirst)
+      for (size_t i = 0; i < user_symbols_.size(); ++i) name(i);
+    else
+      for (size_t i = user_symbols_.size(); i-- > 0;) name(i);
+  }
+
+  void symbolize_kernel(const std::vector<uint64_t>& ips, size_t frames) {
+    kernel_symbols_.resize(frames);
+    for (size_t i = 0; i < frames; ++i) kernel_symbols_[i] = &symbols_.symbolize_kernel(ips[i]);
   }
 
   // A perf.data recording's kernel and module mappings come first, before
-  // any process's records: from the first of those on, the recorded
+  // any process's records: from then on (from the start when its reader
+  // peeked at them, else from the first process record), the recorded
   // kernel's symbols are read on their thread while the first samples are
   // unwound, when the recording has kernel samples and the report keeps
   // kernel frames (a warning, if any, is given only when they are used).
@@ -159,13 +184,6 @@ class PipelineRun {
     symbols_.prepare_kernel_symbols();
   }
 
-  void symbolize_user(const UnwoundSample& s, size_t i) {
-    user_symbols_[i] = &symbols_.symbolize(*s.maps, s.pid, s.walk.frames[i]);
-  }
-  void symbolize_kernel(const UnwoundSample& s, size_t i) {
-    kernel_symbols_[i] = &symbols_.symbolize_kernel(s.kernel_ips[i]);
-  }
-
   RecordSource& reader_;
   const PipelineOptions& options_;
   SampleSink& sink_;
@@ -181,6 +199,20 @@ class PipelineRun {
   bool kernel_early_checked_ = false;
   bool kernel_told_ = false;  // the symbolizer knows the recorded kernel, if any
   std::vector<const SymbolizedAddress*> user_symbols_, kernel_symbols_;  // of the current sample
+  // Kept samples waiting for the kernel's symbols, which are read on a
+  // thread of their own (perf.data: perf's copy of kallsyms, or
+  // /proc/kallsyms, whose formatting alone costs the kernel tens of ms):
+  // their user frames are symbolized meanwhile. Samples keep their order.
+  struct HeldSample {
+    UnwoundSample unwound;
+    std::string comm;
+    bool named_by_record;
+    std::vector<const SymbolizedAddress*> user_symbols;
+    uint64_t weight;
+    const OffCpuWeight* off_cpu;
+  };
+  static constexpr size_t kMaxHeldSamples = 8192;
+  std::vector<HeldSample> held_;
   PipelineResult result_;
 };
 

@@ -128,6 +128,36 @@ void PerfDataReader::open() {
   buf_.resize(kFileBuffer);
   make_header();
   parser_ = std::make_unique<PerfRecordParser>(attrs_, reported_, features_.arch.empty() || features_.arch == "x86_64");
+  peek_kernel_mappings();
+}
+
+// perf writes the kernel's mapping and its modules' first in the data,
+// among records of its own and before any process's: they are read here,
+// so that recorded_kernel() is known from the start (and the kernel's
+// symbols can be read while the first samples are). The peek stops at the
+// first other record, at compressed data and after kPeekBytes. When read
+// in turn, the peeked mappings (the file's first kernel mappings) are not
+// noted again.
+void PerfDataReader::peek_kernel_mappings() {
+  constexpr uint64_t kPeekBytes = 256u << 10;
+  std::vector<uint8_t> head(static_cast<size_t>(std::min(kPeekBytes, data_end_ - data_at_)));
+  head.resize(read_at(data_at_, head.data(), head.size()));
+  for (size_t at = 0; head.size() - at >= 8;) {
+    const uint16_t size = record_size(head.data() + at);
+    if (size < 8 || size > head.size() - at) return;
+    const Bytes raw(head.data() + at, size);
+    const uint32_t type = record_type(raw);
+    if (type == PERF_RECORD_MMAP || type == PERF_RECORD_MMAP2) {
+      PerfParsed parsed = parser_->parse(raw);
+      if (!parsed.kernel_mapping) return;
+      kernel_.add_mapping(*parsed.kernel_mapping);
+      ++peeked_kernel_mappings_;
+    } else if (type < kPerfUserTypeStart || type == kPerfRecordAuxtrace || type == kPerfRecordTracingData ||
+               type == kPerfRecordCompressed || type == kPerfRecordCompressed2) {
+      return;
+    }
+    at += size;
+  }
 }
 
 std::vector<uint64_t> PerfDataReader::read_ids(PerfFileSection ids) const {
@@ -368,7 +398,8 @@ std::optional<Record> PerfDataReader::take(Bytes raw) {
     return std::nullopt;
   }
   PerfParsed parsed = parser_->parse(raw);
-  if (parsed.kernel_mapping) kernel_.add_mapping(*parsed.kernel_mapping);
+  if (parsed.kernel_mapping && peeked_kernel_mappings_ > 0) --peeked_kernel_mappings_;
+  else if (parsed.kernel_mapping) kernel_.add_mapping(*parsed.kernel_mapping);
   if (parsed.record) newest_ = std::max(newest_, time_of(*parsed.record).value_or(0));
   if (!parsed.record) {
     if (!parsed.skipped.empty()) ++status_.skipped[parsed.skipped];

@@ -64,6 +64,7 @@ class PerfDataReader final : public RecordSource {
   std::vector<uint64_t> read_ids(PerfFileSection ids) const;
   void read_features(const PerfFileHeader& h);
   void keep_vdso_if_recorded();
+  void peek_kernel_mappings();
   void make_header();
   // The next raw record of the data section, or of the decompressed stream.
   std::optional<Bytes> next_from_file();
@@ -86,6 +87,7 @@ class PerfDataReader final : public RecordSource {
   PerfDataFeatures features_;
   std::unique_ptr<PerfRecordParser> parser_;
   RecordedKernel kernel_;
+  size_t peeked_kernel_mappings_ = 0;  // noted by peek_kernel_mappings, not to be noted again
   std::vector<uint8_t> vdso_;  // the running vDSO, when perf recorded its build-id
   bool vdso_given_ = false;
   uint64_t newest_ = 0;       // the newest record's time so far

@@ -17,6 +17,7 @@
 namespace swprof {
 
 // perf's own record types in the data section (tools/perf/util/event.h).
+inline constexpr uint32_t kPerfUserTypeStart = 64;  // perf's own types are these and above
 inline constexpr uint32_t kPerfRecordFinishedRound = 68;
 inline constexpr uint32_t kPerfRecordAuxtrace = 71;
 inline constexpr uint32_t kPerfRecordTracingData = 66;

@@ -122,6 +122,9 @@ struct Symbolizer::Impl {
   size_t kallsyms_reads = 0;
   AddressCache<uint64_t, Mix64Hash> kernel_cache;
   std::vector<std::string> warnings;
+  // The kernel symbols' warning, kept apart: when it is given depends on
+  // when their thread finishes, and warnings() keeps one order.
+  std::optional<std::string> kernel_warning;
 };
 
 Symbolizer::Symbolizer(SymbolizerOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
@@ -289,6 +292,11 @@ void Symbolizer::prepare_kernel_symbols() {
   }
 }
 
+bool Symbolizer::kernel_symbols_ready() const {
+  const std::future<KernelSymbolsLoad>& loading = impl_->kernel_loading;
+  return !loading.valid() || loading.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+}
+
 // Where kernel symbols may come from (the environment read here, on the
 // caller's thread).
 KernelSymbolsPlaces Symbolizer::Impl::kernel_places() const {
@@ -316,7 +324,7 @@ const KernelSymbols& Symbolizer::Impl::kernel_symbols() {
   const bool prepared = kernel_loading.valid();
   KernelSymbolsLoad load = prepared ? kernel_loading.get() : load_kernel_symbols(kernel_places());
   if (recorded_kernel || !prepared) kallsyms_reads += load.read_kallsyms;
-  if (load.warning) warnings.push_back(std::move(*load.warning));
+  kernel_warning = std::move(load.warning);
   kernel = std::move(load.symbols);
   return *kernel;
 }
@@ -337,7 +345,9 @@ const SymbolizedAddress& Symbolizer::symbolize_kernel(uint64_t addr) {
 }
 
 std::vector<std::string> Symbolizer::warnings() const {
-  std::vector<std::string> out = impl_->warnings;
+  std::vector<std::string> out;
+  if (impl_->kernel_warning) out.push_back(*impl_->kernel_warning);
+  out.insert(out.end(), impl_->warnings.begin(), impl_->warnings.end());
   for (const DebugInfo* d : impl_->debug_order) out.insert(out.end(), d->warnings().begin(), d->warnings().end());
   return out;
 }

@@ -132,6 +132,9 @@ class Symbolizer {
   // user frames) meanwhile; symbolize_kernel waits for it. Without this
   // call, symbolize_kernel reads it itself.
   void prepare_kernel_symbols();
+  // Whether symbolize_kernel answers without waiting: the kernel symbols
+  // are not being read on their thread, or that read is done.
+  bool kernel_symbols_ready() const;
   // How many times kallsyms_path was read (0 or 1): reports whose kernel
   // frames the recording names, or that have none, never read it. (For a
   // recorded kernel, counted once its symbols are used: whether it is read

@@ -470,3 +470,60 @@ TEST_CASE("pipeline: a perf.data recording of the running kernel without a cache
   CHECK(f.kernel_functions(pass) == std::vector<std::string>{"running_function"});
   CHECK(pass.warnings.empty());
 }
+
+TEST_CASE("pipeline: samples kept while the kernel's symbols are read go on in recording order, named as of then",
+          "[pipeline][kernel]") {
+  // perf's copy of a large kallsyms, read on its own thread while the
+  // first samples are unwound: samples with kernel frames, and those after
+  // them, wait for it; their thread names are the names when they were taken.
+  PerfDataFixture f;
+  const BuildId recorded(20, 0x6d);
+  std::string big = kallsyms_with_text_at(kRecordedText, "cached_");
+  char line[96];
+  for (int i = 0; i < 200000; ++i) {
+    std::snprintf(line, sizeof line, "%016llx t filler_%d\n",
+                  static_cast<unsigned long long>(kRecordedText + 0x1000 + 16ull * static_cast<unsigned>(i)), i);
+    big += line;
+  }
+  f.write_cache(recorded, big);
+  PerfDataImage img;
+  PerfImageEvent e;
+  e.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
+  e.ids = {1};
+  img.add_event(e);
+  img.add_build_id("[kernel.kallsyms]", recorded);
+  img.add_record(img.mmap(0xffffffffu, kRecordedText, 0x1200000, kRecordedText, "[kernel.kallsyms]_text", 1));
+  img.add_record(img.comm(42, 42, "app", 2));
+  constexpr int kSamples = 3000;
+  for (int i = 0; i < kSamples; ++i) {
+    if (i == kSamples / 2) img.add_record(img.comm(42, 42, "renamed", 10 + 2 * static_cast<uint64_t>(i)));
+    PerfImageSample s;
+    s.pid = s.tid = 42;
+    s.time = 11 + 2 * static_cast<uint64_t>(i);
+    s.period = 1000;
+    if (i % 2 == 0) {  // in the kernel
+      s.misc = 1;
+      s.ip = kRecordedText + 0x104;
+      s.callchain = {static_cast<uint64_t>(PERF_CONTEXT_KERNEL), kRecordedText + 0x104,
+                     static_cast<uint64_t>(PERF_CONTEXT_USER), 0x401000};
+    } else {
+      s.ip = 0x401000;
+      s.callchain = {static_cast<uint64_t>(PERF_CONTEXT_USER), 0x401000};
+    }
+    img.add_record(img.sample(s));
+  }
+  const auto bytes = img.build();
+  std::ofstream(f.recording, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  CollectingSink sink;
+  const PipelineResult pass = run_pipeline(f.recording, f.options, sink);
+  CHECK(pass.warnings.empty());
+  REQUIRE(sink.samples.size() == kSamples);
+  for (int i = 0; i < kSamples; ++i) {
+    const SeenSample& s = sink.samples[static_cast<size_t>(i)];
+    INFO("sample " << i);
+    CHECK(s.time == 11 + 2 * static_cast<uint64_t>(i));
+    CHECK(s.comm == (i < kSamples / 2 ? "app" : "renamed"));
+    CHECK(s.kernel_functions == (i % 2 == 0 ? std::vector<std::string>{"cached_function"} : std::vector<std::string>{}));
+  }
+}

@@ -441,6 +441,9 @@ TEST_CASE("recording: perf.data: kernel and module mappings are skipped but tell
   PerfDataReader reader(Bytes(file.data(), file.size()), "k.data");
   REQUIRE(reader.recorded_kernel());
   CHECK(reader.recorded_kernel()->build_id == BuildId(20, 0x4d));
+  // Known before any record is read: perf writes them first.
+  CHECK(reader.recorded_kernel()->text_address == 0xffffffff9a000000ull);
+  CHECK(reader.recorded_kernel()->modules.size() == 2);
   auto map = reader.next();
   REQUIRE(map);
   CHECK(std::get<MappingRecord>(*map).path == "/bin/x");  // the kernel's are no process's mappings
@@ -449,10 +452,48 @@ TEST_CASE("recording: perf.data: kernel and module mappings are skipped but tell
   const RecordedKernel& k = *reader.recorded_kernel();
   CHECK(k.text_symbol == "_text");
   CHECK(k.text_address == 0xffffffff9a000000ull);
-  REQUIRE(k.modules.size() == 2);
+  REQUIRE(k.modules.size() == 2);  // each once, though read at the start and again in turn
   CHECK(k.modules[0].name == "[ext4]");
   CHECK(k.modules[1].name == "[xfs]");
   CHECK(k.modules[1].end == 0xffffffffc0b02000ull);
+}
+
+TEST_CASE("recording: perf.data: kernel mappings after a process's record or in compressed data are noted once read",
+          "[recording][perf_data]") {
+  PerfDataImage img;
+  PerfImageEvent e;
+  e.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
+  e.ids = {5};
+  img.add_event(e);
+  constexpr uint32_t kKernelPid = 0xffffffffu;
+  const ByteVector ext4 = img.mmap(kKernelPid, 0xffffffffc0a00000ull, 0x10000, 0, "/lib/modules/6.1/kernel/fs/ext4/ext4.ko", 1);
+  const ByteVector process = img.mmap(7, 0x10000, 0x1000, 0, "/bin/x", 1);
+  const ByteVector kernel =
+      img.mmap(kKernelPid, 0xffffffff9a000000ull, 0x1200000, 0xffffffff9a000000ull, "[kernel.kallsyms]_text", 1);
+  const ByteVector xfs = img.mmap2(kKernelPid, 0xffffffffc0b00000ull, 0x2000, 0, "/lib/modules/6.1/kernel/fs/xfs/xfs.ko", 1);
+  size_t known_at_open = 0;
+  SECTION("after a process's record") {
+    for (const ByteVector* r : {&ext4, &process, &kernel, &xfs}) img.add_record(*r);
+    known_at_open = 1;  // ext4 came before it
+  }
+  SECTION("in compressed data (perf record -z)") {
+    ByteVector records;
+    for (const ByteVector* r : {&ext4, &kernel, &xfs, &process}) records.insert(records.end(), r->begin(), r->end());
+    img.add_record(PerfDataImage::compressed(records, 2));
+  }
+  const ByteVector file = img.build();
+  PerfDataReader reader(Bytes(file.data(), file.size()), "late.data");
+  REQUIRE(reader.recorded_kernel());
+  CHECK(reader.recorded_kernel()->text_symbol.empty());  // not known before it is read
+  CHECK(reader.recorded_kernel()->modules.size() == known_at_open);
+  while (reader.next()) {
+  }
+  const RecordedKernel& k = *reader.recorded_kernel();
+  CHECK(k.text_symbol == "_text");
+  CHECK(k.text_address == 0xffffffff9a000000ull);
+  REQUIRE(k.modules.size() == 2);
+  CHECK(k.modules[0].name == "[ext4]");
+  CHECK(k.modules[1].name == "[xfs]");
 }
 
 TEST_CASE("recording: perf.data: FINISHED_ROUND lets go of what is older than the round before it, as perf does",

@@ -2,11 +2,13 @@
 // an unreadable one, and the running kernel's when it is readable.
 
 #include <algorithm>
+#include <chrono>
 #include <cctype>
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <thread>
 
 #include "support/kernel_notes.h"
 #include "support/sym_fixtures.h"
@@ -181,6 +183,20 @@ TEST_CASE("kernel symbols: the symbolizer names kernel frames", "[symbolize][ker
     REQUIRE(s.warnings().size() == 1);
     CHECK(s.warnings()[0].find("cannot read") != std::string::npos);
   }
+  SECTION("its warning comes first, whenever the symbols were first used") {
+    options.kallsyms_path = dir.file("missing");
+    Symbolizer s(options);
+    s.prepare_kernel_symbols();
+    s.add_recorded_perf_map(77, "not a perf map line\n");
+    Frame jit;
+    jit.pc = 0x7f1000000011;
+    s.symbolize(ProcessMaps(), 77, jit);  // the malformed line's warning, before the kernel's
+    s.symbolize_kernel(0xffffffff81000204);
+    const std::vector<std::string> w = s.warnings();
+    REQUIRE(w.size() == 2);
+    CHECK(w[0].find("cannot read") != std::string::npos);
+    CHECK(w[1].find("malformed") != std::string::npos);
+  }
 }
 
 TEST_CASE("kernel symbols: the running kernel's table", "[symbolize][kernel]") {
@@ -246,13 +262,24 @@ TEST_CASE("kernel symbols: kallsyms read ahead on a thread, once, and only when 
   SECTION("prepared, then used") {
     Symbolizer s(options);
     CHECK(s.kallsyms_reads() == 0);
+    CHECK(s.kernel_symbols_ready());  // nothing being read: a lookup reads them itself
     s.prepare_kernel_symbols();
     s.prepare_kernel_symbols();
     CHECK(s.kallsyms_reads() == 1);
     CHECK(s.symbolize_kernel(0xffffffff81000204).frames[0].function == "do_syscall_64");
+    CHECK(s.kernel_symbols_ready());
     s.prepare_kernel_symbols();
     CHECK(s.kallsyms_reads() == 1);
     CHECK(s.warnings().empty());
+  }
+  SECTION("prepared: ready once read, without a lookup") {
+    Symbolizer s(options);
+    s.prepare_kernel_symbols();
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (!s.kernel_symbols_ready() && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    CHECK(s.kernel_symbols_ready());
+    CHECK(s.symbolize_kernel(0xffffffff81000204).frames[0].function == "do_syscall_64");
   }
   SECTION("prepared, never used: the thread ends with the symbolizer") {
     Symbolizer s(options);
@@ -280,6 +307,20 @@ TEST_CASE("kernel symbols: kallsyms read ahead on a thread, once, and only when 
     s.symbolize_kernel(0xffffffff81000208);
     REQUIRE(s.warnings().size() == 1);
     CHECK(s.warnings()[0].find("cannot read") != std::string::npos);
+  }
+  SECTION("its warning comes first, whenever the symbols were first used") {
+    options.kallsyms_path = dir.file("missing");
+    Symbolizer s(options);
+    s.prepare_kernel_symbols();
+    s.add_recorded_perf_map(77, "not a perf map line\n");
+    Frame jit;
+    jit.pc = 0x7f1000000011;
+    s.symbolize(ProcessMaps(), 77, jit);  // the malformed line's warning, before the kernel's
+    s.symbolize_kernel(0xffffffff81000204);
+    const std::vector<std::string> w = s.warnings();
+    REQUIRE(w.size() == 2);
+    CHECK(w[0].find("cannot read") != std::string::npos);
+    CHECK(w[1].find("malformed") != std::string::npos);
   }
 }
 
