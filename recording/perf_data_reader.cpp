@@ -20,6 +20,13 @@ namespace {
 
 constexpr size_t kFileBuffer = 1u << 20;     // holds any record (at most 64 KiB: a u16 size)
 constexpr size_t kDecompressed = 256u << 10;
+// Samples this large are read without the unused end of their stack copy
+// (next_sparse), with at least kSparseHead bytes of their start at hand;
+// after one, refills read about what the next needs, until kSmallRun
+// smaller records come in a row.
+constexpr size_t kSparseMin = 16u << 10;
+constexpr size_t kSparseHead = 4u << 10;
+constexpr size_t kSmallRun = 64;
 constexpr uint64_t kMinAttrSize = PERF_ATTR_SIZE_VER0 + 16;
 constexpr uint64_t kMaxAttrSize = 4096;
 constexpr uint64_t kMaxEvents = 1024;
@@ -126,6 +133,7 @@ void PerfDataReader::open() {
   buf_offset_ = data_at_;
   status_.good_bytes = data_at_;
   buf_.resize(kFileBuffer);
+  window_ = kFileBuffer;
   make_header();
   parser_ = std::make_unique<PerfRecordParser>(attrs_, reported_, features_.arch.empty() || features_.arch == "x86_64");
   peek_kernel_mappings();
@@ -265,10 +273,80 @@ bool PerfDataReader::refill(size_t need) {
   }
   const uint64_t file_at = buf_offset_ + len_;
   if (file_at < data_end_) {
-    const size_t want = static_cast<size_t>(std::min<uint64_t>(buf_.size() - len_, data_end_ - file_at));
+    const size_t room = buf_.size() - len_;
+    const size_t at_least = need > len_ ? need - len_ : 0;
+    const size_t want = std::min({room, std::max(window_, at_least), static_cast<size_t>(data_end_ - file_at)});
     len_ += read_at(file_at, buf_.data() + len_, want);
   }
   return len_ >= need;
+}
+
+// Copies bytes [at, at + n) of the record that starts at buf_[pos_] (of
+// which buf_ holds len_ - pos_): from the buffer, and the rest from the
+// file. False when the data section ends first.
+bool PerfDataReader::record_bytes(size_t at, uint8_t* dst, size_t n) const {
+  const size_t have = len_ - pos_;
+  size_t done = 0;
+  if (at < have) {
+    done = std::min(n, have - at);
+    std::memcpy(dst, buf_.data() + pos_ + at, done);
+  }
+  if (done == n) return true;
+  const uint64_t from = buf_offset_ + pos_ + at + done;
+  if (from > data_end_ || n - done > data_end_ - from) return false;
+  return read_at(from, dst + done, n - done) == n - done;
+}
+
+// perf copies the whole --call-graph dwarf size of stack into every sample,
+// of which dyn_size bytes hold stack (6.6 KB of 32 KB on average for xz):
+// a large sample not yet in the buffer is read without the rest, as a
+// record of the same layout whose copy is cut after dyn_size + 8 bytes (so
+// that it still reads as not full). The buffer then goes on from the bytes
+// after the copy (dyn_size, any later fields, and the next records), so a
+// sample costs one read, two when its stack is larger than the last ones.
+// nullopt: read it whole (another record, or a damaged one, which the
+// parser then reports), unless the reader stopped (the file ends inside).
+std::optional<Bytes> PerfDataReader::next_sparse(uint16_t size) {
+  const uint64_t record_at = buf_offset_ + pos_;
+  if (record_at > data_end_ || size > data_end_ - record_at) return std::nullopt;
+  if (sparse_.size() < size) sparse_.resize(UINT16_MAX + 1);
+  const size_t have = std::min<size_t>(size, std::max(len_ - pos_, kSparseHead));
+  if (!record_bytes(0, sparse_.data(), have)) return std::nullopt;
+  const std::optional<size_t> copy_at = parser_->user_stack_offset(Bytes(sparse_.data(), have));
+  if (!copy_at) return std::nullopt;
+  uint64_t copy_size = 0;
+  std::memcpy(&copy_size, sparse_.data() + *copy_at, 8);
+  const size_t data_at = *copy_at + 8;
+  if (copy_size == 0 || copy_size > size - data_at || size - data_at - copy_size < 8) return std::nullopt;
+  const size_t tail_at = data_at + static_cast<size_t>(copy_size);  // dyn_size, then any later fields
+  const size_t tail = size - tail_at;
+  const auto cut = [&] {
+    stop(ReadStatus::State::kTruncated, "file ends inside a record at byte " + std::to_string(record_at));
+    return std::nullopt;
+  };
+  buf_offset_ = record_at + tail_at;  // the buffer goes on from the tail
+  pos_ = len_ = 0;
+  if (window_ == kFileBuffer) window_ = 4 * kSparseHead;  // the first: not a whole buffer of samples
+  if (!refill(tail)) return cut();
+  uint64_t dyn = 0;
+  std::memcpy(&dyn, buf_.data(), 8);
+  // All of a copy that is all stack (or claims more: damaged, as the parser says).
+  const size_t kept = dyn < copy_size ? static_cast<size_t>(std::min<uint64_t>(copy_size, dyn + 8))
+                                      : static_cast<size_t>(copy_size);
+  if (data_at + kept > have &&
+      read_at(record_at + have, sparse_.data() + have, data_at + kept - have) != data_at + kept - have)
+    return cut();
+  std::memcpy(sparse_.data() + data_at + kept, buf_.data(), tail);
+  pos_ = tail;
+  const size_t new_size = data_at + kept + tail;
+  const auto size16 = static_cast<uint16_t>(new_size);
+  const uint64_t kept64 = kept;
+  std::memcpy(sparse_.data() + offsetof(perf_event_header, size), &size16, sizeof size16);
+  std::memcpy(sparse_.data() + *copy_at, &kept64, 8);
+  // The next refill: about twice what this sample needed.
+  window_ = std::clamp<size_t>((data_at + kept) * 5 / 4 + 1024, kSparseHead, kFileBuffer / 16);
+  small_run_ = 0;
+  return Bytes(sparse_.data(), new_size);
 }
 
 std::optional<Bytes> PerfDataReader::next_from_file() {
@@ -283,10 +361,15 @@ std::optional<Bytes> PerfDataReader::next_from_file() {
     stop(ReadStatus::State::kCorrupt, "damaged record header " + where());
     return std::nullopt;
   }
+  if (len_ - pos_ < size && size >= kSparseMin) {
+    if (std::optional<Bytes> sparse = next_sparse(size)) return sparse;
+    if (status_.state != ReadStatus::State::kReading) return std::nullopt;
+  }
   if (len_ - pos_ < size && !refill(size)) {
     stop(ReadStatus::State::kTruncated, "file ends inside a record " + where());
     return std::nullopt;
   }
+  if (window_ != kFileBuffer && size < kSparseMin && ++small_run_ >= kSmallRun) window_ = kFileBuffer;
   const Bytes raw(buf_.data() + pos_, size);
   pos_ += size;
   return raw;

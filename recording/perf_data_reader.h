@@ -70,6 +70,8 @@ class PerfDataReader final : public RecordSource {
   std::optional<Bytes> next_from_file();
   std::optional<Bytes> next_decompressed();
   bool refill(size_t need);
+  std::optional<Bytes> next_sparse(uint16_t size);
+  bool record_bytes(size_t at, uint8_t* dst, size_t n) const;
   void start_decompressing(Bytes raw, uint32_t type);
   bool skip_payload(Bytes raw, uint32_t type);
   std::optional<Record> take(Bytes raw);
@@ -101,6 +103,13 @@ class PerfDataReader final : public RecordSource {
   uint64_t buf_offset_ = 0;
   size_t pos_ = 0;
   size_t len_ = 0;
+  // A refill reads at most this much: the whole buffer, but a little only
+  // after a sparse read (next_sparse), until kSmallRun small records in a
+  // row say the large samples are over.
+  size_t window_ = 0;
+  size_t small_run_ = 0;
+  // The last large sample read without the unused part of its stack copy.
+  std::vector<uint8_t> sparse_;
 
   // Decompressed bytes waiting to be parsed: dec_[dec_head_, dec_tail_).
   std::unique_ptr<ZstdStream> zstd_;

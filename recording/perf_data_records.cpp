@@ -156,49 +156,55 @@ PerfParsed PerfRecordParser::parse(Bytes raw) {
   }
 }
 
-// PERF_RECORD_SAMPLE, the fields in perf_event.h's order; those swprof does
-// not use are skipped by their size.
+// The fields of a sample up to PERF_SAMPLE_STACK_USER, in perf_event.h's
+// order (those swprof does not use are skipped by their size); false when
+// the record is damaged (or, for a record's first bytes, cut before).
+bool PerfRecordParser::sample_head(ByteReader& r, const PerfEventAttr& a, SampleView& s) const {
+  const uint64_t st = a.sample_type;
+  if ((st & PERF_SAMPLE_IDENTIFIER) && !r.skip(8)) return false;
+  if ((st & PERF_SAMPLE_IP) && !r.read_into(s.ip)) return false;
+  if ((st & PERF_SAMPLE_TID) && !(r.read_into(s.pid) && r.read_into(s.tid))) return false;
+  if ((st & PERF_SAMPLE_TIME) && !r.read_into(s.time)) return false;
+  if ((st & PERF_SAMPLE_ADDR) && !r.skip(8)) return false;
+  if ((st & PERF_SAMPLE_ID) && !r.skip(8)) return false;
+  if ((st & PERF_SAMPLE_STREAM_ID) && !r.skip(8)) return false;
+  if ((st & PERF_SAMPLE_CPU) && !(r.read_into(s.cpu) && r.skip(4))) return false;
+  if ((st & PERF_SAMPLE_PERIOD) && !r.read_into(s.period)) return false;
+  if ((st & PERF_SAMPLE_READ) && !r.skip(read_values_size(a.read_format, r))) return false;
+  if (st & PERF_SAMPLE_CALLCHAIN) {
+    auto nr = r.read<uint64_t>();
+    if (!nr || *nr > r.remaining() / 8) return false;
+    split_callchain(*r.bytes(*nr * 8), s);
+  }
+  if (st & PERF_SAMPLE_RAW) {
+    auto size = r.read<uint32_t>();
+    if (!size || !r.skip(*size)) return false;
+  }
+  if (st & PERF_SAMPLE_BRANCH_STACK) {
+    // {u64 nr; u64 hw_idx (when asked); perf_branch_entry lbr[nr]} (24 bytes each)
+    auto nr = r.read<uint64_t>();
+    if (!nr || ((a.branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX) && !r.skip(8)) ||
+        *nr > r.remaining() / 24 || !r.skip(*nr * 24))
+      return false;
+  }
+  return !(st & PERF_SAMPLE_REGS_USER) || read_user_regs(r, a.sample_regs_user, s);
+}
+
+// PERF_RECORD_SAMPLE.
 PerfParsed PerfRecordParser::sample(Bytes raw, uint16_t misc) {
   const PerfEventAttr* a = attr_of_sample(raw);
   if (!a) return {std::nullopt, "samples of unknown events"};
   if (a != &attrs_[reported_]) return {std::nullopt, "samples of event '" + a->name + "'"};
   if (!x86_64_) return {std::nullopt, "samples of another architecture"};
-  const uint64_t st = a->sample_type;
   ByteReader r(raw.subspan(sizeof(perf_event_header)));
   SampleView s;
   const uint16_t cpumode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
   s.in_kernel = cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL;
   s.period = a->freq ? 0 : a->sample_period;
   const PerfParsed damaged{std::nullopt, "damaged samples"};
-  if ((st & PERF_SAMPLE_IDENTIFIER) && !r.skip(8)) return damaged;
-  if ((st & PERF_SAMPLE_IP) && !r.read_into(s.ip)) return damaged;
-  if ((st & PERF_SAMPLE_TID) && !(r.read_into(s.pid) && r.read_into(s.tid))) return damaged;
-  if ((st & PERF_SAMPLE_TIME) && !r.read_into(s.time)) return damaged;
-  if ((st & PERF_SAMPLE_ADDR) && !r.skip(8)) return damaged;
-  if ((st & PERF_SAMPLE_ID) && !r.skip(8)) return damaged;
-  if ((st & PERF_SAMPLE_STREAM_ID) && !r.skip(8)) return damaged;
-  if ((st & PERF_SAMPLE_CPU) && !(r.read_into(s.cpu) && r.skip(4))) return damaged;
-  if ((st & PERF_SAMPLE_PERIOD) && !r.read_into(s.period)) return damaged;
-  if ((st & PERF_SAMPLE_READ) && !r.skip(read_values_size(a->read_format, r))) return damaged;
-  if (st & PERF_SAMPLE_CALLCHAIN) {
-    auto nr = r.read<uint64_t>();
-    if (!nr || *nr > r.remaining() / 8) return damaged;
-    split_callchain(*r.bytes(*nr * 8), s);
-  }
-  if (st & PERF_SAMPLE_RAW) {
-    auto size = r.read<uint32_t>();
-    if (!size || !r.skip(*size)) return damaged;
-  }
-  if (st & PERF_SAMPLE_BRANCH_STACK) {
-    // {u64 nr; u64 hw_idx (when asked); perf_branch_entry lbr[nr]} (24 bytes each)
-    auto nr = r.read<uint64_t>();
-    if (!nr || ((a->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX) && !r.skip(8)) ||
-        *nr > r.remaining() / 24 || !r.skip(*nr * 24))
-      return damaged;
-  }
-  if ((st & PERF_SAMPLE_REGS_USER) && !read_user_regs(r, a->sample_regs_user, s)) return damaged;
+  if (!sample_head(r, *a, s)) return damaged;
   if (s.abi == PERF_SAMPLE_REGS_ABI_32) return {std::nullopt, "samples of 32-bit processes"};
-  if (st & PERF_SAMPLE_STACK_USER) {
+  if (a->sample_type & PERF_SAMPLE_STACK_USER) {
     // {u64 size; char data[size]; u64 dyn_size} -- dyn_size only when size is not 0.
     auto size = r.read<uint64_t>();
     if (!size) return damaged;
@@ -213,6 +219,17 @@ PerfParsed PerfRecordParser::sample(Bytes raw, uint16_t misc) {
   // A stack to unwind wins over the chain (perf's dwarf mode copies both).
   if (s.abi != PERF_SAMPLE_REGS_ABI_NONE && !s.stack.empty()) s.user_chain = {};
   return {s, {}};
+}
+
+std::optional<size_t> PerfRecordParser::user_stack_offset(Bytes head) const {
+  ByteReader r(head);
+  const auto header = r.read<perf_event_header>();
+  if (!header || header->type != PERF_RECORD_SAMPLE || attrs_.empty() || !x86_64_) return std::nullopt;
+  const PerfEventAttr* a = attr_of_sample(head);
+  if (a != &attrs_[reported_] || !(a->sample_type & PERF_SAMPLE_STACK_USER)) return std::nullopt;
+  SampleView s;
+  if (!sample_head(r, *a, s) || s.abi == PERF_SAMPLE_REGS_ABI_32 || r.remaining() < 8) return std::nullopt;
+  return r.offset();
 }
 
 // PERF_RECORD_MMAP: pid, tid, addr, len, pgoff, filename. No protection

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/byte_reader.h"
 #include "recording/perf_data_header.h"
 #include "recording/records.h"
 
@@ -45,6 +46,13 @@ class PerfRecordParser {
   // into `raw`.
   PerfParsed parse(Bytes raw);
 
+  // Where the copy of the user stack of a sample of the reported event
+  // begins (the offset of its u64 size) in a record whose first bytes are
+  // `head`; nullopt for other records, samples without a stack copy, and
+  // when `head` is too short or damaged before it. (Lets a reader fetch only
+  // the part of a large copy that holds stack, dyn_size bytes.)
+  std::optional<size_t> user_stack_offset(Bytes head) const;
+
  private:
   struct Trailer {
     uint32_t pid = 0;
@@ -58,6 +66,7 @@ class PerfRecordParser {
   // trailer) and the trailer; nullopt when the record is too short.
   std::optional<ByteReader> body(Bytes raw, Trailer& trailer) const;
 
+  bool sample_head(ByteReader& r, const PerfEventAttr& a, SampleView& s) const;
   PerfParsed sample(Bytes raw, uint16_t misc);
   PerfParsed mmap(Bytes raw, uint16_t misc);
   PerfParsed mmap2(Bytes raw, uint16_t misc);

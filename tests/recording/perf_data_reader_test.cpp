@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstring>
+#include <fstream>
 #include <random>
 #include <tuple>
 
@@ -16,6 +17,7 @@
 #include "recording/perf_data_reader.h"
 #include "sampler/proc.h"
 #include "support/perf_data_image.h"
+#include "support/temp_dir.h"
 #include "unwind/registers.h"
 
 using namespace swprof;
@@ -494,6 +496,98 @@ TEST_CASE("recording: perf.data: kernel mappings after a process's record or in 
   REQUIRE(k.modules.size() == 2);
   CHECK(k.modules[0].name == "[ext4]");
   CHECK(k.modules[1].name == "[xfs]");
+}
+
+namespace {
+
+// Samples with 32 KB stack copies (what `perf record --call-graph dwarf,32768`
+// writes), of which `dyn[i]` bytes are stack, among smaller records.
+ByteVector large_stack_file(const std::vector<uint64_t>& dyn, uint64_t sample_type) {
+  PerfDataImage img;
+  PerfImageEvent e = dwarf_event();
+  e.sample_type = sample_type;
+  e.stack_size = 32768;
+  img.add_event(e);
+  img.add_record(img.comm(42, 42, "app", 1));
+  for (size_t i = 0; i < dyn.size(); ++i) {
+    PerfImageSample s = dwarf_sample(10 + i);
+    s.id = 11;
+    s.stack.resize(static_cast<size_t>(std::min<uint64_t>(dyn[i], 32768)));
+    for (size_t b = 0; b < s.stack.size(); ++b) s.stack[b] = static_cast<uint8_t>(b * 7 + i);
+    s.dyn_size = dyn[i];
+    s.weight = 1000 + i;
+    img.add_record(img.sample(s));
+    if (i % 5 == 4) img.add_record(img.comm(42, 42, "app" + std::to_string(i), 10 + i));
+  }
+  return img.build();
+}
+
+}  // namespace
+
+TEST_CASE("recording: perf.data: large stack copies read without their unused end give the same samples",
+          "[recording][perf_data]") {
+  // Stacks of 0 to 32768 bytes: all of the copy (a full one: truncated),
+  // most of it, a few bytes; runs of similar sizes and sudden jumps, so that
+  // a read ahead sized by the last sample falls short and overshoots.
+  std::vector<uint64_t> dyn = {6000, 6100, 32768, 0, 8, 100, 20000, 32760, 5000, 5000, 30000, 64};
+  for (uint64_t i = 0; i < 150; ++i) dyn.push_back((i * 2654435761u) % 32769);
+  uint64_t st = kDwarfSampleType;
+  SECTION("nothing after the copy") {}
+  SECTION("a field after the copy") { st |= PERF_SAMPLE_WEIGHT; }
+  const ByteVector file = large_stack_file(dyn, st);
+  TempDir dir;
+  const std::string path = dir.file("large.data");
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(file.data()), static_cast<std::streamsize>(file.size()));
+  PerfDataReader reader(path);
+  size_t samples = 0;
+  std::string comm;
+  while (auto r = reader.next()) {
+    if (auto* c = std::get_if<CommRecord>(&*r)) comm = c->comm;
+    auto* s = std::get_if<SampleView>(&*r);
+    if (!s) continue;
+    REQUIRE(samples < dyn.size());
+    INFO("sample " << samples << ", dyn_size " << dyn[samples]);
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(dyn[samples], 32768));
+    CHECK(s->time == 10 + samples);
+    CHECK(s->ip == 0x401000);
+    CHECK(s->regs[7] == 0x7ffd0000);
+    CHECK(s->kernel_chain.size() == 16);  // two addresses
+    CHECK(s->stack.size() == want);
+    CHECK(s->stack_truncated == (dyn[samples] == 32768));
+    bool same = true;
+    for (size_t b = 0; b < s->stack.size(); ++b) same &= s->stack[b] == static_cast<uint8_t>(b * 7 + samples);
+    CHECK(same);
+    ++samples;
+  }
+  CHECK(samples == dyn.size());
+  size_t last_comm = 0;
+  for (size_t i = 0; i < dyn.size(); ++i)
+    if (i % 5 == 4) last_comm = i;
+  CHECK(comm == "app" + std::to_string(last_comm));
+  CHECK(reader.status().state == ReadStatus::State::kComplete);
+  CHECK(reader.status().skipped.empty());
+}
+
+TEST_CASE("recording: perf.data: a file cut inside a large stack copy ends at the cut", "[recording][perf_data]") {
+  const std::vector<uint64_t> dyn = {7000, 7000, 9000, 3000};  // no comm after the fourth: it ends the data
+  const ByteVector file = large_stack_file(dyn, kDwarfSampleType);
+  const size_t record = file.size() - large_stack_file({7000, 7000, 9000}, kDwarfSampleType).size();
+  uint64_t data_at = 0, data_size = 0;  // perf_file_header.data
+  std::memcpy(&data_at, file.data() + 40, 8);
+  std::memcpy(&data_size, file.data() + 48, 8);
+  const size_t data_end = static_cast<size_t>(data_at + data_size);
+  TempDir dir;
+  const std::string path = dir.file("cut.data");
+  for (size_t cut : {size_t{8}, size_t{100}, size_t{4000}, size_t{9000}, record - 12, record - 8, record - 1}) {
+    INFO("cut " << cut << " bytes into the last sample");
+    std::ofstream(path, std::ios::binary | std::ios::trunc)
+        .write(reinterpret_cast<const char*>(file.data()), static_cast<std::streamsize>(data_end - record + cut));
+    PerfDataReader reader(path);
+    size_t samples = 0;
+    while (auto r = reader.next()) samples += std::holds_alternative<SampleView>(*r);
+    CHECK(samples == 3);
+    CHECK(reader.status().state == ReadStatus::State::kTruncated);
+  }
 }
 
 TEST_CASE("recording: perf.data: FINISHED_ROUND lets go of what is older than the round before it, as perf does",

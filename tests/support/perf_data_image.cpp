@@ -124,6 +124,7 @@ ByteVector PerfDataImage::sample(const PerfImageSample& s) const {
     body.insert(body.end(), copy.begin(), copy.end());
     if (!copy.empty()) put(body, s.dyn_size);
   }
+  if (st & PERF_SAMPLE_WEIGHT) put(body, s.weight);
   return record(PERF_RECORD_SAMPLE, s.misc, body);
 }
 

@@ -38,6 +38,7 @@ struct PerfImageSample {
   std::vector<uint64_t> regs;       // one per bit of the event's regs_mask
   ByteVector stack;                 // the copy (its size is the event's stack_size)
   uint64_t dyn_size = 0;
+  uint64_t weight = 0;              // with PERF_SAMPLE_WEIGHT (after the stack copy)
 };
 
 class PerfDataImage {
