@@ -72,6 +72,7 @@ class PerfDataReader final : public RecordSource {
   bool refill(size_t need);
   std::optional<Bytes> next_sparse(uint16_t size);
   bool record_bytes(size_t at, uint8_t* dst, size_t n) const;
+  void note_need(Bytes raw);
   void start_decompressing(Bytes raw, uint32_t type);
   bool skip_payload(Bytes raw, uint32_t type);
   std::optional<Record> take(Bytes raw);
@@ -108,6 +109,7 @@ class PerfDataReader final : public RecordSource {
   // row say the large samples are over.
   size_t window_ = 0;
   size_t small_run_ = 0;
+  size_t last_need_ = 0;  // bytes the last large sample's parse needed
   // The last large sample read without the unused part of its stack copy.
   std::vector<uint8_t> sparse_;
 
