@@ -26,6 +26,9 @@ class AnonymousBuffer {
   static AnonymousBuffer allocate(size_t size);
 
   bool empty() const { return !mapping_; }
+  // Keeps the first `n` bytes (n <= size()): the mapping's pages beyond the
+  // huge page that holds the last of them are given back.
+  void keep(size_t n);
   uint8_t* data() const { return data_; }
   size_t size() const { return size_; }
 

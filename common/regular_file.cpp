@@ -153,6 +153,7 @@ FileResult<FileText> read_regular_file_text(const std::string& path, uint64_t ma
     if (!extra) return failure<FileText>(err);
     if (*extra) return too_large(max_bytes).failure_as<FileText>();
   }
+  if (unknown) buffer->keep(*got);
   // A file cut short meanwhile gives what it still has.
   return FileResult<FileText>{FileText{buffer, std::string_view(reinterpret_cast<const char*>(buffer->data()), *got)}};
 }

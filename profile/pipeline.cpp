@@ -38,11 +38,11 @@ class PipelineRun {
         filter_(options.filter, reader.header().start_monotonic_ns),
         symbols_(options.symbols) {
     result_.header = reader.header();
-    if (reader.header().off_cpu && kinds_.off_cpu) intervals_ = OffCpuIntervals::read(reader);
-    use_final_images(read_trailing_images(reader));
     // A perf.data reader knows the recorded kernel's mapping from the start.
     if (const RecordedKernel* kernel = reader.recorded_kernel(); kernel && !kernel->text_symbol.empty())
       read_recorded_kernel_early();
+    if (reader.header().off_cpu && kinds_.off_cpu) intervals_ = OffCpuIntervals::read(reader);
+    use_final_images(read_trailing_images(reader));
   }
 
   // The first samples, before they are symbolized: their binaries' symbols

@@ -29,10 +29,11 @@ struct ProfileProgress {
   double seconds = 0;        // since the start
 };
 
-// The order a sample's frames are symbolized in: the order the consumer
-// lists them, so that warnings (which name binaries in the order they are
-// met) follow the output. Root first: user frames then kernel frames, each
-// outermost first; leaf first: the exact reverse.
+// The order a sample's user frames are symbolized in: the order the
+// consumer lists them, so that warnings (which name binaries in the order
+// they are met) follow the output. Root first: outermost first; leaf first:
+// the reverse. Kernel frames come after them (the kernel symbols' warning,
+// if any, is listed first).
 enum class FrameOrder { kRootFirst, kLeafFirst };
 
 struct PipelineOptions {

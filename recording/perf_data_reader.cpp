@@ -25,7 +25,7 @@ constexpr size_t kDecompressed = 256u << 10;
 // when they are kSparseGain times what the last one needed (below that, a
 // read per sample costs more than the copying it saves: 16 KB copies of
 // 6.6 KB of stack read 30 % slower so); after one, refills read about what
-// the next needs, until kSmallRun smaller records come in a row.
+// the next needs, until kSmallRun records in a row are read otherwise.
 constexpr size_t kSparseMin = 16u << 10;
 constexpr size_t kSparseGain = 3;
 constexpr size_t kSparseHead = 4u << 10;
@@ -145,30 +145,45 @@ void PerfDataReader::open() {
 // perf writes the kernel's mapping and its modules' first in the data,
 // among records of its own and before any process's: they are read here,
 // so that recorded_kernel() is known from the start (and the kernel's
-// symbols can be read while the first samples are). The peek stops at the
-// first other record, at compressed data and after kPeekBytes. When read
-// in turn, the peeked mappings (the file's first kernel mappings) are not
-// noted again.
+// symbols can be read while the first samples are). The peek counts only
+// when it ends at another record or at the data's end: cut short (by
+// kPeekBytes, or compressed data), it could miss modules, which are then
+// noted as read.
+// When read in turn, the peeked mappings (the file's first kernel mappings)
+// are not noted again.
 void PerfDataReader::peek_kernel_mappings() {
   constexpr uint64_t kPeekBytes = 256u << 10;
   std::vector<uint8_t> head(static_cast<size_t>(std::min(kPeekBytes, data_end_ - data_at_)));
   head.resize(read_at(data_at_, head.data(), head.size()));
-  for (size_t at = 0; head.size() - at >= 8;) {
+  const bool whole = head.size() == data_end_ - data_at_;  // the data section is no longer
+  RecordedKernel peeked = kernel_;
+  size_t count = 0;
+  for (size_t at = 0;;) {
+    if (head.size() - at < 8 || record_size(head.data() + at) > head.size() - at) {
+      if (!whole) return;  // the peek ends before the mappings may
+      break;
+    }
     const uint16_t size = record_size(head.data() + at);
-    if (size < 8 || size > head.size() - at) return;
+    if (size < 8) break;
     const Bytes raw(head.data() + at, size);
     const uint32_t type = record_type(raw);
+    const bool perfs_own = type >= kPerfUserTypeStart && type != kPerfRecordAuxtrace &&
+                           type != kPerfRecordTracingData && type != kPerfRecordCompressed &&
+                           type != kPerfRecordCompressed2;
     if (type == PERF_RECORD_MMAP || type == PERF_RECORD_MMAP2) {
       PerfParsed parsed = parser_->parse(raw);
-      if (!parsed.kernel_mapping) return;
-      kernel_.add_mapping(*parsed.kernel_mapping);
-      ++peeked_kernel_mappings_;
-    } else if (type < kPerfUserTypeStart || type == kPerfRecordAuxtrace || type == kPerfRecordTracingData ||
-               type == kPerfRecordCompressed || type == kPerfRecordCompressed2) {
+      if (!parsed.kernel_mapping) break;
+      peeked.add_mapping(*parsed.kernel_mapping);
+      ++count;
+    } else if (type == kPerfRecordCompressed || type == kPerfRecordCompressed2) {
       return;
+    } else if (!perfs_own) {
+      break;
     }
     at += size;
   }
+  kernel_ = std::move(peeked);
+  peeked_kernel_mappings_ = count;
 }
 
 std::vector<uint64_t> PerfDataReader::read_ids(PerfFileSection ids) const {
@@ -278,7 +293,8 @@ bool PerfDataReader::refill(size_t need) {
   if (file_at < data_end_) {
     const size_t room = buf_.size() - len_;
     const size_t at_least = need > len_ ? need - len_ : 0;
-    const size_t want = std::min({room, std::max(window_, at_least), static_cast<size_t>(data_end_ - file_at)});
+    const size_t want =
+        static_cast<size_t>(std::min<uint64_t>(std::min(room, std::max(window_, at_least)), data_end_ - file_at));
     len_ += read_at(file_at, buf_.data() + len_, want);
   }
   return len_ >= need;
@@ -306,7 +322,8 @@ bool PerfDataReader::record_bytes(size_t at, uint8_t* dst, size_t n) const {
 // record of the same layout whose copy is cut after dyn_size + 8 bytes (so
 // that it still reads as not full). The buffer then goes on from the bytes
 // after the copy (dyn_size, any later fields, and the next records), so a
-// sample costs one read, two when its stack is larger than the last ones.
+// sample costs one read, more when its start or its stack is larger than
+// the last one's.
 // nullopt: read it whole (another record, or a damaged one, which the
 // parser then reports), unless the reader stopped (the file ends inside).
 std::optional<Bytes> PerfDataReader::next_sparse(uint16_t size) {
@@ -350,6 +367,7 @@ std::optional<Bytes> PerfDataReader::next_sparse(uint16_t size) {
   last_need_ = data_at + kept;
   window_ = std::clamp<size_t>(last_need_ * 5 / 4 + 1024, kSparseHead, kFileBuffer / 16);
   small_run_ = 0;
+  ++sparse_samples_;
   return Bytes(sparse_.data(), new_size);
 }
 
@@ -363,7 +381,7 @@ void PerfDataReader::note_need(Bytes raw) {
   const std::optional<uint64_t> copy_size = r.read<uint64_t>();
   if (!copy_size || !r.skip(static_cast<size_t>(std::min<uint64_t>(*copy_size, r.remaining())))) return;
   const std::optional<uint64_t> dyn = r.read<uint64_t>();
-  if (dyn) last_need_ = *copy_at + 8 + static_cast<size_t>(std::min(*copy_size, *dyn + 8));
+  if (dyn) last_need_ = *copy_at + 8 + static_cast<size_t>(*dyn < *copy_size ? std::min(*copy_size, *dyn + 8) : *copy_size);
 }
 
 std::optional<Bytes> PerfDataReader::next_from_file() {
@@ -378,18 +396,16 @@ std::optional<Bytes> PerfDataReader::next_from_file() {
     stop(ReadStatus::State::kCorrupt, "damaged record header " + where());
     return std::nullopt;
   }
-  if (len_ - pos_ < size && size >= kSparseMin) {
-    if (size >= kSparseGain * last_need_) {
-      if (std::optional<Bytes> sparse = next_sparse(size)) return sparse;
-      if (status_.state != ReadStatus::State::kReading) return std::nullopt;
-    }
-    window_ = kFileBuffer;  // read whole, in large reads
+  if (len_ - pos_ < size && size >= kSparseMin && size >= kSparseGain * last_need_ &&
+      record_type(Bytes(buf_.data() + pos_, 8)) == PERF_RECORD_SAMPLE) {
+    if (std::optional<Bytes> sparse = next_sparse(size)) return sparse;
+    if (status_.state != ReadStatus::State::kReading) return std::nullopt;
   }
   if (len_ - pos_ < size && !refill(size)) {
     stop(ReadStatus::State::kTruncated, "file ends inside a record " + where());
     return std::nullopt;
   }
-  if (window_ != kFileBuffer && size < kSparseMin && ++small_run_ >= kSmallRun) window_ = kFileBuffer;
+  if (window_ != kFileBuffer && ++small_run_ >= kSmallRun) window_ = kFileBuffer;
   const Bytes raw(buf_.data() + pos_, size);
   if (size >= kSparseMin) note_need(raw);
   pos_ += size;

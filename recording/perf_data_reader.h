@@ -55,6 +55,8 @@ class PerfDataReader final : public RecordSource {
   const RecordedKernel* recorded_kernel() const override { return &kernel_; }
 
   const PerfDataFeatures& features() const { return features_; }
+  // Samples read without the unused end of their stack copy (next_sparse).
+  uint64_t sparse_samples() const { return sparse_samples_; }
 
  private:
   struct ZstdStream;
@@ -104,12 +106,13 @@ class PerfDataReader final : public RecordSource {
   uint64_t buf_offset_ = 0;
   size_t pos_ = 0;
   size_t len_ = 0;
-  // A refill reads at most this much: the whole buffer, but a little only
-  // after a sparse read (next_sparse), until kSmallRun small records in a
-  // row say the large samples are over.
+  // What a refill reads when it needs less: the whole buffer, but a little
+  // only after a sparse read (next_sparse), until kSmallRun records in a row
+  // are read otherwise.
   size_t window_ = 0;
   size_t small_run_ = 0;
   size_t last_need_ = 0;  // bytes the last large sample's parse needed
+  uint64_t sparse_samples_ = 0;
   // The last large sample read without the unused part of its stack copy.
   std::vector<uint8_t> sparse_;
 

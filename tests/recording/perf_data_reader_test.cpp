@@ -524,13 +524,23 @@ ByteVector large_stack_file(const std::vector<uint64_t>& dyn, uint64_t sample_ty
 
 }  // namespace
 
+// 40 samples of 1,000 stack bytes (past the reader's first 1 MiB read: from
+// then on, samples are read as they come), then each of `tests` after one
+// of 1,000 bytes (so that it is large against the last one's need).
+std::vector<uint64_t> after_warm_up(const std::vector<uint64_t>& tests) {
+  std::vector<uint64_t> dyn(40, 1000);
+  for (uint64_t t : tests) dyn.push_back(1000), dyn.push_back(t);
+  return dyn;
+}
+
 TEST_CASE("recording: perf.data: large stack copies read without their unused end give the same samples",
           "[recording][perf_data]") {
-  // Stacks of 0 to 32768 bytes: all of the copy (a full one: truncated),
-  // most of it, a few bytes; runs of similar sizes and sudden jumps, so that
-  // a read ahead sized by the last sample falls short and overshoots.
-  std::vector<uint64_t> dyn = {6000, 6100, 32768, 0, 8, 100, 20000, 32760, 5000, 5000, 30000, 64};
-  for (uint64_t i = 0; i < 150; ++i) dyn.push_back((i * 2654435761u) % 32769);
+  // Stacks of 0 to 32768 bytes: none, a few bytes, most of the copy, all of
+  // it but 8 or 16 bytes, all of it (full: truncated), and more than the
+  // copy holds (damaged); then sizes at random.
+  std::vector<uint64_t> tests = {0, 8, 100, 5000, 20000, 32752, 32760, 32768, 32776};
+  for (uint64_t i = 0; i < 60; ++i) tests.push_back((i * 2654435761u) % 32769);
+  const std::vector<uint64_t> dyn = after_warm_up(tests);
   uint64_t st = kDwarfSampleType;
   SECTION("nothing after the copy") {}
   SECTION("a field after the copy") { st |= PERF_SAMPLE_WEIGHT; }
@@ -539,55 +549,97 @@ TEST_CASE("recording: perf.data: large stack copies read without their unused en
   const std::string path = dir.file("large.data");
   std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(file.data()), static_cast<std::streamsize>(file.size()));
   PerfDataReader reader(path);
-  size_t samples = 0;
+  size_t i = 0;  // into dyn
   std::string comm;
   while (auto r = reader.next()) {
     if (auto* c = std::get_if<CommRecord>(&*r)) comm = c->comm;
     auto* s = std::get_if<SampleView>(&*r);
     if (!s) continue;
-    REQUIRE(samples < dyn.size());
-    INFO("sample " << samples << ", dyn_size " << dyn[samples]);
-    const size_t want = static_cast<size_t>(std::min<uint64_t>(dyn[samples], 32768));
-    CHECK(s->time == 10 + samples);
+    if (dyn[i] > 32768) ++i;  // damaged: skipped
+    REQUIRE(i < dyn.size());
+    INFO("sample " << i << ", dyn_size " << dyn[i]);
+    CHECK(s->time == 10 + i);
     CHECK(s->ip == 0x401000);
     CHECK(s->regs[7] == 0x7ffd0000);
     CHECK(s->kernel_chain.size() == 16);  // two addresses
-    CHECK(s->stack.size() == want);
-    CHECK(s->stack_truncated == (dyn[samples] == 32768));
+    CHECK(s->stack.size() == dyn[i]);
+    CHECK(s->stack_truncated == (dyn[i] == 32768));
     bool same = true;
-    for (size_t b = 0; b < s->stack.size(); ++b) same &= s->stack[b] == static_cast<uint8_t>(b * 7 + samples);
+    for (size_t b = 0; b < s->stack.size(); ++b) same &= s->stack[b] == static_cast<uint8_t>(b * 7 + i);
     CHECK(same);
-    ++samples;
+    ++i;
   }
-  CHECK(samples == dyn.size());
+  CHECK(i == dyn.size());
   size_t last_comm = 0;
-  for (size_t i = 0; i < dyn.size(); ++i)
-    if (i % 5 == 4) last_comm = i;
+  for (size_t k = 0; k < dyn.size(); ++k)
+    if (k % 5 == 4) last_comm = k;
   CHECK(comm == "app" + std::to_string(last_comm));
   CHECK(reader.status().state == ReadStatus::State::kComplete);
-  CHECK(reader.status().skipped.empty());
+  REQUIRE(reader.status().skipped.size() == 1);
+  CHECK(reader.status().skipped.at("damaged samples") == 1);
+  // The tests but the full and the damaged one, at least, were read in parts.
+  CHECK(reader.sparse_samples() >= tests.size() - 2);
 }
 
-TEST_CASE("recording: perf.data: a file cut inside a large stack copy ends at the cut", "[recording][perf_data]") {
-  const std::vector<uint64_t> dyn = {7000, 7000, 9000, 3000};  // no comm after the fourth: it ends the data
+TEST_CASE("recording: perf.data: a file cut inside a large stack copy while it is read ends at the cut",
+          "[recording][perf_data]") {
+  const std::vector<uint64_t> dyn = after_warm_up({7000});  // the last is read in parts
   const ByteVector file = large_stack_file(dyn, kDwarfSampleType);
-  const size_t record = file.size() - large_stack_file({7000, 7000, 9000}, kDwarfSampleType).size();
+  const size_t record = file.size() - large_stack_file(std::vector<uint64_t>(dyn.begin(), dyn.end() - 1), kDwarfSampleType).size();
   uint64_t data_at = 0, data_size = 0;  // perf_file_header.data
   std::memcpy(&data_at, file.data() + 40, 8);
   std::memcpy(&data_size, file.data() + 48, 8);
   const size_t data_end = static_cast<size_t>(data_at + data_size);
   TempDir dir;
   const std::string path = dir.file("cut.data");
-  for (size_t cut : {size_t{8}, size_t{100}, size_t{4000}, size_t{9000}, record - 12, record - 8, record - 1}) {
+  // In its start, in the stack, in the unused copy, in dyn_size.
+  for (size_t cut : {size_t{100}, size_t{5000}, size_t{20000}, record - 4}) {
     INFO("cut " << cut << " bytes into the last sample");
     std::ofstream(path, std::ios::binary | std::ios::trunc)
-        .write(reinterpret_cast<const char*>(file.data()), static_cast<std::streamsize>(data_end - record + cut));
+        .write(reinterpret_cast<const char*>(file.data()), static_cast<std::streamsize>(file.size()));
+    PerfDataReader reader(path);  // sizes taken from the whole file
+    REQUIRE(::truncate(path.c_str(), static_cast<off_t>(data_end - record + cut)) == 0);
+    size_t samples = 0;
+    while (auto r = reader.next()) samples += std::holds_alternative<SampleView>(*r);
+    CHECK(samples == dyn.size() - 1);
+    CHECK(reader.status().state == ReadStatus::State::kTruncated);
+    CHECK(reader.status().problem == "file ends inside a record at byte " + std::to_string(data_end - record));
+  }
+  SECTION("whole: the last one is read in parts") {
+    std::ofstream(path, std::ios::binary | std::ios::trunc)
+        .write(reinterpret_cast<const char*>(file.data()), static_cast<std::streamsize>(file.size()));
     PerfDataReader reader(path);
     size_t samples = 0;
     while (auto r = reader.next()) samples += std::holds_alternative<SampleView>(*r);
-    CHECK(samples == 3);
-    CHECK(reader.status().state == ReadStatus::State::kTruncated);
+    CHECK(samples == dyn.size());
+    CHECK(reader.sparse_samples() >= 1);
   }
+}
+
+TEST_CASE("recording: perf.data: more kernel mappings than the first look reaches are all noted, once read",
+          "[recording][perf_data]") {
+  PerfDataImage img;
+  PerfImageEvent e;
+  e.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
+  e.ids = {5};
+  img.add_event(e);
+  constexpr uint32_t kKernelPid = 0xffffffffu;
+  img.add_record(img.mmap(kKernelPid, 0xffffffff9a000000ull, 0x1200000, 0xffffffff9a000000ull, "[kernel.kallsyms]_text", 1));
+  constexpr size_t kModules = 3000;  // about 400 KiB of mappings
+  for (size_t m = 0; m < kModules; ++m)
+    img.add_record(img.mmap(kKernelPid, 0xffffffffc0000000ull + 0x10000 * m, 0x10000, 0,
+                            "/lib/modules/6.1/kernel/drivers/misc/module" + std::to_string(m) + ".ko", 1));
+  img.add_record(img.mmap(7, 0x10000, 0x1000, 0, "/bin/x", 1));
+  const ByteVector file = img.build();
+  PerfDataReader reader(Bytes(file.data(), file.size()), "many.data");
+  REQUIRE(reader.recorded_kernel());
+  // Not known at the start: a kernel whose modules are not all known yet is not handed out.
+  CHECK(reader.recorded_kernel()->text_symbol.empty());
+  CHECK(reader.recorded_kernel()->modules.empty());
+  while (reader.next()) {
+  }
+  CHECK(reader.recorded_kernel()->text_symbol == "_text");
+  CHECK(reader.recorded_kernel()->modules.size() == kModules);
 }
 
 TEST_CASE("recording: perf.data: FINISHED_ROUND lets go of what is older than the round before it, as perf does",

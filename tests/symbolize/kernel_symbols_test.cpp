@@ -183,20 +183,6 @@ TEST_CASE("kernel symbols: the symbolizer names kernel frames", "[symbolize][ker
     REQUIRE(s.warnings().size() == 1);
     CHECK(s.warnings()[0].find("cannot read") != std::string::npos);
   }
-  SECTION("its warning comes first, whenever the symbols were first used") {
-    options.kallsyms_path = dir.file("missing");
-    Symbolizer s(options);
-    s.prepare_kernel_symbols();
-    s.add_recorded_perf_map(77, "not a perf map line\n");
-    Frame jit;
-    jit.pc = 0x7f1000000011;
-    s.symbolize(ProcessMaps(), 77, jit);  // the malformed line's warning, before the kernel's
-    s.symbolize_kernel(0xffffffff81000204);
-    const std::vector<std::string> w = s.warnings();
-    REQUIRE(w.size() == 2);
-    CHECK(w[0].find("cannot read") != std::string::npos);
-    CHECK(w[1].find("malformed") != std::string::npos);
-  }
 }
 
 TEST_CASE("kernel symbols: the running kernel's table", "[symbolize][kernel]") {
