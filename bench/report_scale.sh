@@ -12,6 +12,7 @@
 #
 #   bench/report_scale.sh [DIR] [--sizes 500,30k,300k,gcc] [--remake]
 #                         [--rounds 3] [--freq 4000] [--swprof PATH] [--table]
+#                         [--perf-cache]
 #
 # Each size is recorded (unless cached) and then reported ROUNDS times
 # before the next size starts. --table prints the table again from the
@@ -31,6 +32,13 @@
 # not change the sample count: the script times one xz run first (kept in
 # DIR/calibration.txt). SWPROF (or --swprof) names the binary to measure;
 # the default is build/swprof. Everything the script writes stays in DIR.
+#
+# perf records with -N, so no build-id cache is written (it would go to
+# ~/.debug): both tools then name a perf.data file's kernel frames from
+# /proc/kallsyms, whose formatting costs the kernel about 37 ms on this
+# machine. --perf-cache reports as after a plain `perf record`, which copies
+# kallsyms into its build-id cache: one `perf record -a` writes that cache
+# into DIR/perf-home/.debug, and the reports run with HOME=DIR/perf-home.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SWPROF="${SWPROF:-$ROOT/build/swprof}"
@@ -38,6 +46,7 @@ DIR="$ROOT/bench/out/scale"
 SIZES="500,30k,300k,gcc"
 REMAKE=0
 TABLE_ONLY=0
+PERF_CACHE=0
 ROUNDS=3
 FREQ=4000
 while [ $# -gt 0 ]; do
@@ -45,6 +54,7 @@ while [ $# -gt 0 ]; do
     --sizes) SIZES=$2; shift 2 ;;
     --remake) REMAKE=1; shift ;;
     --table) TABLE_ONLY=1; shift ;;
+    --perf-cache) PERF_CACHE=1; shift ;;
     --rounds) ROUNDS=$2; shift 2 ;;
     --freq) FREQ=$2; shift 2 ;;
     --swprof) SWPROF=$2; shift 2 ;;
@@ -202,18 +212,31 @@ record() {
   log "recorded $name in $sw_s s (swprof) and $pf_s s (perf), side by side"
 }
 
+# The reports' HOME: DIR/perf-home with --perf-cache.
+REPORT_HOME=${HOME:-}
+
+# use_perf_cache: perf's build-id cache of the running kernel in
+# DIR/perf-home/.debug, and the reports' HOME there.
+use_perf_cache() {
+  mkdir -p "$DIR/perf-home"
+  HOME="$DIR/perf-home" perf record -q -a -o "$DIR/perf-home/cache.perf.data" -- sleep 0.1 > /dev/null 2>&1 || true
+  rm -f "$DIR/perf-home/cache.perf.data"
+  [ -d "$DIR/perf-home/.debug/[kernel.kallsyms]" ] || log "perf wrote no kallsyms copy into $DIR/perf-home/.debug"
+  REPORT_HOME="$DIR/perf-home"
+}
+
 # time_round NAME: one round of the report commands on NAME, appending
 # "wall cpu rss" to DIR/NAME.KIND.times for KIND in sw, swpd, perf.
 time_round() {
   local name=$1 pd="$DIR/$1.perf.data" t0
   t0=$(now)
-  bench_time "$DIR/time.txt" "$SWPROF" report "$DIR/$name.swprof" >> "$DIR/$name.sw.times" \
+  HOME="$REPORT_HOME" bench_time "$DIR/time.txt" "$SWPROF" report "$DIR/$name.swprof" >> "$DIR/$name.sw.times" \
     || log "swprof report $name.swprof failed: $(tail -n 2 "$DIR/time.txt.err")"
   [ -s "$pd" ] || return 0
-  bench_time "$DIR/time.txt" "$SWPROF" report "$pd" >> "$DIR/$name.swpd.times" \
+  HOME="$REPORT_HOME" bench_time "$DIR/time.txt" "$SWPROF" report "$pd" >> "$DIR/$name.swpd.times" \
     || log "swprof report $name.perf.data failed: $(tail -n 2 "$DIR/time.txt.err")"
   perf_tmp_files > "$DIR/perf-tmp.before"
-  bench_time "$DIR/time.txt" perf report --stdio -i "$pd" >> "$DIR/$name.perf.times" \
+  HOME="$REPORT_HOME" bench_time "$DIR/time.txt" perf report --stdio -i "$pd" >> "$DIR/$name.perf.times" \
     || log "perf report $name.perf.data failed: $(tail -n 2 "$DIR/time.txt.err")"
   clean_perf_tmp "$DIR/perf-tmp.before"
   log "round of $name reports: $(elapsed "$t0") s"
@@ -271,7 +294,9 @@ run() {
 # table NAMES...: the Markdown table and the recording times.
 table() {
   local name
-  echo "$("$SWPROF" --version 2> /dev/null | head -n 1), $(perf --version), -F $FREQ cpu-clock, medians of $ROUNDS alternating rounds"
+  local kernel_names="perf.data kernel names from /proc/kallsyms (no build-id cache)"
+  [ "$PERF_CACHE" = 1 ] && kernel_names="perf.data kernel names from perf's build-id cache (--perf-cache)"
+  echo "$("$SWPROF" --version 2> /dev/null | head -n 1), $(perf --version), -F $FREQ cpu-clock, medians of $ROUNDS alternating rounds, $kernel_names"
   echo
   echo "| recording | command | samples | wall s | CPU s | samples/s | peak RSS MB | speed vs perf report (wall / CPU) | RSS vs perf report |"
   echo "|---|---|---|---|---|---|---|---|---|"
@@ -292,6 +317,7 @@ main() {
     total=$(now)
     log "swprof: $SWPROF ($("$SWPROF" --version 2> /dev/null | head -n 1))"
     log "cache: $DIR; disk: $(df -h --output=avail "$DIR" | tail -n 1 | tr -d ' ') available"
+    [ "$PERF_CACHE" = 1 ] && use_perf_cache
     for name in "${names[@]}"; do run "$name"; done
     log "whole run $(elapsed "$total") s"
   fi
