@@ -357,9 +357,10 @@ namespace {
 
 constexpr uint64_t kRecordedText = 0xffffffff9a000000;  // _text of the recorded boot
 
-// A perf.data file (`perf record -g`) of one sample in the kernel, recorded
-// on the kernel with build-id `kernel`, whose _text was at kRecordedText.
-void write_perf_data_with_kernel(const std::string& path, const BuildId& kernel) {
+// The start of a perf.data file (`perf record -g`) recorded on the kernel
+// with build-id `kernel`, whose _text was at kRecordedText: its mapping,
+// then thread 42's name "app".
+PerfDataImage kernel_image(const BuildId& kernel) {
   PerfDataImage img;
   PerfImageEvent e;
   e.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
@@ -368,6 +369,13 @@ void write_perf_data_with_kernel(const std::string& path, const BuildId& kernel)
   img.add_build_id("[kernel.kallsyms]", kernel);
   img.add_record(img.mmap(0xffffffffu, kRecordedText, 0x1200000, kRecordedText, "[kernel.kallsyms]_text", 1));
   img.add_record(img.comm(42, 42, "app", 2));
+  return img;
+}
+
+// A perf.data file (`perf record -g`) of one sample in the kernel, recorded
+// on the kernel with build-id `kernel`, whose _text was at kRecordedText.
+void write_perf_data_with_kernel(const std::string& path, const BuildId& kernel) {
+  PerfDataImage img = kernel_image(kernel);
   PerfImageSample s;
   s.misc = 1;  // PERF_RECORD_MISC_KERNEL
   s.pid = s.tid = 42;
@@ -486,14 +494,7 @@ TEST_CASE("pipeline: samples kept while the kernel's symbols are read go on in r
     big += line;
   }
   f.write_cache(recorded, big);
-  PerfDataImage img;
-  PerfImageEvent e;
-  e.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
-  e.ids = {1};
-  img.add_event(e);
-  img.add_build_id("[kernel.kallsyms]", recorded);
-  img.add_record(img.mmap(0xffffffffu, kRecordedText, 0x1200000, kRecordedText, "[kernel.kallsyms]_text", 1));
-  img.add_record(img.comm(42, 42, "app", 2));
+  PerfDataImage img = kernel_image(recorded);
   constexpr int kSamples = 3000;
   for (int i = 0; i < kSamples; ++i) {
     if (i == kSamples / 2) img.add_record(img.comm(42, 42, "renamed", 10 + 2 * static_cast<uint64_t>(i)));

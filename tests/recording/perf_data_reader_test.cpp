@@ -62,6 +62,16 @@ PerfImageSample dwarf_sample(uint64_t time) {
   return s;
 }
 
+// A perf.data image of one `perf record -g` event (id 5), no records yet.
+PerfDataImage callchain_image() {
+  PerfDataImage img;
+  PerfImageEvent e;
+  e.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
+  e.ids = {5};
+  img.add_event(e);
+  return img;
+}
+
 PerfDataImage dwarf_image() {
   PerfDataImage img;
   img.add_event(dwarf_event());
@@ -151,11 +161,7 @@ TEST_CASE("recording: perf.data: comm, mmap2 with the build-id of its file, and 
 }
 
 TEST_CASE("recording: perf.data: a -g sample keeps its user chain; an MMAP is code", "[recording][perf_data]") {
-  PerfDataImage img;
-  PerfImageEvent e;
-  e.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
-  e.ids = {5};
-  img.add_event(e);
+  PerfDataImage img = callchain_image();
   img.add_record(img.mmap(7, 0x10000, 0x1000, 0, "/bin/x", 1));
   img.add_record(img.mmap(0xffffffffu, 0xffffffff81000000ull, 0x100000, 0, "[kernel.kallsyms]_text", 1));
   PerfImageSample s;
@@ -427,11 +433,7 @@ TEST_CASE("recording: perf.data: a data section of many windows gives every reco
 
 TEST_CASE("recording: perf.data: kernel and module mappings are skipped but tell where the recorded kernel was",
           "[recording][perf_data]") {
-  PerfDataImage img;
-  PerfImageEvent e;
-  e.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
-  e.ids = {5};
-  img.add_event(e);
+  PerfDataImage img = callchain_image();
   img.add_build_id("[kernel.kallsyms]", ByteVector(20, 0x4d));
   constexpr uint32_t kKernelPid = 0xffffffffu;
   const std::string modules = "/lib/modules/6.1.0/kernel/fs/";
@@ -462,11 +464,7 @@ TEST_CASE("recording: perf.data: kernel and module mappings are skipped but tell
 
 TEST_CASE("recording: perf.data: kernel mappings after a process's record or in compressed data are noted once read",
           "[recording][perf_data]") {
-  PerfDataImage img;
-  PerfImageEvent e;
-  e.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
-  e.ids = {5};
-  img.add_event(e);
+  PerfDataImage img = callchain_image();
   constexpr uint32_t kKernelPid = 0xffffffffu;
   const ByteVector ext4 = img.mmap(kKernelPid, 0xffffffffc0a00000ull, 0x10000, 0, "/lib/modules/6.1/kernel/fs/ext4/ext4.ko", 1);
   const ByteVector process = img.mmap(7, 0x10000, 0x1000, 0, "/bin/x", 1);
@@ -618,11 +616,7 @@ TEST_CASE("recording: perf.data: a file cut inside a large stack copy while it i
 
 TEST_CASE("recording: perf.data: more kernel mappings than the first look reaches are all noted, once read",
           "[recording][perf_data]") {
-  PerfDataImage img;
-  PerfImageEvent e;
-  e.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
-  e.ids = {5};
-  img.add_event(e);
+  PerfDataImage img = callchain_image();
   constexpr uint32_t kKernelPid = 0xffffffffu;
   img.add_record(img.mmap(kKernelPid, 0xffffffff9a000000ull, 0x1200000, 0xffffffff9a000000ull, "[kernel.kallsyms]_text", 1));
   constexpr size_t kModules = 3000;  // about 400 KiB of mappings
