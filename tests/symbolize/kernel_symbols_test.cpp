@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cctype>
 #include <catch2/catch.hpp>
 #include <fstream>
@@ -258,9 +259,21 @@ TEST_CASE("kernel symbols: kallsyms read ahead on a thread, once, and only when 
     CHECK(s.kallsyms_reads() == 1);
     CHECK(s.warnings().empty());
   }
-  SECTION("prepared: ready once read, without a lookup") {
+  SECTION("prepared: not ready while read, ready once read, without a lookup") {
+    // 48 MB: reading and indexing it takes tens of ms, the check right after
+    // the thread starts a few µs.
+    std::string big = "ffffffff81000000 T _stext\nffffffff81000200 T do_syscall_64\n";
+    big.reserve(size_t{49} << 20);
+    char line[64];
+    for (uint64_t i = 0; big.size() < (size_t{48} << 20); ++i) {
+      std::snprintf(line, sizeof line, "%016llx t filler_%llu\n",
+                    static_cast<unsigned long long>(0xffffffff81001000ull + 16 * i), static_cast<unsigned long long>(i));
+      big += line;
+    }
+    write_file(dir.file("kallsyms"), big);
     Symbolizer s(options);
     s.prepare_kernel_symbols();
+    CHECK_FALSE(s.kernel_symbols_ready());
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     while (!s.kernel_symbols_ready() && std::chrono::steady_clock::now() < until)
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
