@@ -63,7 +63,7 @@ class PipelineRun {
     if (!kind_kept(s)) return;
     const std::string& comm = names_.name(s.tid);
     if (!filter_.keep(s.time, s.tid, comm)) return;
-    const size_t kernel_frames = options_.filter.kernel_frames ? s.kernel_ips.size() : 0;
+    const size_t kernel_frames = kept_kernel_frames(s);
     if (kernel_frames > 0) prepare_kernel_symbols();
     symbolize_user(s);
     const OffCpuWeight* off = s.off_cpu ? intervals_.weight(s.tid, s.time) : nullptr;
@@ -75,21 +75,25 @@ class PipelineRun {
       held_.push_back(HeldSample{s, comm, names_.named_by_record(s.tid), user_symbols_, weight, off});
       return;
     }
-    symbolize_kernel(s.kernel_ips, kernel_frames);
-    sink_.add(PipelineSample{s, comm, names_.named_by_record(s.tid), user_symbols_, kernel_symbols_,
-                             s.off_cpu ? SampleKind::kOffCpu : SampleKind::kOnCpu, weight, off});
+    deliver(s, comm, names_.named_by_record(s.tid), user_symbols_, weight, off);
   }
 
   // The samples held while the kernel's symbols were read go to the sink,
   // in order, once they are (waiting for them if need be).
   void release_held() {
-    for (const HeldSample& h : held_) {
-      const UnwoundSample& s = h.unwound;
-      symbolize_kernel(s.kernel_ips, options_.filter.kernel_frames ? s.kernel_ips.size() : 0);
-      sink_.add(PipelineSample{s, h.comm, h.named_by_record, h.user_symbols, kernel_symbols_,
-                               s.off_cpu ? SampleKind::kOffCpu : SampleKind::kOnCpu, h.weight, h.off_cpu});
-    }
+    for (const HeldSample& h : held_)
+      deliver(h.unwound, h.comm, h.named_by_record, h.user_symbols, h.weight, h.off_cpu);
     held_.clear();
+  }
+
+  // To the sink, with the sample's kernel frames named.
+  void deliver(const UnwoundSample& s, const std::string& comm, bool named_by_record,
+               const std::vector<const SymbolizedAddress*>& user_symbols, uint64_t weight, const OffCpuWeight* off) {
+    kernel_symbols_.resize(kept_kernel_frames(s));
+    for (size_t i = 0; i < kernel_symbols_.size(); ++i)
+      kernel_symbols_[i] = &symbols_.symbolize_kernel(s.kernel_ips[i]);
+    sink_.add(PipelineSample{s, comm, named_by_record, user_symbols, kernel_symbols_,
+                             s.off_cpu ? SampleKind::kOffCpu : SampleKind::kOnCpu, weight, off});
   }
 
   void operator()(const CommRecord& r) {
@@ -122,6 +126,7 @@ class PipelineRun {
  private:
   // The sink takes samples of this one's kind (on- or off-CPU).
   bool kind_kept(const UnwoundSample& s) const { return s.off_cpu ? kinds_.off_cpu : kinds_.on_cpu; }
+  size_t kept_kernel_frames(const UnwoundSample& s) const { return options_.filter.kernel_frames ? s.kernel_ips.size() : 0; }
 
   void count_read(uint64_t time) {
     ++result_.samples_read;
@@ -155,11 +160,6 @@ class PipelineRun {
       for (size_t i = 0; i < user_symbols_.size(); ++i) name(i);
     else
       for (size_t i = user_symbols_.size(); i-- > 0;) name(i);
-  }
-
-  void symbolize_kernel(const std::vector<uint64_t>& ips, size_t frames) {
-    kernel_symbols_.resize(frames);
-    for (size_t i = 0; i < frames; ++i) kernel_symbols_[i] = &symbols_.symbolize_kernel(ips[i]);
   }
 
   // A perf.data recording's kernel and module mappings come first, before

@@ -36,6 +36,14 @@ constexpr uint64_t kMaxEvents = 1024;
 constexpr uint64_t kMaxIds = 1u << 20;
 constexpr uint64_t kMaxFeatureSize = 16u << 20;
 
+// The bytes of a stack copy of `copy_size` that a sample read in parts
+// keeps: dyn_size + 8 (more than dyn_size, so the copy still reads as not
+// full), all of it when all of it is stack (or it claims more: damaged, as
+// the parser then says).
+size_t copy_kept(uint64_t copy_size, uint64_t dyn) {
+  return static_cast<size_t>(dyn < copy_size ? std::min(copy_size, dyn + 8) : copy_size);
+}
+
 uint16_t record_size(const uint8_t* header) {
   uint16_t size;
   std::memcpy(&size, header + 6, 2);
@@ -167,9 +175,6 @@ void PerfDataReader::peek_kernel_mappings() {
     if (size < 8) break;
     const Bytes raw(head.data() + at, size);
     const uint32_t type = record_type(raw);
-    const bool perfs_own = type >= kPerfUserTypeStart && type != kPerfRecordAuxtrace &&
-                           type != kPerfRecordTracingData && type != kPerfRecordCompressed &&
-                           type != kPerfRecordCompressed2;
     if (type == PERF_RECORD_MMAP || type == PERF_RECORD_MMAP2) {
       PerfParsed parsed = parser_->parse(raw);
       if (!parsed.kernel_mapping) break;
@@ -177,8 +182,8 @@ void PerfDataReader::peek_kernel_mappings() {
       ++count;
     } else if (type == kPerfRecordCompressed || type == kPerfRecordCompressed2) {
       return;
-    } else if (!perfs_own) {
-      break;
+    } else if (type < kPerfUserTypeStart || type == kPerfRecordAuxtrace || type == kPerfRecordTracingData) {
+      break;  // a process's record, or one with a payload after it
     }
     at += size;
   }
@@ -350,9 +355,7 @@ std::optional<Bytes> PerfDataReader::next_sparse(uint16_t size) {
   if (!refill(tail)) return cut();
   uint64_t dyn = 0;
   std::memcpy(&dyn, buf_.data(), 8);
-  // All of a copy that is all stack (or claims more: damaged, as the parser says).
-  const size_t kept = dyn < copy_size ? static_cast<size_t>(std::min<uint64_t>(copy_size, dyn + 8))
-                                      : static_cast<size_t>(copy_size);
+  const size_t kept = copy_kept(copy_size, dyn);
   if (data_at + kept > have &&
       read_at(record_at + have, sparse_.data() + have, data_at + kept - have) != data_at + kept - have)
     return cut();
@@ -381,7 +384,7 @@ void PerfDataReader::note_need(Bytes raw) {
   const std::optional<uint64_t> copy_size = r.read<uint64_t>();
   if (!copy_size || !r.skip(static_cast<size_t>(std::min<uint64_t>(*copy_size, r.remaining())))) return;
   const std::optional<uint64_t> dyn = r.read<uint64_t>();
-  if (dyn) last_need_ = *copy_at + 8 + static_cast<size_t>(*dyn < *copy_size ? std::min(*copy_size, *dyn + 8) : *copy_size);
+  if (dyn) last_need_ = *copy_at + 8 + copy_kept(*copy_size, *dyn);
 }
 
 std::optional<Bytes> PerfDataReader::next_from_file() {
