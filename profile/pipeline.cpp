@@ -4,6 +4,7 @@
 #include <chrono>
 #include <unordered_set>
 
+#include "profile/held_samples.h"
 #include "profile/thread_names.h"
 #include "recording/trailing_images.h"
 
@@ -70,9 +71,9 @@ class PipelineRun {
     // An off-CPU sample no switch records time weighs its period: 0 for the
     // kernel's (it has none), the interval for a `dump --samples` snapshot.
     const uint64_t weight = s.off_cpu && off && off->weight_ns ? off->weight_ns : s.period;
-    if (!held_.empty() && (held_.size() >= kMaxHeldSamples || symbols_.kernel_symbols_ready())) release_held();
+    if (!held_.empty() && (held_.full() || symbols_.kernel_symbols_ready())) release_held();
     if (!held_.empty() || (kernel_frames > 0 && !symbols_.kernel_symbols_ready())) {
-      held_.push_back(HeldSample{s, comm, names_.named_by_record(s.tid), user_symbols_, weight, off});
+      held_.hold(HeldSample{s, comm, names_.named_by_record(s.tid), user_symbols_, weight, off});
       return;
     }
     deliver(s, comm, names_.named_by_record(s.tid), user_symbols_, weight, off);
@@ -81,9 +82,9 @@ class PipelineRun {
   // The samples held while the kernel's symbols were read go to the sink,
   // in order, once they are (waiting for them if need be).
   void release_held() {
-    for (const HeldSample& h : held_)
+    held_.release([this](const HeldSample& h) {
       deliver(h.unwound, h.comm, h.named_by_record, h.user_symbols, h.weight, h.off_cpu);
-    held_.clear();
+    });
   }
 
   // To the sink, with the sample's kernel frames named.
@@ -199,20 +200,8 @@ class PipelineRun {
   bool kernel_early_checked_ = false;
   bool kernel_told_ = false;  // the symbolizer knows the recorded kernel, if any
   std::vector<const SymbolizedAddress*> user_symbols_, kernel_symbols_;  // of the current sample
-  // Kept samples waiting for the kernel's symbols, which are read on a
-  // thread of their own (perf.data: perf's copy of kallsyms, or
-  // /proc/kallsyms, whose formatting alone costs the kernel tens of ms):
-  // their user frames are symbolized meanwhile. Samples keep their order.
-  struct HeldSample {
-    UnwoundSample unwound;
-    std::string comm;
-    bool named_by_record;
-    std::vector<const SymbolizedAddress*> user_symbols;
-    uint64_t weight;
-    const OffCpuWeight* off_cpu;
-  };
-  static constexpr size_t kMaxHeldSamples = 8192;
-  std::vector<HeldSample> held_;
+  // Kept samples waiting for the kernel's symbols (held_samples.h).
+  HeldSamples held_;
   PipelineResult result_;
 };
 
