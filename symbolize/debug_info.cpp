@@ -455,6 +455,7 @@ void DebugInfo::check_dwarf() {
            "): no source lines or inline frames for it");
     return;
   }
+  if (!supplementary_file_safe(dwarf)) return;
   // Walk the unit headers once: a damaged .debug_info shows up here rather
   // than as silently missing lines.
   Dwarf_Off offset = 0, next = 0;
@@ -467,6 +468,45 @@ void DebugInfo::check_dwarf() {
     warn("the DWARF of " + binary_->path() + " is damaged (" + dwarf_errmsg(-1) +
          "): some source lines or inline frames may be missing");
   dwarf_usable_ = true;
+}
+
+// DWARF rewritten by dwz refers to a supplementary file, which libdwfl
+// looks for through find_debuginfo. When it finds none, libdw looks again
+// by itself, at the first reference into it: at /usr/lib/debug/.build-id/
+// and where .gnu_debugaltlink names it, opening what is there without a
+// look (a FIFO would block the report for ever). Those places must hold a
+// regular file or nothing, else this DWARF is not read. A supplementary
+// file found nowhere leaves some inlined functions unnamed: worth a warning.
+bool DebugInfo::supplementary_file_safe(Dwarf* dwarf) {
+  const char* name = nullptr;
+  const void* id = nullptr;
+  const ssize_t id_size = dwelf_dwarf_gnu_debugaltlink(dwarf, &name, &id);
+  if (id_size <= 0 || !name) return true;
+  std::vector<std::string> places;
+  if (id_size >= 3 && id_size <= 64) {
+    const std::string hex = to_hex(Bytes(static_cast<const uint8_t*>(id), static_cast<size_t>(id_size)));
+    places.push_back("/usr/lib/debug/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2) + ".debug");
+  }
+  if (name[0] == '/') {
+    places.push_back(name);
+  } else if (!image_module_) {  // libdw reads it beside the debug file it opened; an image has no folder
+    const char* debug_file = nullptr;
+    dwfl_module_info(module_, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, &debug_file);
+    std::error_code ec;
+    const auto real = std::filesystem::canonical(debug_file ? debug_file : binary_->path(), ec);
+    if (!ec) places.push_back((real.parent_path() / name).string());
+  }
+  for (const std::string& place : places) {
+    struct stat st;
+    if (::stat(place.c_str(), &st) != 0 || S_ISREG(st.st_mode)) continue;
+    warn("ignored " + place + " as debuginfo of " + binary_->path() + " (it is " + file_kind(st.st_mode) +
+         ", not a regular file): no source lines or inline frames for it");
+    return false;
+  }
+  if (!dwarf_getalt(dwarf))
+    warn("cannot find " + std::string(name) + ", the dwz supplementary file of the DWARF of " + binary_->path() +
+         ": some inlined functions are unnamed (install it there or under a debug root's .build-id/)");
+  return true;
 }
 
 std::string DebugInfo::dwarf_file() {

@@ -85,6 +85,7 @@ class DebugInfo {
   int archived_debuginfo(char** debuginfo_file_name);
   std::vector<std::string> absolute_roots() const;
   void check_dwarf();
+  bool supplementary_file_safe(Dwarf* dwarf);
   void add_dwarf_frames(Dwarf_Addr addr, SourceFrame& outer, std::vector<SourceFrame>& frames);
 
   // The function ranges of one compile unit, sorted by address, built on

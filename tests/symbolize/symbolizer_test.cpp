@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -367,6 +368,98 @@ TEST_CASE("symbolizer: debuginfo with compressed sections gives the same frames 
   }
   INFO(warnings_text(symbolizer));
   CHECK(symbolizer.warnings().empty());
+}
+
+TEST_CASE("symbolizer: debuginfo rewritten by dwz gives the same frames as before", "[symbolize]") {
+  // dwz (as Debian and Fedora run it on debug packages) moves DIEs that
+  // units share into partial units (DW_TAG_imported_unit, DW_FORM_ref_addr)
+  // and, with -m, into a supplementary file named by .gnu_debugaltlink
+  // (DW_FORM_GNU_ref_alt, DW_FORM_GNU_strp_alt). The inline chains' names
+  // and lines must come out as they were, also when the debuginfo is then
+  // compressed and read from memory.
+  // multifile: the supplementary file where .gnu_debugaltlink names it;
+  // by-build-id: named where it is not, found by its build-id under the
+  // debug root (/usr/lib/debug/.build-id/ for a package).
+  const std::string layout = GENERATE(std::string("single"), std::string("multifile"), std::string("by-build-id"));
+  const std::string method = GENERATE(std::string(""), std::string("zlib"));
+  const StrippedApp s;
+  const std::string debug = s.add_debuginfo();
+  if (layout == "single") {
+    command_output("dwz " + debug);
+    CHECK(command_output("readelf --debug-dump=info " + debug + " 2>/dev/null | grep -c DW_TAG_partial_unit") != "0\n");
+  } else {
+    // Two copies share everything: it all moves to the supplementary file.
+    const std::string twin = s.dir.file("twin.debug");
+    copy_file(debug, twin);
+    const std::string common = s.dir.file("common.debug");
+    const std::string named = layout == "multifile" ? common : s.dir.file("elsewhere/common.debug");
+    command_output("dwz -m " + common + " -M " + named + " " + debug + " " + twin);
+    REQUIRE(std::filesystem::exists(common));
+    if (layout == "by-build-id") {
+      const std::string by_id = build_id_path(s.root, common);
+      std::filesystem::create_directories(std::filesystem::path(by_id).parent_path());
+      std::filesystem::rename(common, by_id);
+    }
+    CHECK(command_output("readelf -SW " + debug + " | grep -c gnu_debugaltlink") == "1\n");
+    CHECK(command_output("readelf --debug-dump=abbrev " + debug + " 2>/dev/null | grep -c DW_FORM_GNU_ref_alt") !=
+          "0\n");
+  }
+  if (!method.empty()) command_output("objcopy --compress-debug-sections=" + method + " " + debug);
+
+  BinaryCache binaries;
+  const ProcessMaps maps = load_like_loader(binaries, s.app, kBase);
+  SymbolizerOptions options = s.options();
+  Symbolizer symbolizer(options);
+  const std::string plain_root = s.dir.file("plain");
+  s.add_debuginfo("", plain_root);
+  options.debug_roots = {plain_root};
+  Symbolizer reference(options);
+  INFO(layout << " " << method);
+  check_inline_chain(symbolizer.symbolize(maps, 1, return_frame(kBase + probe_addresses().at("inline"))));
+  for (const auto& [tag, vaddr] : probe_addresses()) {
+    INFO(tag);
+    check_same_frames(symbolizer.symbolize(maps, 1, return_frame(kBase + vaddr)),
+                      reference.symbolize(maps, 1, return_frame(kBase + vaddr)));
+  }
+  INFO(warnings_text(symbolizer));
+  CHECK(symbolizer.warnings().empty());
+}
+
+TEST_CASE("symbolizer: a dwz supplementary file missing, or a FIFO where it is named, is said and never waited for",
+          "[symbolize]") {
+  const std::string where = GENERATE(std::string("missing"), std::string("fifo"));
+  const std::string method = GENERATE(std::string(""), std::string("zlib"));
+  const StrippedApp s;
+  const std::string debug = s.add_debuginfo();
+  const std::string twin = s.dir.file("twin.debug");
+  copy_file(debug, twin);
+  const std::string common = s.dir.file("common.debug");
+  const std::string named = s.dir.file("elsewhere/common.debug");
+  command_output("dwz -m " + common + " -M " + named + " " + debug + " " + twin);
+  REQUIRE(std::filesystem::remove(common));
+  if (where == "fifo") {
+    std::filesystem::create_directories(s.dir.file("elsewhere"));
+    REQUIRE(mkfifo(named.c_str(), 0600) == 0);
+  }
+  if (!method.empty()) command_output("objcopy --compress-debug-sections=" + method + " " + debug);
+
+  BinaryCache binaries;
+  const ProcessMaps maps = load_like_loader(binaries, s.app, kBase);
+  Symbolizer symbolizer(s.options());
+  INFO(where << " " << method);
+  const auto& a = symbolizer.symbolize(maps, 1, return_frame(kBase + probe_addresses().at("inline")));
+  REQUIRE(!a.frames.empty());
+  CHECK(a.frames.back().function == "run_inline");  // its own DIE, or the symbol table
+  INFO(warnings_text(symbolizer));
+  REQUIRE(symbolizer.warnings().size() == 1);
+  if (where == "fifo") {
+    CHECK(a.frames.size() == 1);  // its DWARF is not read
+    CHECK(any_warning_mentions(symbolizer, "ignored " + named + " as debuginfo of " + s.app + " (it is a FIFO"));
+  } else {
+    CHECK(a.frames.size() == 3);  // inlined frames, unnamed
+    CHECK(any_warning_mentions(symbolizer, "cannot find " + named + ", the dwz supplementary file of the DWARF of " +
+                                               s.app + ": some inlined functions are unnamed"));
+  }
 }
 
 TEST_CASE("symbolizer: reading compressed debuginfo closes no descriptor it does not own", "[symbolize]") {
