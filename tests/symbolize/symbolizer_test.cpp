@@ -122,6 +122,23 @@ struct StrippedApp {
   }
 };
 
+// Every probe as `symbolizer` gives it, against the plain sym_target.debug
+// under a root of its own; and `symbolizer` warned of nothing.
+void check_probes_as_plain_debuginfo(const StrippedApp& s, const ProcessMaps& maps, Symbolizer& symbolizer) {
+  SymbolizerOptions options = s.options();
+  const std::string plain_root = s.dir.file("plain");
+  s.add_debuginfo("", plain_root);
+  options.debug_roots = {plain_root};
+  Symbolizer reference(options);
+  for (const auto& [tag, vaddr] : probe_addresses()) {
+    INFO(tag);
+    check_same_frames(symbolizer.symbolize(maps, 1, return_frame(kBase + vaddr)),
+                      reference.symbolize(maps, 1, return_frame(kBase + vaddr)));
+  }
+  INFO(warnings_text(symbolizer));
+  CHECK(symbolizer.warnings().empty());
+}
+
 }  // namespace
 
 TEST_CASE("symbolizer: names, lines and inline frames of optimized code", "[symbolize]") {
@@ -350,24 +367,11 @@ TEST_CASE("symbolizer: debuginfo with compressed sections gives the same frames 
   REQUIRE(command_output("readelf -SW " + debug + " | grep -c ' \\.debug_info .* C '") == "1\n");
   BinaryCache binaries;
   const ProcessMaps maps = load_like_loader(binaries, s.app, kBase);
-  SymbolizerOptions options = s.options();
-  Symbolizer symbolizer(options);
+  Symbolizer symbolizer(s.options());
   const auto& probe = symbolizer.symbolize(maps, 1, return_frame(kBase + probe_addresses().at("inline")));
   INFO(method << ": " << warnings_text(symbolizer));
   check_inline_chain(probe);
-
-  // Every probe as the uncompressed debuginfo gives it.
-  const std::string plain_root = s.dir.file("plain");
-  s.add_debuginfo("", plain_root);
-  options.debug_roots = {plain_root};
-  Symbolizer reference(options);
-  for (const auto& [tag, vaddr] : probe_addresses()) {
-    INFO(tag);
-    check_same_frames(symbolizer.symbolize(maps, 1, return_frame(kBase + vaddr)),
-                      reference.symbolize(maps, 1, return_frame(kBase + vaddr)));
-  }
-  INFO(warnings_text(symbolizer));
-  CHECK(symbolizer.warnings().empty());
+  check_probes_as_plain_debuginfo(s, maps, symbolizer);
 }
 
 TEST_CASE("symbolizer: debuginfo rewritten by dwz gives the same frames as before", "[symbolize]") {
@@ -408,21 +412,10 @@ TEST_CASE("symbolizer: debuginfo rewritten by dwz gives the same frames as befor
 
   BinaryCache binaries;
   const ProcessMaps maps = load_like_loader(binaries, s.app, kBase);
-  SymbolizerOptions options = s.options();
-  Symbolizer symbolizer(options);
-  const std::string plain_root = s.dir.file("plain");
-  s.add_debuginfo("", plain_root);
-  options.debug_roots = {plain_root};
-  Symbolizer reference(options);
+  Symbolizer symbolizer(s.options());
   INFO(layout << " " << method);
   check_inline_chain(symbolizer.symbolize(maps, 1, return_frame(kBase + probe_addresses().at("inline"))));
-  for (const auto& [tag, vaddr] : probe_addresses()) {
-    INFO(tag);
-    check_same_frames(symbolizer.symbolize(maps, 1, return_frame(kBase + vaddr)),
-                      reference.symbolize(maps, 1, return_frame(kBase + vaddr)));
-  }
-  INFO(warnings_text(symbolizer));
-  CHECK(symbolizer.warnings().empty());
+  check_probes_as_plain_debuginfo(s, maps, symbolizer);
 }
 
 TEST_CASE("symbolizer: a dwz supplementary file missing, or a FIFO where it is named, is said and never waited for",
