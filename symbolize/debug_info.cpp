@@ -15,6 +15,7 @@
 
 #include <sys/mman.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "binary/go_pclntab.h"
 #include "common/elf_handle.h"
@@ -26,6 +27,9 @@
 #include "symbolize/dwarf_image.h"
 
 namespace swprof {
+
+// A root no file can be created under (see the constructor).
+constexpr char kNoDebuginfoRoot[] = "/proc/swprof-no-debuginfo";
 namespace {
 
 bool is_function_scope(int tag) {
@@ -120,14 +124,13 @@ DebugInfo::DebugInfo(std::shared_ptr<const ElfBinary> binary, const SymbolizerOp
   const bool archived = is_archived_image_name(path);
   if (!archived && (path.empty() || path[0] != '/')) return;
 
-  // "+": check the CRC of .gnu_debuglink matches. "" is the binary's own
-  // folder, ".debug" its .debug/ folder; absolute roots serve both the
-  // .build-id/ lookup and <root>/<binary's folder>/<debuglink>.
-  debuginfo_path_ = "+:.debug";
-  for (const std::string& root : absolute_roots()) {
-    if (root.find(':') != std::string::npos) continue;  // the path's separator
-    debuginfo_path_ += ":" + root;
-  }
+  // The places on disk are searched here (debuginfo_on_disk,
+  // supplementary_on_disk), never by libdwfl, which opens what it finds
+  // without a look (a FIFO would block it) and decompresses gzip, xz or zstd
+  // files it finds there without a bound. Its own search (before it asks
+  // debuginfod, with --debuginfod) is given one root, where nothing can be
+  // created.
+  debuginfo_path_ = kNoDebuginfoRoot;
   debuginfo_path_ptr_ = debuginfo_path_.data();
   callbacks_.find_elf = dwfl_build_id_find_elf;
   callbacks_.find_debuginfo = &DebugInfo::find_debuginfo;
@@ -204,62 +207,84 @@ int DebugInfo::find_debuginfo(Dwfl_Module* mod, void** userdata, const char* mod
   // The binary's debuginfo, rebuilt in memory, has a session of its own:
   // none for the binary's module.
   if (self->image_module_ && mod != self->image_module_) return -1;
-  // libdwfl's lookup opens what it finds without checking what it is: a FIFO
-  // there would block it forever. Anything but a regular file where it looks
-  // (build-id and debuglink places) means no separate debuginfo.
-  for (const std::string& candidate : self->debuginfo_candidates(debuglink_file, file_name)) {
+  // Once the debuginfo is found, a later lookup is for the DWARF's
+  // supplementary (dwz) file.
+  const bool supplementary = self->found_separate_debuginfo_ || self->binary_->section(".debug_info");
+  // Anything but a regular file where the debuginfo is looked for means no
+  // separate debuginfo, with a warning.
+  const std::vector<std::string> places =
+      supplementary ? self->supplementary_candidates(debuglink_file) : self->debuginfo_candidates(debuglink_file, file_name);
+  for (const std::string& candidate : places) {
     struct stat st;
     if (::stat(candidate.c_str(), &st) != 0 || S_ISREG(st.st_mode)) continue;
     self->warn("ignored " + candidate + " as debuginfo of " + self->binary_->path() + " (it is " +
                file_kind(st.st_mode) + ", not a regular file): no source lines or inline frames for it");
     return -1;
   }
-  // Once the debuginfo is found, a later lookup is for the DWARF's
-  // supplementary (dwz) file, which is used as it is.
-  const bool supplementary = self->found_separate_debuginfo_ || self->binary_->section(".debug_info");
   // A DwarfImage replaces debuginfo found by the binary's build-id, when
   // DWARF is wanted.
   const bool image = self->options_.lines && !supplementary && !self->binary_->build_id().empty();
-  int fd = image ? self->debuginfo_on_disk(debuglink_file, file_name, debuginfo_file_name) : -1;
+  int fd = supplementary ? self->supplementary_on_disk(debuglink_file, debuginfo_file_name)
+                         : self->debuginfo_on_disk(debuglink_file, file_name, debuglink_crc, debuginfo_file_name);
   bool found_by_libdwfl = false;  // then read by libdwfl as it found it
-  if (fd < 0) {
-    fd = self->search_debuginfo(mod, userdata, modname, base, file_name, debuglink_file, debuglink_crc,
-                                debuginfo_file_name);
+  if (fd < 0 && self->options_.debuginfod) {
+    fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file, debuglink_crc,
+                                      debuginfo_file_name);
     found_by_libdwfl = fd >= 0;
   }
   // The archive keeps the binary's own debuginfo, never a supplementary
   // file: that would be the wrong file, which libdwfl does not check.
   if (fd < 0 && !supplementary) fd = self->archived_debuginfo(debuginfo_file_name);
   if (fd >= 0 && image && !found_by_libdwfl) fd = self->dwarf_image_of(fd, debuginfo_file_name);
+  if (fd >= 0 && !supplementary && debuginfo_file_name && *debuginfo_file_name)
+    self->debuginfo_found_ = *debuginfo_file_name;
   if (fd >= 0 || self->image_module_) self->found_separate_debuginfo_ = true;
   else if (!supplementary) self->note_rejected_debuginfo(debuglink_file);
   return fd;
 }
 
-// libdwfl's standard lookup ends by asking debuginfod, which loads
-// libdebuginfod and the ~25 libraries behind it (curl, gnutls, krb5, ...)
-// even with no server to ask. Without --debuginfod only the places on disk
-// are searched: by build-id, then by debuglink when a file is there.
-int DebugInfo::search_debuginfo(Dwfl_Module* mod, void** userdata, const char* modname, Dwarf_Addr base,
-                                const char* file_name, const char* debuglink_file, GElf_Word debuglink_crc,
-                                char** debuginfo_file_name) {
-  if (options_.debuginfod)
-    return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file, debuglink_crc,
-                                        debuginfo_file_name);
-  int fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file, debuglink_crc,
-                                        debuginfo_file_name);
-  if (fd < 0 && debuglink_file_exists(debuglink_file, file_name))
-    fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file, debuglink_crc,
-                                      debuginfo_file_name);
-  return fd;
+namespace {
+
+// The .gnu_debuglink checksum (zlib's CRC-32) of the `size` bytes of `fd`;
+// nullopt when they cannot be read.
+std::optional<uint32_t> file_crc32(int fd, uint64_t size) {
+  std::vector<uint8_t> buffer(1 << 20);
+  uLong crc = crc32(0, nullptr, 0);
+  for (uint64_t at = 0; at < size;) {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(buffer.size(), size - at));
+    const ssize_t n = ::pread(fd, buffer.data(), want, static_cast<off_t>(at));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return std::nullopt;
+    crc = crc32(crc, buffer.data(), static_cast<uInt>(n));
+    at += static_cast<uint64_t>(n);
+  }
+  return static_cast<uint32_t>(crc);
 }
 
-// The separate debuginfo of the binary's build-id where libdwfl's lookup
-// looks, in its order (debuginfo_candidates, also for the path the binary's
-// symlinks resolve to), found without libdwfl: its lookup keeps the file it
-// checked in the module that asked and reads that one, whatever descriptor
-// is returned, where a DwarfImage is to be read instead. -1 when none is.
-int DebugInfo::debuginfo_on_disk(const char* debuglink_file, const char* file_name,
+// <root>/.build-id/xx/yyyy.debug for build-id `id`.
+std::string build_id_file(const std::string& root, Bytes id) {
+  const std::string hex = to_hex(id);
+  return root + "/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2) + ".debug";
+}
+
+// The build-id of the ELF file in `elf`, empty when it has none.
+std::vector<uint8_t> build_id_of(Elf* elf) {
+  const void* bits = nullptr;
+  const ssize_t n = elf ? dwelf_elf_gnu_build_id(elf, &bits) : -1;
+  if (n <= 0) return {};
+  const auto* p = static_cast<const uint8_t*>(bits);
+  return {p, p + n};
+}
+
+}  // namespace
+
+// The separate debuginfo of the binary where libdwfl's standard lookup
+// would look (debuginfo_candidates, also for the path the binary's symlinks
+// resolve to), opened here: only regular files, never the binary itself,
+// and only ELF files of the binary's build-id, or for a binary without one
+// of the debuglink's CRC (any ELF file when it names no CRC, as libdwfl
+// takes). -1 when there is none.
+int DebugInfo::debuginfo_on_disk(const char* debuglink_file, const char* file_name, GElf_Word debuglink_crc,
                                  char** debuginfo_file_name) const {
   namespace fs = std::filesystem;
   const std::string path = file_name && *file_name ? file_name : binary_->path();
@@ -267,46 +292,102 @@ int DebugInfo::debuginfo_on_disk(const char* debuglink_file, const char* file_na
   std::error_code ec;
   if (const fs::path real = fs::canonical(path, ec); !ec && real != path)
     for (std::string& c : debuglink_candidates(debuglink_file, real.string())) candidates.push_back(std::move(c));
+  const auto& id = binary_->build_id();
   for (const std::string& candidate : candidates) {
     if (!fs::is_regular_file(candidate, ec) || fs::equivalent(candidate, path, ec)) continue;
     auto file = open_regular_file(candidate);
-    if (!file || !has_build_id_of_binary(file.value->fd.get())) continue;
+    if (!file) continue;
+    const int fd = file.value->fd.get();
+    if (!id.empty()) {
+      if (!has_build_id_of_binary(fd)) continue;
+    } else {
+      const ElfPtr elf(elf_begin(fd, ELF_C_READ_MMAP, nullptr));
+      if (!elf || elf_kind(elf.get()) != ELF_K_ELF) continue;
+      if (debuglink_crc != 0 && file_crc32(fd, file.value->size) != debuglink_crc) continue;
+    }
     if (debuginfo_file_name) *debuginfo_file_name = strdup(candidate.c_str());
     return file.value->fd.release();
   }
   return -1;
 }
 
-// Whether a file the debuglink lookup would accept sits where it looks, for
-// the binary's path and the path its symlinks resolve to: a regular file,
-// not the binary, of the binary's build-id (of any, for a binary without
-// one: libdwfl checks the debuglink's CRC).
-bool DebugInfo::debuglink_file_exists(const char* debuglink_file, const char* file_name) const {
-  namespace fs = std::filesystem;
-  const std::string path = file_name && *file_name ? file_name : binary_->path();
-  std::vector<std::string> paths{path};
-  std::error_code ec;
-  if (const fs::path real = fs::canonical(path, ec); !ec && real != path) paths.push_back(real.string());
-  for (const std::string& p : paths) {
-    for (const std::string& candidate : debuglink_candidates(debuglink_file, p))
-      if (fs::is_regular_file(candidate, ec) && !fs::equivalent(candidate, path, ec) && has_build_id_of_binary(candidate))
-        return true;
+// The DWARF's .gnu_debugaltlink (the name and build-id of its dwz
+// supplementary file): of the debuginfo rebuilt in memory, of the separate
+// debuginfo found on disk, or of the binary.
+std::optional<DebugInfo::AltLink> DebugInfo::debugaltlink() const {
+  ElfPtr elf;
+  UniqueFd fd;
+  if (!image_.empty()) {
+    elf.reset(elf_memory(reinterpret_cast<char*>(image_.data()), image_.size()));
+  } else {
+    auto file = open_regular_file(debuginfo_found_.empty() ? binary_->path() : debuginfo_found_);
+    if (!file) return std::nullopt;
+    fd = std::move(file.value->fd);
+    elf.reset(elf_begin(fd.get(), ELF_C_READ_MMAP, nullptr));
   }
-  return false;
+  size_t names = 0;
+  if (!elf || elf_getshdrstrndx(elf.get(), &names) != 0) return std::nullopt;
+  for (Elf_Scn* scn = elf_nextscn(elf.get(), nullptr); scn; scn = elf_nextscn(elf.get(), scn)) {
+    GElf_Shdr header;
+    const char* name = gelf_getshdr(scn, &header) ? elf_strptr(elf.get(), names, header.sh_name) : nullptr;
+    if (!name || std::strcmp(name, ".gnu_debugaltlink") != 0 || header.sh_type == SHT_NOBITS) continue;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (!data || !data->d_buf) return std::nullopt;
+    const auto* bytes = static_cast<const char*>(data->d_buf);
+    const size_t length = strnlen(bytes, data->d_size);
+    if (length == 0 || length + 1 >= data->d_size) return std::nullopt;  // no build-id after the name
+    AltLink link;
+    link.name.assign(bytes, length);
+    link.build_id.assign(reinterpret_cast<const uint8_t*>(bytes) + length + 1,
+                         reinterpret_cast<const uint8_t*>(bytes) + data->d_size);
+    return link;
+  }
+  return std::nullopt;
 }
 
-bool DebugInfo::has_build_id_of_binary(const std::string& path) const {
-  if (binary_->build_id().empty()) return true;
-  auto file = open_regular_file(path);
-  return file && has_build_id_of_binary(file.value->fd.get());
+// Where the DWARF's supplementary file is looked for: under each root by
+// its build-id, then where .gnu_debugaltlink names it (beside the debug
+// file, when the name is relative).
+std::vector<std::string> DebugInfo::supplementary_candidates(const char* altname) const {
+  std::vector<std::string> candidates;
+  if (const auto link = debugaltlink(); link && link->build_id.size() >= 2)
+    for (const std::string& root : absolute_roots())
+      candidates.push_back(build_id_file(root, Bytes(link->build_id.data(), link->build_id.size())));
+  if (!altname || !*altname) return candidates;
+  if (altname[0] == '/') {
+    candidates.push_back(altname);
+  } else if (image_.empty()) {  // an image has no folder
+    const std::string debug_file = debuginfo_found_.empty() ? binary_->path() : debuginfo_found_;
+    std::error_code ec;
+    const auto real = std::filesystem::canonical(debug_file, ec);
+    if (!ec) candidates.push_back((real.parent_path() / altname).string());
+  }
+  return candidates;
+}
+
+// The DWARF's supplementary file, opened here (supplementary_candidates):
+// a regular ELF file of the build-id .gnu_debugaltlink names. -1 when none is.
+int DebugInfo::supplementary_on_disk(const char* altname, char** debuginfo_file_name) const {
+  const auto link = debugaltlink();
+  if (!link) return -1;
+  std::error_code ec;
+  for (const std::string& candidate : supplementary_candidates(altname)) {
+    if (!std::filesystem::is_regular_file(candidate, ec)) continue;
+    auto file = open_regular_file(candidate);
+    if (!file) continue;
+    const ElfPtr elf(elf_begin(file.value->fd.get(), ELF_C_READ_MMAP, nullptr));
+    if (build_id_of(elf.get()) != link->build_id) continue;
+    if (debuginfo_file_name) *debuginfo_file_name = strdup(candidate.c_str());
+    return file.value->fd.release();
+  }
+  return -1;
 }
 
 bool DebugInfo::has_build_id_of_binary(int fd) const {
   const auto& id = binary_->build_id();
   const ElfPtr elf(elf_begin(fd, ELF_C_READ_MMAP, nullptr));
-  const void* bits = nullptr;
-  const ssize_t n = elf ? dwelf_elf_gnu_build_id(elf.get(), &bits) : -1;
-  return n > 0 && static_cast<size_t>(n) == id.size() && std::memcmp(bits, id.data(), id.size()) == 0;
+  const std::vector<uint8_t> found = build_id_of(elf.get());
+  return !found.empty() && std::equal(found.begin(), found.end(), id.begin(), id.end());
 }
 
 // The separate debuginfo in descriptor `fd` (owned), named
@@ -393,11 +474,8 @@ std::vector<std::string> DebugInfo::debuginfo_candidates(const char* debuglink_f
   const std::string path = file_name && *file_name ? file_name : binary_->path();
   std::vector<std::string> candidates;
   const auto& id = binary_->build_id();
-  if (id.size() >= 2) {
-    const std::string hex = to_hex(Bytes(id.data(), id.size()));
-    for (const std::string& root : absolute_roots())
-      candidates.push_back(root + "/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2) + ".debug");
-  }
+  if (id.size() >= 2)
+    for (const std::string& root : absolute_roots()) candidates.push_back(build_id_file(root, Bytes(id.data(), id.size())));
   for (std::string& candidate : debuglink_candidates(debuglink_file, path)) candidates.push_back(std::move(candidate));
   return candidates;
 }
@@ -482,20 +560,9 @@ bool DebugInfo::supplementary_file_safe(Dwarf* dwarf) {
   const void* id = nullptr;
   const ssize_t id_size = dwelf_dwarf_gnu_debugaltlink(dwarf, &name, &id);
   if (id_size <= 0 || !name) return true;
-  std::vector<std::string> places;
-  if (id_size >= 3 && id_size <= 64) {
-    const std::string hex = to_hex(Bytes(static_cast<const uint8_t*>(id), static_cast<size_t>(id_size)));
-    places.push_back("/usr/lib/debug/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2) + ".debug");
-  }
-  if (name[0] == '/') {
-    places.push_back(name);
-  } else if (!image_module_) {  // libdw reads it beside the debug file it opened; an image has no folder
-    const char* debug_file = nullptr;
-    dwfl_module_info(module_, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, &debug_file);
-    std::error_code ec;
-    const auto real = std::filesystem::canonical(debug_file ? debug_file : binary_->path(), ec);
-    if (!ec) places.push_back((real.parent_path() / name).string());
-  }
+  std::vector<std::string> places = supplementary_candidates(name);
+  if (id_size >= 3 && id_size <= 64)  // libdw's own place
+    places.push_back(build_id_file("/usr/lib/debug", Bytes(static_cast<const uint8_t*>(id), static_cast<size_t>(id_size))));
   for (const std::string& place : places) {
     struct stat st;
     if (::stat(place.c_str(), &st) != 0 || S_ISREG(st.st_mode)) continue;

@@ -17,6 +17,7 @@
 #include <elfutils/libdwfl.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -67,12 +68,16 @@ class DebugInfo {
   static int find_debuginfo(Dwfl_Module* mod, void** userdata, const char* modname, Dwarf_Addr base,
                             const char* file_name, const char* debuglink_file, GElf_Word debuglink_crc,
                             char** debuginfo_file_name);
-  int search_debuginfo(Dwfl_Module* mod, void** userdata, const char* modname, Dwarf_Addr base, const char* file_name,
-                       const char* debuglink_file, GElf_Word debuglink_crc, char** debuginfo_file_name);
-  int debuginfo_on_disk(const char* debuglink_file, const char* file_name, char** debuginfo_file_name) const;
+  int debuginfo_on_disk(const char* debuglink_file, const char* file_name, GElf_Word debuglink_crc,
+                        char** debuginfo_file_name) const;
+  struct AltLink {
+    std::string name;
+    std::vector<uint8_t> build_id;
+  };
+  std::optional<AltLink> debugaltlink() const;
+  std::vector<std::string> supplementary_candidates(const char* altname) const;
+  int supplementary_on_disk(const char* altname, char** debuginfo_file_name) const;
   UniqueFd binary_descriptor(std::string& problem) const;
-  bool debuglink_file_exists(const char* debuglink_file, const char* file_name) const;
-  bool has_build_id_of_binary(const std::string& path) const;
   bool has_build_id_of_binary(int fd) const;
   int dwarf_image_of(int fd, char** debuginfo_file_name);
   // The module DWARF lookups use, and the difference between its addresses
@@ -135,6 +140,7 @@ class DebugInfo {
   bool dwarf_checked_ = false;
   bool dwarf_usable_ = false;
   bool found_separate_debuginfo_ = false;
+  std::string debuginfo_found_;  // the separate debuginfo's path, when libdwfl reads it from disk
   std::string dwarf_problem_;  // why the separate debuginfo's DWARF is not read (damage found before libdw)
   std::unordered_map<Dwarf_Off, CuIndex> cu_indexes_;  // by the unit DIE's offset
   std::vector<Symbol> symbols_;  // by start, best alias first

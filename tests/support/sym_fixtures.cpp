@@ -11,7 +11,9 @@
 #include <regex>
 #include <sstream>
 
+#include "binary/elf_binary.h"
 #include "common/elf_handle.h"
+#include "common/hex.h"
 #include "common/unique_fd.h"
 
 namespace swprof::testing {
@@ -132,6 +134,14 @@ std::string basename_of(const std::string& path) { return std::filesystem::path(
 void copy_file(const std::string& from, const std::string& to) {
   std::filesystem::create_directories(std::filesystem::path(to).parent_path());
   std::filesystem::copy_file(from, to, std::filesystem::copy_options::overwrite_existing);
+}
+
+std::string build_id_path(const std::string& root, const std::string& binary) {
+  auto b = ElfBinary::open(binary);
+  REQUIRE(b);
+  REQUIRE(b->build_id().size() > 2);
+  const std::string hex = to_hex(Bytes(b->build_id().data(), b->build_id().size()));
+  return root + "/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2) + ".debug";
 }
 
 void write_file(const std::string& path, const std::string& bytes) {

@@ -49,6 +49,9 @@ uint64_t file_offset_of(const std::string& path, uint64_t vaddr);
 
 std::string basename_of(const std::string& path);
 void copy_file(const std::string& from, const std::string& to);
+
+// <root>/.build-id/xx/yyyy.debug for the build-id of the ELF file `binary`.
+std::string build_id_path(const std::string& root, const std::string& binary);
 void write_file(const std::string& path, const std::string& bytes);
 
 }  // namespace swprof::testing

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -216,4 +217,113 @@ TEST_CASE("debuginfo: a FIFO where it is looked for is skipped without blocking"
   CHECK(a.frames.back().file.empty());  // no lines without the debuginfo
   CHECK(warnings_text(symbolizer).find("ignored " + fifo + " as debuginfo of " + app +
                                        " (it is a FIFO, not a regular file)") != std::string::npos);
+}
+
+namespace {
+
+// sym_target.stripped as <dir>/bin/app, its debuginfo under <dir>/debug by
+// build-id rewritten by dwz with a twin into a supplementary file that
+// .gnu_debugaltlink names <dir>/elsewhere/common.debug, where it is not:
+// `supplementary_id_path` is where its build-id would find it.
+struct DwzApp {
+  TempDir dir;
+  const std::string app = dir.file("bin/app");
+  std::string debug, named = dir.file("elsewhere/common.debug"), supplementary_id_path;
+
+  explicit DwzApp(const std::string& method) {
+    copy_file(program_file("sym_target.stripped"), app);
+    debug = build_id_path(dir.file("debug"), app);
+    copy_file(program_file("sym_target.debug"), debug);
+    const std::string twin = dir.file("twin.debug"), common = dir.file("common.debug");
+    copy_file(debug, twin);
+    command_output("dwz -m " + common + " -M " + named + " " + debug + " " + twin);
+    supplementary_id_path = build_id_path(dir.file("debug"), common);
+    REQUIRE(std::filesystem::remove(common));
+    if (!method.empty()) command_output("objcopy --compress-debug-sections=" + method + " " + debug);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("debuginfo: a dwz supplementary file found nowhere is said; a FIFO where it is looked for is not waited for",
+          "[symbolize][untrusted]") {
+  const std::string method = GENERATE(std::string(""), std::string("zlib"));
+  DwzApp s(method);
+  std::string fifo;
+  SECTION("found nowhere") {}
+  SECTION("a FIFO where .gnu_debugaltlink names it") { fifo = s.named; }
+  SECTION("a FIFO at its build-id path under the debug root") { fifo = s.supplementary_id_path; }
+  std::unique_ptr<FifoWatchdog> watchdog;
+  if (!fifo.empty()) {
+    std::filesystem::create_directories(std::filesystem::path(fifo).parent_path());
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    watchdog = std::make_unique<FifoWatchdog>(fifo);
+  }
+  BinaryCache binaries;
+  const ProcessMaps maps = load_like_loader(binaries, s.app, kBase);
+  Symbolizer symbolizer(options_in(s.dir));
+  Frame f;
+  f.pc = kBase + probe_addresses().at("inline");
+  f.stepper = StepperKind::kCfi;
+  const auto& a = symbolizer.symbolize(maps, 1, f);
+  INFO(method << ": " << warnings_text(symbolizer));
+  if (watchdog) CHECK_FALSE(watchdog->fired());
+  REQUIRE(!a.frames.empty());
+  CHECK(a.frames.back().function == "run_inline");  // its own DIE, or the symbol table
+  REQUIRE(symbolizer.warnings().size() == 1);
+  if (fifo.empty()) {
+    CHECK(a.frames.size() == 3);  // the inlined frames, unnamed
+    CHECK(warnings_text(symbolizer).find("cannot find " + s.named + ", the dwz supplementary file of the DWARF of " +
+                                         s.app + ": some inlined functions are unnamed") != std::string::npos);
+  } else {
+    CHECK(warnings_text(symbolizer).find("ignored " + fifo + " as debuginfo of " + s.app +
+                                         " (it is a FIFO, not a regular file)") != std::string::npos);
+  }
+}
+
+TEST_CASE("debuginfo: with --debuginfod, libdwfl's own search looks at no place on disk", "[symbolize][untrusted]") {
+  // libdwfl's standard lookup tries more places than the build-id and
+  // debuglink ones (<root>/<debuglink>, each shorter tail of the binary's
+  // folder under the root), opening what is there without a look.
+  TempDir dir;
+  const std::string app = dir.file("bin/app");
+  copy_file(program_file("sym_target.linked"), app);
+  const std::string fifo = dir.file("debug/sym_target.debug");
+  std::filesystem::create_directories(dir.file("debug"));
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  FifoWatchdog watchdog(fifo);
+  BinaryCache binaries;
+  const ProcessMaps maps = load_like_loader(binaries, app, kBase);
+  SymbolizerOptions options = options_in(dir);
+  options.debuginfod = true;  // with no DEBUGINFOD_URLS: no server is asked
+  Symbolizer symbolizer(options);
+  Frame f;
+  f.pc = kBase + probe_addresses().at("inline");
+  f.stepper = StepperKind::kCfi;
+  const auto& a = symbolizer.symbolize(maps, 1, f);
+  CHECK_FALSE(watchdog.fired());
+  CHECK(a.frames.back().file.empty());
+}
+
+TEST_CASE("debuginfo: a compressed file where it is looked for is not decompressed", "[symbolize][untrusted]") {
+  // libdwfl would inflate a gzip, xz or zstd file found there whole, without
+  // a bound: a few MB of zeros make gigabytes.
+  TempDir dir;
+  const std::string app = dir.file("bin/app");
+  copy_file(program_file("sym_target.stripped"), app);
+  const std::string debug = build_id_path(dir.file("debug"), app);
+  copy_file(program_file("sym_target.debug"), debug);
+  command_output("gzip -n " + debug + " && mv " + debug + ".gz " + debug);
+  BinaryCache binaries;
+  const ProcessMaps maps = load_like_loader(binaries, app, kBase);
+  Symbolizer symbolizer(options_in(dir));
+  Frame f;
+  f.pc = kBase + probe_addresses().at("inline");
+  f.stepper = StepperKind::kCfi;
+  const auto& a = symbolizer.symbolize(maps, 1, f);
+  CHECK(a.frames.size() == 1);
+  CHECK(a.frames.back().file.empty());
+  INFO(warnings_text(symbolizer));
+  CHECK(warnings_text(symbolizer).find("ignored " + debug + " as debuginfo of " + app + " (not a 64-bit ELF file)") !=
+        std::string::npos);
 }
