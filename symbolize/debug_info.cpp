@@ -1,23 +1,26 @@
 #include "symbolize/debug_info.h"
 
 #include <dwarf.h>
+#include <elf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 #include <gelf.h>
+#include <lzma.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <tuple>
 #include <utility>
 
-#include <sys/mman.h>
-#include <unistd.h>
-#include <zlib.h>
-
 #include "binary/go_pclntab.h"
+#include "common/byte_reader.h"
 #include "common/elf_handle.h"
 #include "common/error.h"
 #include "common/hex.h"
@@ -30,6 +33,8 @@ namespace swprof {
 
 // A root no file can be created under (see the constructor).
 constexpr char kNoDebuginfoRoot[] = "/proc/swprof-no-debuginfo";
+// A minidebuginfo (.gnu_debugdata: symbols only) is a few hundred KB.
+constexpr uint64_t kMaxMinidebuginfoBytes = uint64_t{64} << 20;
 namespace {
 
 bool is_function_scope(int tag) {
@@ -53,6 +58,51 @@ UniqueFd memory_file(const char* name, Bytes bytes) {
   }
   if (fd.valid() && lseek(fd.get(), 0, SEEK_SET) != 0) return UniqueFd();
   return fd;
+}
+
+// Changes the first byte of section `index`'s name in the ELF file `elf`
+// (64-bit, little-endian, as ElfBinary read it), so that nothing looking it
+// up by name finds it; false when its headers do not allow it.
+bool rename_section(std::span<uint8_t> elf, size_t index) {
+  ByteReader reader(Bytes(elf.data(), elf.size()));
+  const auto eh = reader.read<Elf64_Ehdr>();
+  if (!eh || eh->e_shentsize != sizeof(Elf64_Shdr) || index >= eh->e_shnum || eh->e_shstrndx >= eh->e_shnum)
+    return false;
+  auto header_at = [&](size_t i) -> std::optional<Elf64_Shdr> {
+    const uint64_t at = eh->e_shoff + i * sizeof(Elf64_Shdr);
+    if (eh->e_shoff > elf.size() || at > elf.size() - sizeof(Elf64_Shdr)) return std::nullopt;
+    Elf64_Shdr h;
+    std::memcpy(&h, elf.data() + at, sizeof h);
+    return h;
+  };
+  const auto names = header_at(eh->e_shstrndx);
+  const auto section = header_at(index);
+  if (!names || !section || section->sh_name >= names->sh_size || names->sh_offset > elf.size() ||
+      section->sh_name >= elf.size() - names->sh_offset)
+    return false;
+  elf[names->sh_offset + section->sh_name] = 'X';
+  return true;
+}
+
+// The size `xz` inflates to, when it is at most `limit` bytes and inflates
+// at all (with a decoder of at most kMaxXzDecoderBytes); nullopt otherwise.
+// Inflated into a small buffer used again and again: nothing is kept.
+constexpr uint64_t kMaxXzDecoderBytes = uint64_t{64} << 20;
+std::optional<uint64_t> xz_inflated_size(Bytes xz, uint64_t limit) {
+  lzma_stream stream = LZMA_STREAM_INIT;
+  if (lzma_stream_decoder(&stream, kMaxXzDecoderBytes, LZMA_CONCATENATED) != LZMA_OK) return std::nullopt;
+  const std::unique_ptr<lzma_stream, decltype(&lzma_end)> owner(&stream, &lzma_end);
+  std::vector<uint8_t> scratch(64 << 10);
+  stream.next_in = xz.data();
+  stream.avail_in = xz.size();
+  for (;;) {
+    stream.next_out = scratch.data();
+    stream.avail_out = scratch.size();
+    const lzma_ret ret = lzma_code(&stream, LZMA_FINISH);
+    if (stream.total_out > limit) return std::nullopt;
+    if (ret == LZMA_STREAM_END) return stream.total_out;
+    if (ret != LZMA_OK) return std::nullopt;
+  }
 }
 
 std::string basename_of(const std::string& path) {
@@ -185,7 +235,24 @@ DebugInfo::DebugInfo(std::shared_ptr<const ElfBinary> binary, const SymbolizerOp
 // itself, and block on a FIFO put there since: a regular file, or an
 // in-memory copy of an archived image. Invalid, with `problem`, when there
 // is none.
-UniqueFd DebugInfo::binary_descriptor(std::string& problem) const {
+UniqueFd DebugInfo::binary_descriptor(std::string& problem) {
+  // libdwfl inflates a binary's minidebuginfo (an xz stream) whole, without
+  // a bound on the memory it takes: one that inflates to more than
+  // kMaxMinidebuginfoBytes, or not at all, is renamed in an in-memory copy of
+  // the file, which libdwfl then reads without it.
+  if (const auto mini = binary_->section(".gnu_debugdata"); mini && !mini->data.empty() &&
+                                                            !xz_inflated_size(mini->data, kMaxMinidebuginfoBytes)) {
+    warn("ignored the minidebuginfo (.gnu_debugdata) of " + binary_->path() + " (it inflates to more than " +
+         std::to_string(kMaxMinidebuginfoBytes >> 20) + " MiB, or is damaged): its names come from its other symbols");
+    std::vector<uint8_t> copy(binary_->file_bytes().begin(), binary_->file_bytes().end());
+    if (!rename_section(copy, mini->index)) {
+      problem = "its .gnu_debugdata section cannot be set aside";
+      return UniqueFd();
+    }
+    UniqueFd fd = memory_file("swprof-binary", Bytes(copy.data(), copy.size()));
+    if (!fd.valid()) problem = errno_text(errno);
+    return fd;
+  }
   if (is_archived_image_name(binary_->path())) {
     UniqueFd fd = memory_file("swprof-archived-binary", binary_->file_bytes());
     if (!fd.valid()) problem = errno_text(errno);

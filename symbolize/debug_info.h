@@ -77,7 +77,7 @@ class DebugInfo {
   std::optional<AltLink> debugaltlink() const;
   std::vector<std::string> supplementary_candidates(const char* altname) const;
   int supplementary_on_disk(const char* altname, char** debuginfo_file_name) const;
-  UniqueFd binary_descriptor(std::string& problem) const;
+  UniqueFd binary_descriptor(std::string& problem);
   bool has_build_id_of_binary(int fd) const;
   int dwarf_image_of(int fd, char** debuginfo_file_name);
   // The module DWARF lookups use, and the difference between its addresses

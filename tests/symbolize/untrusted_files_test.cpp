@@ -5,6 +5,7 @@
 // were skipped.
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -326,4 +327,39 @@ TEST_CASE("debuginfo: a compressed file where it is looked for is not decompress
   INFO(warnings_text(symbolizer));
   CHECK(warnings_text(symbolizer).find("ignored " + debug + " as debuginfo of " + app + " (not a 64-bit ELF file)") !=
         std::string::npos);
+}
+
+TEST_CASE("a minidebuginfo that inflates without measure is not inflated", "[symbolize][untrusted]") {
+  // libdwfl inflates .gnu_debugdata whole: 300 MB of zeros are 44 KB of xz.
+  TempDir dir;
+  const std::string app = dir.file("bin/app");
+  copy_file(program_file("sym_target.stripped"), app);
+  const std::string bomb = dir.file("bomb.xz");
+  command_output("head -c 300000000 /dev/zero | xz -1 -c > " + bomb);
+  command_output("objcopy --add-section .gnu_debugdata=" + bomb + " " + app);
+  BinaryCache binaries;
+  const ProcessMaps maps = load_like_loader(binaries, app, kBase);
+  Symbolizer symbolizer(options_in(dir));
+  Frame f;
+  f.pc = kBase + probe_addresses().at("inline");
+  f.stepper = StepperKind::kCfi;
+  struct rusage before {};
+  getrusage(RUSAGE_SELF, &before);
+  const auto& a = symbolizer.symbolize(maps, 1, f);
+  struct rusage after {};
+  getrusage(RUSAGE_SELF, &after);
+  // Named as the binary without it names it.
+  TempDir plain_dir;
+  const std::string plain = plain_dir.file("bin/app");
+  copy_file(program_file("sym_target.stripped"), plain);
+  BinaryCache plain_binaries;
+  const ProcessMaps plain_maps = load_like_loader(plain_binaries, plain, kBase);
+  Symbolizer reference(options_in(plain_dir));
+  const auto& want = reference.symbolize(plain_maps, 1, f);
+  REQUIRE(a.frames.size() == want.frames.size());
+  CHECK(a.frames.back().function == want.frames.back().function);
+  CHECK(after.ru_maxrss < before.ru_maxrss + 100 * 1024);  // KB: far less than the 300 MB
+  INFO(warnings_text(symbolizer));
+  CHECK(warnings_text(symbolizer).find("ignored the minidebuginfo (.gnu_debugdata) of " + app +
+                                       " (it inflates to more than 64 MiB, or is damaged)") != std::string::npos);
 }
