@@ -280,7 +280,8 @@ int DebugInfo::find_debuginfo(Dwfl_Module* mod, void** userdata, const char* mod
   // Anything but a regular file where the debuginfo is looked for means no
   // separate debuginfo, with a warning.
   const std::vector<std::string> places =
-      supplementary ? self->supplementary_candidates(debuglink_file) : self->debuginfo_candidates(debuglink_file, file_name);
+      supplementary ? self->supplementary_candidates(debuglink_file)
+                    : self->debuginfo_candidates(debuglink_file, file_name);
   for (const std::string& candidate : places) {
     struct stat st;
     if (::stat(candidate.c_str(), &st) != 0 || S_ISREG(st.st_mode)) continue;
@@ -542,7 +543,8 @@ std::vector<std::string> DebugInfo::debuginfo_candidates(const char* debuglink_f
   std::vector<std::string> candidates;
   const auto& id = binary_->build_id();
   if (id.size() >= 2)
-    for (const std::string& root : absolute_roots()) candidates.push_back(build_id_file(root, Bytes(id.data(), id.size())));
+    for (const std::string& root : absolute_roots())
+      candidates.push_back(build_id_file(root, Bytes(id.data(), id.size())));
   for (std::string& candidate : debuglink_candidates(debuglink_file, path)) candidates.push_back(std::move(candidate));
   return candidates;
 }
@@ -629,7 +631,8 @@ bool DebugInfo::supplementary_file_safe(Dwarf* dwarf) {
   if (id_size <= 0 || !name) return true;
   std::vector<std::string> places = supplementary_candidates(name);
   if (id_size >= 3 && id_size <= 64)  // libdw's own place
-    places.push_back(build_id_file("/usr/lib/debug", Bytes(static_cast<const uint8_t*>(id), static_cast<size_t>(id_size))));
+    places.push_back(
+        build_id_file("/usr/lib/debug", Bytes(static_cast<const uint8_t*>(id), static_cast<size_t>(id_size))));
   for (const std::string& place : places) {
     struct stat st;
     if (::stat(place.c_str(), &st) != 0 || S_ISREG(st.st_mode)) continue;

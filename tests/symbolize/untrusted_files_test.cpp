@@ -94,6 +94,26 @@ std::pair<std::string, std::string> name_jit_frame(const TempDir& dir) {
 
 const std::string kMapText = "7f1000000000 80 jit_add\n";
 
+// `app` loaded at kBase, and its inline probe symbolized with `options`.
+struct InlineProbe {
+  BinaryCache binaries;
+  ProcessMaps maps;
+  Symbolizer symbolizer;
+  const SymbolizedAddress& frames;
+
+  InlineProbe(const std::string& app, const SymbolizerOptions& options)
+      : maps(load_like_loader(binaries, app, kBase)),
+        symbolizer(options),
+        frames(symbolizer.symbolize(maps, 1, frame())) {}
+  static Frame frame() {
+    Frame f;
+    f.pc = kBase + probe_addresses().at("inline");
+    f.stepper = StepperKind::kCfi;
+    return f;
+  }
+  std::string warnings() const { return warnings_text(symbolizer); }
+};
+
 }  // namespace
 
 TEST_CASE("perf map: a regular file of this user is read", "[symbolize][untrusted]") {
@@ -207,16 +227,11 @@ TEST_CASE("debuginfo: a FIFO where it is looked for is skipped without blocking"
   }
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
   FifoWatchdog watchdog(fifo);
-  BinaryCache binaries;
-  const ProcessMaps maps = load_like_loader(binaries, app, kBase);
-  Symbolizer symbolizer(options_in(dir));
-  Frame f;
-  f.pc = kBase + probe_addresses().at("inline");
-  f.stepper = StepperKind::kCfi;
-  const auto& a = symbolizer.symbolize(maps, 1, f);
+  const InlineProbe probe(app, options_in(dir));
+  const auto& a = probe.frames;
   CHECK_FALSE(watchdog.fired());
   CHECK(a.frames.back().file.empty());  // no lines without the debuginfo
-  CHECK(warnings_text(symbolizer).find("ignored " + fifo + " as debuginfo of " + app +
+  CHECK(probe.warnings().find("ignored " + fifo + " as debuginfo of " + app +
                                        " (it is a FIFO, not a regular file)") != std::string::npos);
 }
 
@@ -260,24 +275,19 @@ TEST_CASE("debuginfo: a dwz supplementary file found nowhere is said; a FIFO whe
     REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
     watchdog = std::make_unique<FifoWatchdog>(fifo);
   }
-  BinaryCache binaries;
-  const ProcessMaps maps = load_like_loader(binaries, s.app, kBase);
-  Symbolizer symbolizer(options_in(s.dir));
-  Frame f;
-  f.pc = kBase + probe_addresses().at("inline");
-  f.stepper = StepperKind::kCfi;
-  const auto& a = symbolizer.symbolize(maps, 1, f);
-  INFO(method << ": " << warnings_text(symbolizer));
+  const InlineProbe probe(s.app, options_in(s.dir));
+  const auto& a = probe.frames;
+  INFO(method << ": " << probe.warnings());
   if (watchdog) CHECK_FALSE(watchdog->fired());
   REQUIRE(!a.frames.empty());
   CHECK(a.frames.back().function == "run_inline");  // its own DIE, or the symbol table
-  REQUIRE(symbolizer.warnings().size() == 1);
+  REQUIRE(probe.symbolizer.warnings().size() == 1);
   if (fifo.empty()) {
     CHECK(a.frames.size() == 3);  // the inlined frames, unnamed
-    CHECK(warnings_text(symbolizer).find("cannot find " + s.named + ", the dwz supplementary file of the DWARF of " +
+    CHECK(probe.warnings().find("cannot find " + s.named + ", the dwz supplementary file of the DWARF of " +
                                          s.app + ": some inlined functions are unnamed") != std::string::npos);
   } else {
-    CHECK(warnings_text(symbolizer).find("ignored " + fifo + " as debuginfo of " + s.app +
+    CHECK(probe.warnings().find("ignored " + fifo + " as debuginfo of " + s.app +
                                          " (it is a FIFO, not a regular file)") != std::string::npos);
   }
 }
@@ -293,15 +303,10 @@ TEST_CASE("debuginfo: with --debuginfod, libdwfl's own search looks at no place 
   std::filesystem::create_directories(dir.file("debug"));
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
   FifoWatchdog watchdog(fifo);
-  BinaryCache binaries;
-  const ProcessMaps maps = load_like_loader(binaries, app, kBase);
   SymbolizerOptions options = options_in(dir);
   options.debuginfod = true;  // with no DEBUGINFOD_URLS: no server is asked
-  Symbolizer symbolizer(options);
-  Frame f;
-  f.pc = kBase + probe_addresses().at("inline");
-  f.stepper = StepperKind::kCfi;
-  const auto& a = symbolizer.symbolize(maps, 1, f);
+  const InlineProbe probe(app, options);
+  const auto& a = probe.frames;
   CHECK_FALSE(watchdog.fired());
   CHECK(a.frames.back().file.empty());
 }
@@ -315,17 +320,12 @@ TEST_CASE("debuginfo: a compressed file where it is looked for is not decompress
   const std::string debug = build_id_path(dir.file("debug"), app);
   copy_file(program_file("sym_target.debug"), debug);
   command_output("gzip -n " + debug + " && mv " + debug + ".gz " + debug);
-  BinaryCache binaries;
-  const ProcessMaps maps = load_like_loader(binaries, app, kBase);
-  Symbolizer symbolizer(options_in(dir));
-  Frame f;
-  f.pc = kBase + probe_addresses().at("inline");
-  f.stepper = StepperKind::kCfi;
-  const auto& a = symbolizer.symbolize(maps, 1, f);
+  const InlineProbe probe(app, options_in(dir));
+  const auto& a = probe.frames;
   CHECK(a.frames.size() == 1);
   CHECK(a.frames.back().file.empty());
-  INFO(warnings_text(symbolizer));
-  CHECK(warnings_text(symbolizer).find("ignored " + debug + " as debuginfo of " + app + " (not a 64-bit ELF file)") !=
+  INFO(probe.warnings());
+  CHECK(probe.warnings().find("ignored " + debug + " as debuginfo of " + app + " (not a 64-bit ELF file)") !=
         std::string::npos);
 }
 
@@ -337,29 +337,21 @@ TEST_CASE("a minidebuginfo that inflates without measure is not inflated", "[sym
   const std::string bomb = dir.file("bomb.xz");
   command_output("head -c 300000000 /dev/zero | xz -1 -c > " + bomb);
   command_output("objcopy --add-section .gnu_debugdata=" + bomb + " " + app);
-  BinaryCache binaries;
-  const ProcessMaps maps = load_like_loader(binaries, app, kBase);
-  Symbolizer symbolizer(options_in(dir));
-  Frame f;
-  f.pc = kBase + probe_addresses().at("inline");
-  f.stepper = StepperKind::kCfi;
   struct rusage before {};
   getrusage(RUSAGE_SELF, &before);
-  const auto& a = symbolizer.symbolize(maps, 1, f);
+  const InlineProbe probe(app, options_in(dir));
+  const auto& a = probe.frames;
   struct rusage after {};
   getrusage(RUSAGE_SELF, &after);
   // Named as the binary without it names it.
   TempDir plain_dir;
   const std::string plain = plain_dir.file("bin/app");
   copy_file(program_file("sym_target.stripped"), plain);
-  BinaryCache plain_binaries;
-  const ProcessMaps plain_maps = load_like_loader(plain_binaries, plain, kBase);
-  Symbolizer reference(options_in(plain_dir));
-  const auto& want = reference.symbolize(plain_maps, 1, f);
-  REQUIRE(a.frames.size() == want.frames.size());
-  CHECK(a.frames.back().function == want.frames.back().function);
+  const InlineProbe want(plain, options_in(plain_dir));
+  REQUIRE(a.frames.size() == want.frames.frames.size());
+  CHECK(a.frames.back().function == want.frames.frames.back().function);
   CHECK(after.ru_maxrss < before.ru_maxrss + 100 * 1024);  // KB: far less than the 300 MB
-  INFO(warnings_text(symbolizer));
-  CHECK(warnings_text(symbolizer).find("ignored the minidebuginfo (.gnu_debugdata) of " + app +
+  INFO(probe.warnings());
+  CHECK(probe.warnings().find("ignored the minidebuginfo (.gnu_debugdata) of " + app +
                                        " (it inflates to more than 64 MiB, or is damaged)") != std::string::npos);
 }
