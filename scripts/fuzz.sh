@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds the fuzz targets (fuzz/, libFuzzer + ASan + UBSan, clang) into
 # build-fuzz/ and runs each for SECONDS on a scratch copy of its seed corpus
-# and crash regressions. An input that crashes, leaks, times out or runs out
-# of memory is copied to fuzz/regressions/<target>/ (commit it with the fix)
-# and the script exits 1 after running the other targets.
+# and crash regressions, as many targets at a time as there are cores. An
+# input that crashes, leaks, times out or runs out of memory is copied to
+# fuzz/regressions/<target>/ (commit it with the fix) and the script exits 1
+# after running the other targets.
 #   scripts/fuzz.sh [SECONDS] [TARGET...]    default: 30 s, every target
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +23,16 @@ cmake --build "$BUILD_DIR" -j "$(nproc)" --target swprof_fuzzers
 
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
-failed=()
+# One target's run; its exit status goes to $WORK/<target>/status.
+run_target() {
+  local t="$1" status=0
+  "$BUILD_DIR/fuzz/${t}_fuzz" "$WORK/$t/corpus" -max_total_time="$SECONDS_EACH" -max_len="${MAX_LEN[$t]}" \
+    -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 -artifact_prefix="$WORK/$t/artifacts/" >"$WORK/$t/log" 2>&1 ||
+    status=$?
+  echo "$status" >"$WORK/$t/status"
+}
+# As many targets at a time as there are cores: each still runs SECONDS.
+JOBS="$(nproc)"
 for t in "${TARGETS[@]}"; do
   if [ -z "${MAX_LEN[$t]:-}" ]; then
     echo "fuzz: unknown target '$t' (targets: ${!MAX_LEN[*]})" >&2
@@ -31,10 +41,14 @@ for t in "${TARGETS[@]}"; do
   mkdir -p "$WORK/$t/corpus" "$WORK/$t/artifacts"
   # Regressions first in the corpus: libFuzzer runs every corpus file before mutating.
   find "fuzz/corpus/$t" "fuzz/regressions/$t" -maxdepth 1 -type f ! -name '.*' -exec cp {} "$WORK/$t/corpus/" \;
+  while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n || true; done
+  run_target "$t" &
+done
+wait
+failed=()
+for t in "${TARGETS[@]}"; do
   log="$WORK/$t/log"
-  status=0
-  "$BUILD_DIR/fuzz/${t}_fuzz" "$WORK/$t/corpus" -max_total_time="$SECONDS_EACH" -max_len="${MAX_LEN[$t]}" \
-    -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 -artifact_prefix="$WORK/$t/artifacts/" >"$log" 2>&1 || status=$?
+  status="$(cat "$WORK/$t/status")"
   runs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)"
   echo "fuzz: $t: ${runs:-?} runs in ${SECONDS_EACH} s, exit status $status" >&2
   findings=("$WORK/$t/artifacts/"*)
