@@ -30,12 +30,12 @@
 #include "symbolize/dwarf_image.h"
 
 namespace swprof {
+namespace {
 
 // A root no file can be created under (see the constructor).
 constexpr char kNoDebuginfoRoot[] = "/proc/swprof-no-debuginfo";
 // A minidebuginfo (.gnu_debugdata: symbols only) is a few hundred KB.
 constexpr uint64_t kMaxMinidebuginfoBytes = uint64_t{64} << 20;
-namespace {
 
 bool is_function_scope(int tag) {
   return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine || tag == DW_TAG_entry_point;
@@ -277,22 +277,22 @@ int DebugInfo::find_debuginfo(Dwfl_Module* mod, void** userdata, const char* mod
   // Once the debuginfo is found, a later lookup is for the DWARF's
   // supplementary (dwz) file.
   const bool supplementary = self->found_separate_debuginfo_ || self->binary_->section(".debug_info");
+  // For a supplementary file, debuglink_file is the name .gnu_debugaltlink
+  // gives, and its build-id comes from the DWARF's file.
+  AltLink link;
+  if (supplementary) {
+    link = self->debugaltlink().value_or(AltLink{});
+    link.name = debuglink_file ? debuglink_file : "";
+  }
   // Anything but a regular file where the debuginfo is looked for means no
   // separate debuginfo, with a warning.
   const std::vector<std::string> places =
-      supplementary ? self->supplementary_candidates(debuglink_file)
-                    : self->debuginfo_candidates(debuglink_file, file_name);
-  for (const std::string& candidate : places) {
-    struct stat st;
-    if (::stat(candidate.c_str(), &st) != 0 || S_ISREG(st.st_mode)) continue;
-    self->warn("ignored " + candidate + " as debuginfo of " + self->binary_->path() + " (it is " +
-               file_kind(st.st_mode) + ", not a regular file): no source lines or inline frames for it");
-    return -1;
-  }
+      supplementary ? self->supplementary_candidates(link) : self->debuginfo_candidates(debuglink_file, file_name);
+  if (!self->only_regular_files(places)) return -1;
   // A DwarfImage replaces debuginfo found by the binary's build-id, when
   // DWARF is wanted.
   const bool image = self->options_.lines && !supplementary && !self->binary_->build_id().empty();
-  int fd = supplementary ? self->supplementary_on_disk(debuglink_file, debuginfo_file_name)
+  int fd = supplementary ? self->supplementary_on_disk(link, places, debuginfo_file_name)
                          : self->debuginfo_on_disk(debuglink_file, file_name, debuglink_crc, debuginfo_file_name);
   bool found_by_libdwfl = false;  // then read by libdwfl as it found it
   if (fd < 0 && self->options_.debuginfod) {
@@ -416,35 +416,35 @@ std::optional<DebugInfo::AltLink> DebugInfo::debugaltlink() const {
 // Where the DWARF's supplementary file is looked for: under each root by
 // its build-id, then where .gnu_debugaltlink names it (beside the debug
 // file, when the name is relative).
-std::vector<std::string> DebugInfo::supplementary_candidates(const char* altname) const {
+std::vector<std::string> DebugInfo::supplementary_candidates(const AltLink& link) const {
   std::vector<std::string> candidates;
-  if (const auto link = debugaltlink(); link && link->build_id.size() >= 2)
+  if (link.build_id.size() >= 2)
     for (const std::string& root : absolute_roots())
-      candidates.push_back(build_id_file(root, Bytes(link->build_id.data(), link->build_id.size())));
-  if (!altname || !*altname) return candidates;
-  if (altname[0] == '/') {
-    candidates.push_back(altname);
+      candidates.push_back(build_id_file(root, Bytes(link.build_id.data(), link.build_id.size())));
+  if (link.name.empty()) return candidates;
+  if (link.name[0] == '/') {
+    candidates.push_back(link.name);
   } else if (image_.empty()) {  // an image has no folder
     const std::string debug_file = debuginfo_found_.empty() ? binary_->path() : debuginfo_found_;
     std::error_code ec;
     const auto real = std::filesystem::canonical(debug_file, ec);
-    if (!ec) candidates.push_back((real.parent_path() / altname).string());
+    if (!ec) candidates.push_back((real.parent_path() / link.name).string());
   }
   return candidates;
 }
 
-// The DWARF's supplementary file, opened here (supplementary_candidates):
-// a regular ELF file of the build-id .gnu_debugaltlink names. -1 when none is.
-int DebugInfo::supplementary_on_disk(const char* altname, char** debuginfo_file_name) const {
-  const auto link = debugaltlink();
-  if (!link) return -1;
+// The DWARF's supplementary file, opened here (among `candidates`): a
+// regular ELF file of the build-id .gnu_debugaltlink names. -1 when none is.
+int DebugInfo::supplementary_on_disk(const AltLink& link, const std::vector<std::string>& candidates,
+                                     char** debuginfo_file_name) const {
+  if (link.build_id.empty()) return -1;
   std::error_code ec;
-  for (const std::string& candidate : supplementary_candidates(altname)) {
+  for (const std::string& candidate : candidates) {
     if (!std::filesystem::is_regular_file(candidate, ec)) continue;
     auto file = open_regular_file(candidate);
     if (!file) continue;
     const ElfPtr elf(elf_begin(file.value->fd.get(), ELF_C_READ_MMAP, nullptr));
-    if (build_id_of(elf.get()) != link->build_id) continue;
+    if (build_id_of(elf.get()) != link.build_id) continue;
     if (debuginfo_file_name) *debuginfo_file_name = strdup(candidate.c_str());
     return file.value->fd.release();
   }
@@ -617,6 +617,19 @@ void DebugInfo::check_dwarf() {
   dwarf_usable_ = true;
 }
 
+// Whether each of `places` is a regular file or nothing; else a warning
+// naming the first that is not.
+bool DebugInfo::only_regular_files(const std::vector<std::string>& places) {
+  for (const std::string& place : places) {
+    struct stat st;
+    if (::stat(place.c_str(), &st) != 0 || S_ISREG(st.st_mode)) continue;
+    warn("ignored " + place + " as debuginfo of " + binary_->path() + " (it is " + file_kind(st.st_mode) +
+         ", not a regular file): no source lines or inline frames for it");
+    return false;
+  }
+  return true;
+}
+
 // DWARF rewritten by dwz refers to a supplementary file, which libdwfl
 // looks for through find_debuginfo. When it finds none, libdw looks again
 // by itself, at the first reference into it: at /usr/lib/debug/.build-id/
@@ -629,17 +642,10 @@ bool DebugInfo::supplementary_file_safe(Dwarf* dwarf) {
   const void* id = nullptr;
   const ssize_t id_size = dwelf_dwarf_gnu_debugaltlink(dwarf, &name, &id);
   if (id_size <= 0 || !name) return true;
-  std::vector<std::string> places = supplementary_candidates(name);
-  if (id_size >= 3 && id_size <= 64)  // libdw's own place
-    places.push_back(
-        build_id_file("/usr/lib/debug", Bytes(static_cast<const uint8_t*>(id), static_cast<size_t>(id_size))));
-  for (const std::string& place : places) {
-    struct stat st;
-    if (::stat(place.c_str(), &st) != 0 || S_ISREG(st.st_mode)) continue;
-    warn("ignored " + place + " as debuginfo of " + binary_->path() + " (it is " + file_kind(st.st_mode) +
-         ", not a regular file): no source lines or inline frames for it");
-    return false;
-  }
+  const Bytes id_bytes(static_cast<const uint8_t*>(id), static_cast<size_t>(id_size));
+  std::vector<std::string> places = supplementary_candidates(AltLink{name, {id_bytes.begin(), id_bytes.end()}});
+  if (id_size >= 3 && id_size <= 64) places.push_back(build_id_file("/usr/lib/debug", id_bytes));  // libdw's own place
+  if (!only_regular_files(places)) return false;
   if (!dwarf_getalt(dwarf))
     warn("cannot find " + std::string(name) + ", the dwz supplementary file of the DWARF of " + binary_->path() +
          ": some inlined functions are unnamed (install it there or under a debug root's .build-id/)");

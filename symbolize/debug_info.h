@@ -75,8 +75,10 @@ class DebugInfo {
     std::vector<uint8_t> build_id;
   };
   std::optional<AltLink> debugaltlink() const;
-  std::vector<std::string> supplementary_candidates(const char* altname) const;
-  int supplementary_on_disk(const char* altname, char** debuginfo_file_name) const;
+  std::vector<std::string> supplementary_candidates(const AltLink& link) const;
+  int supplementary_on_disk(const AltLink& link, const std::vector<std::string>& candidates,
+                            char** debuginfo_file_name) const;
+  bool only_regular_files(const std::vector<std::string>& places);
   UniqueFd binary_descriptor(std::string& problem);
   bool has_build_id_of_binary(int fd) const;
   int dwarf_image_of(int fd, char** debuginfo_file_name);
