@@ -60,28 +60,19 @@ UniqueFd memory_file(const char* name, Bytes bytes) {
   return fd;
 }
 
-// Changes the first byte of section `index`'s name in the ELF file `elf`
-// (64-bit, little-endian, as ElfBinary read it), so that nothing looking it
-// up by name finds it; false when its headers do not allow it.
-bool rename_section(std::span<uint8_t> elf, size_t index) {
-  ByteReader reader(Bytes(elf.data(), elf.size()));
-  const auto eh = reader.read<Elf64_Ehdr>();
-  if (!eh || eh->e_shentsize != sizeof(Elf64_Shdr) || index >= eh->e_shnum || eh->e_shstrndx >= eh->e_shnum)
-    return false;
-  auto header_at = [&](size_t i) -> std::optional<Elf64_Shdr> {
-    const uint64_t at = eh->e_shoff + i * sizeof(Elf64_Shdr);
-    if (eh->e_shoff > elf.size() || at > elf.size() - sizeof(Elf64_Shdr)) return std::nullopt;
-    Elf64_Shdr h;
-    std::memcpy(&h, elf.data() + at, sizeof h);
-    return h;
-  };
-  const auto names = header_at(eh->e_shstrndx);
-  const auto section = header_at(index);
-  if (!names || !section || section->sh_name >= names->sh_size || names->sh_offset > elf.size() ||
-      section->sh_name >= elf.size() - names->sh_offset)
-    return false;
-  elf[names->sh_offset + section->sh_name] = 'X';
-  return true;
+// A whole file mapped for reading; empty bytes when it is empty or cannot
+// be mapped.
+struct MappedFile {
+  std::unique_ptr<void, MappingDeleter> mapping;
+  Bytes bytes;
+};
+MappedFile map_whole_file(int fd) {
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || st.st_size <= 0) return {};
+  const auto size = static_cast<size_t>(st.st_size);
+  void* p = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (p == MAP_FAILED) return {};
+  return {std::unique_ptr<void, MappingDeleter>(p, MappingDeleter{size}), Bytes(static_cast<const uint8_t*>(p), size)};
 }
 
 // The size `xz` inflates to, when it is at most `limit` bytes and inflates
@@ -237,18 +228,29 @@ DebugInfo::DebugInfo(std::shared_ptr<const ElfBinary> binary, const SymbolizerOp
 // is none.
 UniqueFd DebugInfo::binary_descriptor(std::string& problem) {
   // libdwfl inflates a binary's minidebuginfo (an xz stream) whole, without
-  // a bound on the memory it takes: one that inflates to more than
-  // kMaxMinidebuginfoBytes, or not at all, is renamed in an in-memory copy of
-  // the file, which libdwfl then reads without it.
+  // a bound on the memory it takes, and libelf a compressed section to the
+  // size it claims. Those over the bounds (a minidebuginfo that inflates to
+  // more than kMaxMinidebuginfoBytes, or not at all; a compressed section
+  // over kMaxInflation) are renamed in an in-memory copy of the file, which
+  // libdwfl then reads without them.
+  std::vector<size_t> set_aside;
   if (const auto mini = binary_->section(".gnu_debugdata"); mini && !mini->data.empty() &&
                                                             !xz_inflated_size(mini->data, kMaxMinidebuginfoBytes)) {
     warn("ignored the minidebuginfo (.gnu_debugdata) of " + binary_->path() + " (it inflates to more than " +
          std::to_string(kMaxMinidebuginfoBytes >> 20) + " MiB, or is damaged): its names come from its other symbols");
+    set_aside.push_back(mini->index);
+  }
+  for (const OversizedSection& s : oversized_sections_read(binary_->elf())) {
+    warn_oversized(s, binary_->path());
+    set_aside.push_back(s.index);
+  }
+  if (!set_aside.empty()) {
     std::vector<uint8_t> copy(binary_->file_bytes().begin(), binary_->file_bytes().end());
-    if (!rename_section(copy, mini->index)) {
-      problem = "its .gnu_debugdata section cannot be set aside";
-      return UniqueFd();
-    }
+    for (const size_t index : set_aside)
+      if (!rename_section(copy, binary_->elf(), index)) {
+        problem = "its section " + std::to_string(index) + " cannot be set aside";
+        return UniqueFd();
+      }
     UniqueFd fd = memory_file("swprof-binary", Bytes(copy.data(), copy.size()));
     if (!fd.valid()) problem = errno_text(errno);
     return fd;
@@ -303,6 +305,7 @@ int DebugInfo::find_debuginfo(Dwfl_Module* mod, void** userdata, const char* mod
   // The archive keeps the binary's own debuginfo, never a supplementary
   // file: that would be the wrong file, which libdwfl does not check.
   if (fd < 0 && !supplementary) fd = self->archived_debuginfo(debuginfo_file_name);
+  if (fd >= 0) fd = self->within_bounds(fd, debuginfo_file_name ? *debuginfo_file_name : nullptr);
   if (fd >= 0 && image && !found_by_libdwfl) fd = self->dwarf_image_of(fd, debuginfo_file_name);
   if (fd >= 0 && !supplementary && debuginfo_file_name && *debuginfo_file_name)
     self->debuginfo_found_ = *debuginfo_file_name;
@@ -466,14 +469,10 @@ bool DebugInfo::has_build_id_of_binary(int fd) const {
 // (dwarf_problem_).
 int DebugInfo::dwarf_image_of(int fd, char** debuginfo_file_name) {
   UniqueFd file(fd);
-  struct stat st;
-  if (::fstat(file.get(), &st) != 0 || st.st_size <= 0) return file.release();
-  const auto size = static_cast<size_t>(st.st_size);
-  void* p = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, file.get(), 0);
-  if (p == MAP_FAILED) return file.release();
-  const std::unique_ptr<void, MappingDeleter> mapping(p, MappingDeleter{size});
+  const MappedFile mapped = map_whole_file(file.get());
+  if (mapped.bytes.empty()) return file.release();
   try {
-    std::optional<DwarfImage> image = DwarfImage::plan(Bytes(static_cast<const uint8_t*>(p), size));
+    std::optional<DwarfImage> image = DwarfImage::plan(mapped.bytes);
     if (!image) return file.release();
     AnonymousBuffer memory = write_to_memory(*image);
     if (memory.empty()) return file.release();
@@ -505,6 +504,43 @@ int DebugInfo::dwarf_image_of(int fd, char** debuginfo_file_name) {
     dwarf_problem_ = e.what();
     return file.release();
   }
+}
+
+// `fd` (owned) as it is, or, when compressed sections of its file claim
+// more than the bounds allow (compressed_sections.h), an in-memory copy in
+// which they are renamed, each with a warning; -1 when no copy can be made.
+int DebugInfo::within_bounds(int fd, const char* file_name) {
+  UniqueFd file(fd);
+  const MappedFile mapped = map_whole_file(file.get());
+  if (mapped.bytes.empty()) return file.release();
+  const ElfPtr elf(elf_memory(const_cast<char*>(reinterpret_cast<const char*>(mapped.bytes.data())),
+                              mapped.bytes.size()));
+  const std::vector<OversizedSection> oversized = oversized_sections_read(elf.get());
+  if (oversized.empty()) return file.release();
+  const std::string name = file_name && *file_name ? file_name : "the debuginfo of " + binary_->path();
+  std::vector<uint8_t> copy(mapped.bytes.begin(), mapped.bytes.end());
+  for (const OversizedSection& section : oversized) {
+    warn_oversized(section, name);
+    if (!rename_section(copy, elf.get(), section.index)) return -1;
+  }
+  UniqueFd out = memory_file("swprof-debuginfo", Bytes(copy.data(), copy.size()));
+  return out.valid() ? out.release() : -1;
+}
+
+// The compressed sections of `elf` over the bounds that libdwfl would read:
+// DWARF sections only when lines are wanted.
+std::vector<OversizedSection> DebugInfo::oversized_sections_read(Elf* elf) const {
+  std::vector<OversizedSection> out = oversized_compressed_sections(elf);
+  if (!options_.lines) std::erase_if(out, [](const OversizedSection& s) { return is_dwarf_section(s.name); });
+  return out;
+}
+
+void DebugInfo::warn_oversized(const OversizedSection& section, const std::string& file) {
+  const std::string what =
+      section.name.empty() ? "section " + std::to_string(section.index) : section.name + " section";
+  warn("ignored the compressed " + what + " of " + file + ": it " + section.problem + " (more than " +
+       std::to_string(kMaxInflation) + " times as many, or over " + std::to_string(kMaxSectionBytes >> 30) +
+       " GiB)");
 }
 
 // The separate debuginfo of this binary's build-id in the archive

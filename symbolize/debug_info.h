@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "binary/elf_binary.h"
+#include "symbolize/compressed_sections.h"
 #include "symbolize/dwarf_image.h"
 #include "symbolize/symbolizer.h"
 
@@ -82,6 +83,9 @@ class DebugInfo {
   UniqueFd binary_descriptor(std::string& problem);
   bool has_build_id_of_binary(int fd) const;
   int dwarf_image_of(int fd, char** debuginfo_file_name);
+  int within_bounds(int fd, const char* file_name);
+  std::vector<OversizedSection> oversized_sections_read(Elf* elf) const;
+  void warn_oversized(const OversizedSection& section, const std::string& file);
   // The module DWARF lookups use, and the difference between its addresses
   // and module_'s.
   Dwfl_Module* dwarf_module() const { return image_module_ ? image_module_ : module_; }

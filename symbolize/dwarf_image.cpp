@@ -14,6 +14,7 @@
 #include <system_error>
 
 #include "common/error.h"
+#include "symbolize/compressed_sections.h"
 
 namespace swprof {
 namespace {
@@ -28,8 +29,6 @@ constexpr std::array<std::string_view, 11> kKeptSections = {
     ".debug_info",     ".debug_abbrev", ".debug_str",         ".debug_line",
     ".debug_line_str", ".debug_ranges", ".debug_rnglists",    ".debug_aranges",
     ".debug_str_offsets", ".debug_addr", ".debug_sup"};
-
-bool is_dwarf_section(std::string_view name) { return name.starts_with(".debug_") || name.starts_with(".zdebug_"); }
 
 uint64_t align_up(uint64_t at, uint64_t alignment) { return (at + alignment - 1) / alignment * alignment; }
 
@@ -192,8 +191,8 @@ uint64_t DwarfImage::place_compressed(size_t index, uint64_t& alignment) {
     drop(index, "is compressed with an unknown method (" + std::to_string(ch.ch_type) + ")");
     return 0;
   }
-  if (ch.ch_size > kMaxSectionBytes || ch.ch_size > packed * kMaxInflation) {
-    drop(index, "claims " + std::to_string(ch.ch_size) + " bytes uncompressed from " + std::to_string(packed));
+  if (std::string problem = inflation_problem(ch.ch_size, packed); !problem.empty()) {
+    drop(index, problem);
     return 0;
   }
   section.compression = ch.ch_type;

@@ -19,8 +19,7 @@
 // the bias, never the bytes their p_offset names).
 //
 // Sizes come from the file and are bounded: a compressed section may not
-// claim more than kMaxInflation times its compressed size, nor more than
-// kMaxSectionBytes.
+// claim more than compressed_sections.h allows.
 
 #include <cstdint>
 #include <memory>
@@ -43,8 +42,6 @@ bool kept_dwarf_section(std::string_view name);
 
 class DwarfImage {
  public:
-  static constexpr uint64_t kMaxInflation = 64;
-  static constexpr uint64_t kMaxSectionBytes = uint64_t{1} << 30;
   // A section this big decompresses on a second thread while write() does
   // the others.
   static constexpr uint64_t kSecondThreadBytes = uint64_t{1} << 20;

@@ -355,3 +355,84 @@ TEST_CASE("a minidebuginfo that inflates without measure is not inflated", "[sym
   CHECK(probe.warnings().find("ignored the minidebuginfo (.gnu_debugdata) of " + app +
                                        " (it inflates to more than 64 MiB, or is damaged)") != std::string::npos);
 }
+
+namespace {
+
+// `file` with 200 MB of zeros added to its .debug_info, then its DWARF
+// compressed (zlib): about 200 KB in the file, which libelf alone would
+// inflate to 200 MB (it refuses only claims over 1000 times the bytes).
+void add_debug_info_bomb(const std::string& file, const TempDir& dir) {
+  const std::string info = dir.file("debug_info.bin");
+  command_output("objcopy --dump-section .debug_info=" + info + " " + file + " && head -c 200000000 /dev/zero >> " +
+                 info + " && objcopy --update-section .debug_info=" + info + " " + file +
+                 " && objcopy --compress-debug-sections=zlib " + file + " && rm " + info);
+}
+
+// Where the bombed .debug_info lies. Each is a test case of its own: peak
+// RSS is the process's, so one inflation would hide the next.
+enum class BombIn { kBinary, kDebuglinkFile, kBuildIdFile };
+
+void check_bomb_not_inflated(BombIn where) {
+  TempDir dir;
+  const std::string app = dir.file("bin/app");
+  std::string bombed;  // the file whose .debug_info claims 200 MB
+  switch (where) {
+    case BombIn::kBinary:
+      copy_file(program_file("sym_target"), app);
+      bombed = app;
+      break;
+    case BombIn::kDebuglinkFile:  // read by libdwfl as it is
+      copy_file(program_file("sym_target.linked"), app);
+      command_output("objcopy --remove-section=.note.gnu.build-id " + app);
+      bombed = dir.file("bin/sym_target.debug");
+      copy_file(program_file("sym_target.debug"), bombed);
+      break;
+    case BombIn::kBuildIdFile:  // rebuilt in memory (DwarfImage)
+      copy_file(program_file("sym_target.stripped"), app);
+      bombed = build_id_path(dir.file("debug"), app);
+      copy_file(program_file("sym_target.debug"), bombed);
+      break;
+  }
+  add_debug_info_bomb(bombed, dir);
+  REQUIRE(std::filesystem::file_size(bombed) < 20'000'000);
+  if (where == BombIn::kDebuglinkFile)  // of the bombed file's CRC
+    command_output("objcopy --remove-section=.gnu_debuglink --add-gnu-debuglink=" + bombed + " " + app);
+
+  struct rusage before {};
+  getrusage(RUSAGE_SELF, &before);
+  const InlineProbe probe(app, options_in(dir));
+  struct rusage after {};
+  getrusage(RUSAGE_SELF, &after);
+  CHECK(after.ru_maxrss < before.ru_maxrss + 100 * 1024);  // KB: far less than the 200 MB
+
+  // Named from the symbol table, as without DWARF; no source line.
+  TempDir plain_dir;
+  const std::string plain = plain_dir.file("bin/app");
+  copy_file(program_file("sym_target.nodebug"), plain);
+  const InlineProbe want(plain, options_in(plain_dir));
+  const auto& a = probe.frames;
+  REQUIRE(a.frames.size() == 1);
+  CHECK(a.frames.back().function == want.frames.frames.back().function);
+  CHECK(a.frames.back().file.empty());
+  INFO(probe.warnings());
+  CHECK(probe.warnings().find("ignored the compressed .debug_info section of " + bombed + ": it claims ") !=
+        std::string::npos);
+  CHECK(probe.warnings().find("(more than 64 times as many, or over 1 GiB)") != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("a binary's own DWARF section that claims to inflate beyond measure is not inflated",
+          "[symbolize][untrusted]") {
+  check_bomb_not_inflated(BombIn::kBinary);
+}
+
+TEST_CASE("a debuglink file's DWARF section that claims to inflate beyond measure is not inflated",
+          "[symbolize][untrusted]") {
+  check_bomb_not_inflated(BombIn::kDebuglinkFile);
+}
+
+TEST_CASE("a build-id debuginfo's DWARF section that claims to inflate beyond measure is not inflated",
+          "[symbolize][untrusted]") {
+  check_bomb_not_inflated(BombIn::kBuildIdFile);
+}
