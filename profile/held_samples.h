@@ -1,8 +1,11 @@
 #pragma once
 // Samples held back, in recording order, while the kernel's symbols are read
 // on a thread of their own (perf.data: perf's copy of kallsyms, or
-// /proc/kallsyms, whose formatting alone costs the kernel tens of ms). Their
-// user frames are named when they are held; only the kernel frames wait.
+// /proc/kallsyms, whose formatting alone costs the kernel tens of ms), or
+// while the symbols and DWARF of a binary they pass through are (a libc's
+// debuginfo inflates for ten ms and more). Their user frames are named when
+// they are held, but for those in a binary still being read (null
+// user_symbols); the kernel frames wait.
 //
 // Bounded twice: by count, and by the memory the held samples keep (their
 // frames, kernel addresses and names), so that deep stacks (hundreds of
@@ -53,7 +56,7 @@ class HeldSamples {
   // Hands each held sample to `deliver`, oldest first, then forgets them all.
   template <typename Deliver>
   void release(Deliver&& deliver) {
-    for (const HeldSample& h : held_) deliver(h);
+    for (HeldSample& h : held_) deliver(h);
     held_.clear();
     bytes_ = 0;
   }

@@ -66,23 +66,27 @@ class PipelineRun {
     if (!filter_.keep(s.time, s.tid, comm)) return;
     const size_t kernel_frames = kept_kernel_frames(s);
     if (kernel_frames > 0) prepare_kernel_symbols();
-    symbolize_user(s);
+    if (!held_.empty() && (held_.full() || (symbols_.kernel_symbols_ready() && !symbols_.prefetching())))
+      release_held();
+    const bool user_waits = symbolize_user(s);
     const OffCpuWeight* off = s.off_cpu ? intervals_.weight(s.tid, s.time) : nullptr;
     // An off-CPU sample no switch records time weighs its period: 0 for the
     // kernel's (it has none), the interval for a `dump --samples` snapshot.
     const uint64_t weight = s.off_cpu && off && off->weight_ns ? off->weight_ns : s.period;
-    if (!held_.empty() && (held_.full() || symbols_.kernel_symbols_ready())) release_held();
-    if (!held_.empty() || (kernel_frames > 0 && !symbols_.kernel_symbols_ready())) {
+    if (!held_.empty() || user_waits || (kernel_frames > 0 && !symbols_.kernel_symbols_ready())) {
       held_.hold(HeldSample{s, comm, names_.named_by_record(s.tid), user_symbols_, weight, off});
       return;
     }
     deliver(s, comm, names_.named_by_record(s.tid), user_symbols_, weight, off);
   }
 
-  // The samples held while the kernel's symbols were read go to the sink,
-  // in order, once they are (waiting for them if need be).
+  // The samples held while the kernel's symbols, or a binary's, were read
+  // go to the sink, in order, once they are (waiting for them if need be),
+  // their user frames all named.
   void release_held() {
-    held_.release([this](const HeldSample& h) {
+    held_.release([this](HeldSample& h) {
+      for (size_t i = 0; i < h.user_symbols.size(); ++i)
+        if (!h.user_symbols[i]) h.user_symbols[i] = &symbols_.symbolize(*h.unwound.maps, h.unwound.pid, h.unwound.walk.frames[i]);
       deliver(h.unwound, h.comm, h.named_by_record, h.user_symbols, h.weight, h.off_cpu);
     });
   }
@@ -154,13 +158,26 @@ class PipelineRun {
     }
   }
 
-  void symbolize_user(const UnwoundSample& s) {
+  // Names the sample's user frames (user_symbols_), but for those whose
+  // binary is still being read on its prefetch thread: those are left null,
+  // to be named when the sample is released. True when one was.
+  bool symbolize_user(const UnwoundSample& s) {
     user_symbols_.resize(s.walk.frames.size());
-    const auto name = [&](size_t i) { user_symbols_[i] = &symbols_.symbolize(*s.maps, s.pid, s.walk.frames[i]); };
+    bool deferred = false;
+    const auto name = [&](size_t i) {
+      const Frame& f = s.walk.frames[i];
+      if (symbols_.would_wait(*s.maps, f)) {
+        user_symbols_[i] = nullptr;
+        deferred = true;
+      } else {
+        user_symbols_[i] = &symbols_.symbolize(*s.maps, s.pid, f);
+      }
+    };
     if (options_.symbolize_order == FrameOrder::kLeafFirst)
       for (size_t i = 0; i < user_symbols_.size(); ++i) name(i);
     else
       for (size_t i = user_symbols_.size(); i-- > 0;) name(i);
+    return deferred;
   }
 
   // A perf.data recording's kernel and module mappings come first, before

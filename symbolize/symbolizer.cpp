@@ -130,12 +130,22 @@ struct Symbolizer::Impl {
 Symbolizer::Symbolizer(SymbolizerOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
 Symbolizer::~Symbolizer() = default;
 
+namespace {
+
+// The mapping symbolize() looks `lookup` up in: inside execve, the old
+// program's pc, in the maps execve replaced.
+const Mapping* mapping_of(const ProcessMaps& maps, uint64_t lookup) {
+  const Mapping* m = maps.find(lookup);
+  if (!m && maps.before_exec()) m = maps.before_exec()->find(lookup);
+  return m;
+}
+
+}  // namespace
+
 const SymbolizedAddress& Symbolizer::symbolize(const ProcessMaps& maps, uint32_t pid, const Frame& frame) {
   const bool exact = (frame.flags & kFrameExactPc) != 0;
   const uint64_t lookup = frame.lookup_pc();
-  const Mapping* m = maps.find(lookup);
-  // Inside execve: the old program's pc, in the maps execve replaced.
-  if (!m && maps.before_exec()) m = maps.before_exec()->find(lookup);
+  const Mapping* m = mapping_of(maps, lookup);
   if (m && m->binary) return impl_->in_binary(*m, frame.pc, lookup, exact);
   return impl_->outside_binaries(m, pid, frame.pc, lookup, exact);
 }
@@ -143,6 +153,25 @@ const SymbolizedAddress& Symbolizer::symbolize(const ProcessMaps& maps, uint32_t
 void Symbolizer::prefetch(const ProcessMaps& maps, const Frame& frame) {
   const Mapping* m = maps.find(frame.lookup_pc());
   if (m && m->binary) impl_->prefetch(m->binary);
+}
+
+bool Symbolizer::would_wait(const ProcessMaps& maps, const Frame& frame) {
+  Impl& i = *impl_;
+  if (i.preparing.empty()) return false;
+  const Mapping* m = mapping_of(maps, frame.lookup_pc());
+  if (!m || !m->binary) return false;
+  const auto it = i.preparing.find(m->binary.get());
+  if (it == i.preparing.end() || it->second.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
+    return false;
+  const DebugInfo* info = i.debug.at(m->binary.get()).get();
+  if (i.met.insert(info).second) i.debug_order.push_back(info);
+  return true;
+}
+
+bool Symbolizer::prefetching() const {
+  for (const auto& [binary, done] : impl_->preparing)
+    if (done.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return true;
+  return false;
 }
 
 const SymbolizedAddress& Symbolizer::Impl::in_binary(const Mapping& m, uint64_t pc, uint64_t lookup, bool exact) {
@@ -206,7 +235,10 @@ void Symbolizer::Impl::prefetch(const std::shared_ptr<const ElfBinary>& binary) 
   DebugInfo* info = debug.emplace(binary.get(), std::make_unique<DebugInfo>(binary, options)).first->second.get();
   auto& slot = preparing[binary.get()];
   try {
-    slot = std::async(std::launch::async, [info] { info->prepare(); });
+    slot = std::async(std::launch::async, [info, &hook = options.before_prefetch] {
+      if (hook) hook();
+      info->prepare();
+    });
   } catch (const std::system_error&) {
     preparing.erase(binary.get());  // no thread to be had: the first lookup reads it
   }

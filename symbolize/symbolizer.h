@@ -9,6 +9,7 @@
 // (binary, address), per (pid, address) for JIT code, per kernel address.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -77,6 +78,9 @@ struct SymbolizerOptions {
   // The archive opened for the recording at hand (find_archive): separate
   // debuginfo by build-id, also for binaries found on disk. May be null.
   std::shared_ptr<const BinaryArchive> archive;
+  // Called on a prefetch thread before it reads a binary (prefetch): lets
+  // a test hold it there, to see that the pass goes on meanwhile.
+  std::function<void()> before_prefetch;
 };
 
 class Symbolizer {
@@ -101,6 +105,13 @@ class Symbolizer {
   // none with debuginfod. Results and warnings are the same either way.
   void prefetch(const ProcessMaps& maps, const Frame& frame);
   static constexpr size_t kMaxPrefetching = 4;
+  // Whether symbolize() would wait for `frame`'s binary, still being read
+  // on its prefetch thread: the caller may go on and ask later. The binary
+  // counts as met now (its warnings keep their place in the order lookups
+  // meet binaries).
+  bool would_wait(const ProcessMaps& maps, const Frame& frame);
+  // Whether any binary is still being read on a prefetch thread.
+  bool prefetching() const;
 
   // Symbolizes a kernel return address (from a sample's kernel call chain)
   // with kallsyms. Unknown or hidden (non-root) addresses give one frame with

@@ -277,6 +277,7 @@ void RecordingUnwinder::run(RecordSource& reader, const std::function<void(const
                             const std::function<void(const Record&)>& on_record,
                             const std::function<void(const UnwoundSample&)>& on_ahead) {
   ahead_ = on_ahead ? &on_ahead : nullptr;
+  batch_samples_ = kFirstBatch;
   ReorderWindow window;
   uint64_t newest = 0;
   uint64_t seq = 0;
@@ -336,7 +337,8 @@ void RecordingUnwinder::replay(Timed&& t, const std::function<void(const Unwound
     spaces_.apply(rec);
     collecting_->records.emplace_back(collecting_->samples.size(), std::move(rec));
   }
-  if (collecting_->samples.size() >= options_.batch || collecting_->records.size() >= 4 * options_.batch)
+  if (collecting_->samples.size() >= std::min(batch_samples_, options_.batch) ||
+      collecting_->records.size() >= 4 * options_.batch)
     flush(on_sample, on_record);
 }
 
@@ -369,6 +371,7 @@ void RecordingUnwinder::deliver(const SampleSink& on_sample, const RecordSink& o
 void RecordingUnwinder::flush(const SampleSink& on_sample, const RecordSink& on_record) {
   if (collecting_->empty()) return;
   deliver(on_sample, on_record);
+  batch_samples_ = std::min(2 * batch_samples_, options_.batch);
   std::swap(collecting_, in_flight_);  // the delivered batch's buffers collect the next one
   if (!in_flight_->samples.empty()) workers_->submit(in_flight_.get());
 }

@@ -124,6 +124,12 @@ class RecordingUnwinder {
   struct Workers;
   std::unique_ptr<Workers> workers_;
   const SampleSink* ahead_ = nullptr;  // run's on_ahead, while it runs
+  // Samples in the batch being collected before it goes to the workers:
+  // kFirstBatch at first, doubled with each batch up to options_.batch, so
+  // that the first samples come out unwound (and their binaries are looked
+  // ahead at) after a few records, not after two whole batches.
+  static constexpr size_t kFirstBatch = 16;
+  size_t batch_samples_ = kFirstBatch;
   std::unique_ptr<Batch> collecting_;  // filled by replay
   std::unique_ptr<Batch> in_flight_;   // being unwound by the workers
   std::vector<std::vector<uint8_t>> spare_stacks_;  // buffers of delivered samples, for the next ones

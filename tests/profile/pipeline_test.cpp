@@ -5,7 +5,10 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <future>
+#include <set>
 
+#include "binary/elf_binary.h"
 #include "common/error.h"
 #include "recording/build_id.h"
 #include "support/cli_harness.h"
@@ -527,4 +530,78 @@ TEST_CASE("pipeline: samples kept while the kernel's symbols are read go on in r
     CHECK(s.comm == (i < kSamples / 2 ? "app" : "renamed"));
     CHECK(s.kernel_functions == (i % 2 == 0 ? std::vector<std::string>{"cached_function"} : std::vector<std::string>{}));
   }
+}
+
+namespace {
+
+// Checks that every user frame handed over is named.
+class NamedFramesSink : public SampleSink {
+ public:
+  void add(const PipelineSample& s) override {
+    times.push_back(s.unwound.time);
+    for (const SymbolizedAddress* a : s.user_symbols) {
+      unnamed += a == nullptr;
+      if (a) functions.insert(a->frames.back().function);
+    }
+  }
+  std::vector<uint64_t> times;
+  size_t unnamed = 0;
+  std::set<std::string> functions;
+};
+
+}  // namespace
+
+TEST_CASE("pipeline: samples are read on while a binary's debuginfo is read, and come out in order, named",
+          "[pipeline]") {
+  // The test program itself, mapped as a process would map it, its .text
+  // sampled by 5,000 samples.
+  const std::string exe = std::filesystem::read_symlink("/proc/self/exe").string();
+  const auto binary = ElfBinary::open(exe);
+  REQUIRE(binary);
+  const auto text = binary->section(".text");
+  REQUIRE(text);
+  constexpr uint64_t kStart = 0x555555554000;
+  TempDir dir;
+  const std::string path = dir.file("deferred.swprof");
+  constexpr size_t kSamples = 5000;
+  {
+    RecordingWriter w(path, RecordingHeader{});
+    MappingRecord m = make_mapping(1, exe, false);
+    m.start = kStart;
+    m.length = (std::filesystem::file_size(exe) + 0xfff) & ~uint64_t{0xfff};
+    m.file_offset = 0;
+    w.write(m);
+    for (uint64_t i = 0; i < kSamples; ++i) {
+      OwnedSample s = make_sample(100, 10 + i, 0x7ff000, std::vector<uint8_t>(64, 0));
+      s.view.regs[8] = kStart + text->addr + (i * 64) % text->data.size();  // IP in perf order
+      w.write(s.view);
+    }
+    w.finish(EndRecord{"{}"});
+  }
+  // The prefetch thread reading the binary is held until 4,096 samples are
+  // read, or 30 s: a pass that waited for it would read none meanwhile.
+  std::promise<void> read_on;
+  std::shared_future<void> gate = read_on.get_future().share();
+  bool held = false;
+  bool released_by_reading = false;
+  PipelineOptions options;
+  options.unwind.threads = 1;
+  options.symbols.debug_roots = {dir.file("debug")};
+  options.symbols.before_prefetch = [&] {
+    held = true;
+    released_by_reading = gate.wait_for(std::chrono::seconds(30)) == std::future_status::ready;
+  };
+  options.progress = [&](const ProfileProgress& p) {
+    if (p.samples == 4096) read_on.set_value();
+  };
+  NamedFramesSink sink;
+  const PipelineResult pass = run_pipeline(path, options, sink);
+  CHECK(held);
+  CHECK(released_by_reading);
+  CHECK(pass.samples_read == kSamples);
+  REQUIRE(sink.times.size() == kSamples);
+  CHECK(std::is_sorted(sink.times.begin(), sink.times.end()));
+  CHECK(sink.unnamed == 0);
+  CHECK(sink.functions.size() > 10);
+  CHECK(sink.functions.count("") == 0);
 }

@@ -204,3 +204,35 @@ TEST_CASE("a flush record lets the samples older than it go before the window's 
     else CHECK(taken_at_first == reader.taken);
   }
 }
+
+TEST_CASE("the first samples are looked ahead at after a few dozen, not after two whole batches",
+          "[recording_unwinder]") {
+  TempFile file;
+  std::vector<uint8_t> stack(64, 0);
+  {
+    RecordingWriter w(file.path, RecordingHeader{});
+    w.write(mapping_at(7, 500, 0x400000));
+    for (uint64_t t = 1000; t < 1600; ++t) {
+      w.write(sample_at(7, t, 0x401234, stack));
+      w.write(FlushRecord{t});  // each sample leaves the window at once
+    }
+    w.finish(EndRecord{"{}"});
+  }
+  RecordingReader file_reader(file.path);
+  CountingSource reader(file_reader);
+  UnwindOptions options{UnwinderChoice::kChain, 2};
+  REQUIRE(options.batch == 256);
+  RecordingUnwinder unwinder(options);
+  size_t taken_at_first_ahead = 0;
+  size_t samples = 0;
+  unwinder.run(
+      reader, [&](const UnwoundSample&) { ++samples; }, {},
+      [&](const UnwoundSample&) {
+        if (!taken_at_first_ahead) taken_at_first_ahead = reader.taken;
+      });
+  CHECK(samples == 600);
+  // Batches of 16, then 32: the first is delivered once the second is
+  // collected (two records a sample). Whole batches would take 1,024.
+  CHECK(taken_at_first_ahead > 0);
+  CHECK(taken_at_first_ahead <= 2 * (16 + 32) + 4);
+}
