@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/bus_error.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/version.h"
@@ -27,6 +28,7 @@ DashDash split_dashdash(std::vector<std::string>& args) {
 }  // namespace swprof::cli
 
 int main(int argc, char** argv) {
+  swprof::cli::exit_on_bus_error();
   CLI::App app{"swprof: a sampling profiler for native Linux programs", "swprof"};
   app.require_subcommand(1);
   app.set_version_flag("--version", swprof::cli::kVersionLine);

@@ -152,3 +152,17 @@ TEST_CASE("bad input: info on a truncated or foreign file", "[integration]") {
   check_clean_failure(run({swprof_bin(), "info", "/etc/hostname"}, dir.path()), "not a swprof recording");
   check_clean_failure(run({swprof_bin(), "info", dir.file("missing.swprof")}, dir.path()), "cannot open recording");
 }
+
+TEST_CASE("a mapped file cut short while it is read gives one line and exit status 2, not a bus error",
+          "[cli][bad_input]") {
+  TempDir dir;
+  const std::string probe = std::string(KNOWN_STACK_DIR) + "/bus_error_probe";
+  const ProcessResult cut = run({probe, dir.file("mapped.bin")}, dir.path());
+  CHECK(cut.exit_code == 2);
+  CHECK(line_count(cut.err) == 1);
+  CHECK(cut.err.find("swprof: error: a file being read (a binary, its debuginfo) was cut short meanwhile") == 0);
+  // Any other SIGBUS is left as it is.
+  const ProcessResult raised = run({probe, dir.file("unused.bin"), "raise"}, dir.path());
+  CHECK(raised.exit_code == 128 + SIGBUS);
+  CHECK(raised.err.empty());
+}
