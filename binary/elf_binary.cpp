@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "binary/compressed_sections.h"
 #include "binary/go_pclntab.h"
 #include "binary/lazy_cfi_table.h"
 
@@ -78,9 +79,18 @@ bool ElfBinary::init() {
   return true;
 }
 
+// Whether section `index` may be read through libelf, which inflates a
+// compressed string table whole in elf_strptr: not compressed, or claiming
+// no more than compressed_sections.h allows.
+bool ElfBinary::plain_enough(size_t index) const {
+  Elf_Scn* scn = elf_getscn(elf_.get(), index);
+  GElf_Shdr sh;
+  return scn && gelf_getshdr(scn, &sh) && compressed_section_problem(elf_.get(), scn, sh, "").empty();
+}
+
 void ElfBinary::load_sections() {
   size_t shstrndx = 0;
-  if (elf_getshdrstrndx(elf_.get(), &shstrndx) != 0) return;
+  if (elf_getshdrstrndx(elf_.get(), &shstrndx) != 0 || !plain_enough(shstrndx)) return;
   Elf_Scn* scn = nullptr;
   while ((scn = elf_nextscn(elf_.get(), scn)) != nullptr) {
     GElf_Shdr sh;
@@ -199,7 +209,7 @@ void ElfBinary::load_symbols() {
       if (!gelf_getshdr(scn, &sh)) continue;
       if (sh.sh_type != (std::string(table) == ".symtab" ? SHT_SYMTAB : SHT_DYNSYM)) continue;
       Elf_Data* data = elf_getdata(scn, nullptr);
-      if (!data || sh.sh_entsize == 0) continue;
+      if (!data || sh.sh_entsize == 0 || !plain_enough(sh.sh_link)) continue;
       const size_t count = sh.sh_size / sh.sh_entsize;
       for (size_t i = 0; i < count; ++i) {
         GElf_Sym sym;

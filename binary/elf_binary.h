@@ -138,6 +138,7 @@ class ElfBinary {
   bool init();
   void load_sections();
   void load_symbols();
+  bool plain_enough(size_t index) const;
 
   std::string path_;
   UniqueFd fd_;

@@ -1,10 +1,10 @@
 // Fuzz target: the ELF reader (binary/elf_binary.cpp) on an arbitrary image,
 // read from memory as the vDSO is: sections, segments, symbols, build-id, and
 // the queries the unwinder and symbolizer make, the PLT stubs' names, and
-// the compressed sections over the bound (symbolize/compressed_sections.h).
+// the compressed sections over the bound (binary/compressed_sections.h).
 
 #include "binary/elf_binary.h"
-#include "symbolize/compressed_sections.h"
+#include "binary/compressed_sections.h"
 #include "fuzz/fuzz_target.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -33,7 +33,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<uint8_t> copy(binary->file_bytes().begin(), binary->file_bytes().end());
   for (const swprof::OversizedSection& s : swprof::oversized_compressed_sections(binary->elf())) {
     SWPROF_FUZZ_CHECK(!s.problem.empty());
-    static_cast<void>(swprof::rename_section(copy, binary->elf(), s.index));
+    static_cast<void>(swprof::set_aside_section(copy, binary->elf(), s.index));
   }
   SWPROF_FUZZ_CHECK(copy.size() == binary->file_bytes().size());
   return 0;

@@ -231,7 +231,7 @@ UniqueFd DebugInfo::binary_descriptor(std::string& problem) {
   // a bound on the memory it takes, and libelf a compressed section to the
   // size it claims. Those over the bounds (a minidebuginfo that inflates to
   // more than kMaxMinidebuginfoBytes, or not at all; a compressed section
-  // over kMaxInflation) are renamed in an in-memory copy of the file, which
+  // over kMaxInflation) are set aside in an in-memory copy of the file, which
   // libdwfl then reads without them.
   std::vector<size_t> set_aside;
   if (const auto mini = binary_->section(".gnu_debugdata"); mini && !mini->data.empty() &&
@@ -247,7 +247,7 @@ UniqueFd DebugInfo::binary_descriptor(std::string& problem) {
   if (!set_aside.empty()) {
     std::vector<uint8_t> copy(binary_->file_bytes().begin(), binary_->file_bytes().end());
     for (const size_t index : set_aside)
-      if (!rename_section(copy, binary_->elf(), index)) {
+      if (!set_aside_section(copy, binary_->elf(), index)) {
         problem = "its section " + std::to_string(index) + " cannot be set aside";
         return UniqueFd();
       }
@@ -306,6 +306,10 @@ int DebugInfo::find_debuginfo(Dwfl_Module* mod, void** userdata, const char* mod
   // file: that would be the wrong file, which libdwfl does not check.
   if (fd < 0 && !supplementary) fd = self->archived_debuginfo(debuginfo_file_name);
   if (fd >= 0) fd = self->within_bounds(fd, debuginfo_file_name ? *debuginfo_file_name : nullptr);
+  if (fd < 0 && debuginfo_file_name && *debuginfo_file_name) {  // libdwfl would open a name left here itself
+    free(*debuginfo_file_name);
+    *debuginfo_file_name = nullptr;
+  }
   if (fd >= 0 && image && !found_by_libdwfl) fd = self->dwarf_image_of(fd, debuginfo_file_name);
   if (fd >= 0 && !supplementary && debuginfo_file_name && *debuginfo_file_name)
     self->debuginfo_found_ = *debuginfo_file_name;
@@ -508,7 +512,7 @@ int DebugInfo::dwarf_image_of(int fd, char** debuginfo_file_name) {
 
 // `fd` (owned) as it is, or, when compressed sections of its file claim
 // more than the bounds allow (compressed_sections.h), an in-memory copy in
-// which they are renamed, each with a warning; -1 when no copy can be made.
+// which they are set aside, each with a warning; -1 when no copy can be made.
 int DebugInfo::within_bounds(int fd, const char* file_name) {
   UniqueFd file(fd);
   const MappedFile mapped = map_whole_file(file.get());
@@ -521,7 +525,7 @@ int DebugInfo::within_bounds(int fd, const char* file_name) {
   std::vector<uint8_t> copy(mapped.bytes.begin(), mapped.bytes.end());
   for (const OversizedSection& section : oversized) {
     warn_oversized(section, name);
-    if (!rename_section(copy, elf.get(), section.index)) return -1;
+    if (!set_aside_section(copy, elf.get(), section.index)) return -1;
   }
   UniqueFd out = memory_file("swprof-debuginfo", Bytes(copy.data(), copy.size()));
   return out.valid() ? out.release() : -1;

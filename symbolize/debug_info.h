@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "binary/elf_binary.h"
-#include "symbolize/compressed_sections.h"
+#include "binary/compressed_sections.h"
 #include "symbolize/dwarf_image.h"
 #include "symbolize/symbolizer.h"
 

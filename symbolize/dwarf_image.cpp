@@ -14,7 +14,7 @@
 #include <system_error>
 
 #include "common/error.h"
-#include "symbolize/compressed_sections.h"
+#include "binary/compressed_sections.h"
 
 namespace swprof {
 namespace {

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <atomic>
 #include <future>
 #include <set>
 
@@ -582,8 +583,8 @@ TEST_CASE("pipeline: samples are read on while a binary's debuginfo is read, and
   // read, or 30 s: a pass that waited for it would read none meanwhile.
   std::promise<void> read_on;
   std::shared_future<void> gate = read_on.get_future().share();
-  bool held = false;
-  bool released_by_reading = false;
+  std::atomic<bool> held{false};
+  std::atomic<bool> released_by_reading{false};
   PipelineOptions options;
   options.unwind.threads = 1;
   options.symbols.debug_roots = {dir.file("debug")};

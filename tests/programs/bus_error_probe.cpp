@@ -15,9 +15,9 @@
 
 int main(int argc, char** argv) {
   if (argc < 2) return 3;
+  prctl(PR_SET_DUMPABLE, 0);  // no core file, wherever core_pattern would put it
   swprof::cli::exit_on_bus_error();
   if (argc > 2 && std::strcmp(argv[2], "raise") == 0) {
-    prctl(PR_SET_DUMPABLE, 0);  // no core file, wherever core_pattern would put it
     raise(SIGBUS);
     return 4;
   }

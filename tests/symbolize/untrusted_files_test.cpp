@@ -5,7 +5,6 @@
 // were skipped.
 
 #include <fcntl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,6 +17,7 @@
 #include <thread>
 
 #include "common/hex.h"
+#include "support/peak_rss.h"
 #include "support/sym_fixtures.h"
 #include "support/temp_dir.h"
 #include "symbolize/symbolizer.h"
@@ -337,12 +337,11 @@ TEST_CASE("a minidebuginfo that inflates without measure is not inflated", "[sym
   const std::string bomb = dir.file("bomb.xz");
   command_output("head -c 300000000 /dev/zero | xz -1 -c > " + bomb);
   command_output("objcopy --add-section .gnu_debugdata=" + bomb + " " + app);
-  struct rusage before {};
-  getrusage(RUSAGE_SELF, &before);
+  reset_peak_rss();
+  const size_t before = rss_kb();
   const InlineProbe probe(app, options_in(dir));
   const auto& a = probe.frames;
-  struct rusage after {};
-  getrusage(RUSAGE_SELF, &after);
+  const size_t peak = peak_rss_kb();
   // Named as the binary without it names it.
   TempDir plain_dir;
   const std::string plain = plain_dir.file("bin/app");
@@ -350,7 +349,7 @@ TEST_CASE("a minidebuginfo that inflates without measure is not inflated", "[sym
   const InlineProbe want(plain, options_in(plain_dir));
   REQUIRE(a.frames.size() == want.frames.frames.size());
   CHECK(a.frames.back().function == want.frames.frames.back().function);
-  CHECK(after.ru_maxrss < before.ru_maxrss + 100 * 1024);  // KB: far less than the 300 MB
+  CHECK(peak < before + 100 * 1024);  // KB: far less than the 300 MB
   INFO(probe.warnings());
   CHECK(probe.warnings().find("ignored the minidebuginfo (.gnu_debugdata) of " + app +
                                        " (it inflates to more than 64 MiB, or is damaged)") != std::string::npos);
@@ -368,8 +367,7 @@ void add_debug_info_bomb(const std::string& file, const TempDir& dir) {
                  " && objcopy --compress-debug-sections=zlib " + file + " && rm " + info);
 }
 
-// Where the bombed .debug_info lies. Each is a test case of its own: peak
-// RSS is the process's, so one inflation would hide the next.
+// Where the bombed .debug_info lies.
 enum class BombIn { kBinary, kDebuglinkFile, kBuildIdFile };
 
 void check_bomb_not_inflated(BombIn where) {
@@ -398,12 +396,10 @@ void check_bomb_not_inflated(BombIn where) {
   if (where == BombIn::kDebuglinkFile)  // of the bombed file's CRC
     command_output("objcopy --remove-section=.gnu_debuglink --add-gnu-debuglink=" + bombed + " " + app);
 
-  struct rusage before {};
-  getrusage(RUSAGE_SELF, &before);
+  reset_peak_rss();
+  const size_t before = rss_kb();
   const InlineProbe probe(app, options_in(dir));
-  struct rusage after {};
-  getrusage(RUSAGE_SELF, &after);
-  CHECK(after.ru_maxrss < before.ru_maxrss + 100 * 1024);  // KB: far less than the 200 MB
+  CHECK(peak_rss_kb() < before + 100 * 1024);  // KB: far less than the 200 MB
 
   // Named from the symbol table, as without DWARF; no source line.
   TempDir plain_dir;
