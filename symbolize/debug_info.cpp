@@ -77,23 +77,46 @@ MappedFile map_whole_file(int fd) {
 
 // The size `xz` inflates to, when it is at most `limit` bytes and inflates
 // at all (with a decoder of at most kMaxXzDecoderBytes); nullopt otherwise.
-// Inflated into a small buffer used again and again: nothing is kept.
+// Inflated into `into` when it is given (of that size, measured before),
+// else into a small buffer used again and again: nothing is kept.
 constexpr uint64_t kMaxXzDecoderBytes = uint64_t{64} << 20;
-std::optional<uint64_t> xz_inflated_size(Bytes xz, uint64_t limit) {
+std::optional<uint64_t> xz_inflate(Bytes xz, uint64_t limit, std::span<uint8_t> into = {}) {
   lzma_stream stream = LZMA_STREAM_INIT;
   if (lzma_stream_decoder(&stream, kMaxXzDecoderBytes, LZMA_CONCATENATED) != LZMA_OK) return std::nullopt;
   const std::unique_ptr<lzma_stream, decltype(&lzma_end)> owner(&stream, &lzma_end);
-  std::vector<uint8_t> scratch(64 << 10);
+  std::vector<uint8_t> scratch(into.empty() ? 64 << 10 : 0);
   stream.next_in = xz.data();
   stream.avail_in = xz.size();
+  if (!into.empty()) {
+    stream.next_out = into.data();
+    stream.avail_out = into.size();
+  }
   for (;;) {
-    stream.next_out = scratch.data();
-    stream.avail_out = scratch.size();
+    if (into.empty()) {
+      stream.next_out = scratch.data();
+      stream.avail_out = scratch.size();
+    }
     const lzma_ret ret = lzma_code(&stream, LZMA_FINISH);
     if (stream.total_out > limit) return std::nullopt;
     if (ret == LZMA_STREAM_END) return stream.total_out;
-    if (ret != LZMA_OK) return std::nullopt;
+    if (ret != LZMA_OK) return std::nullopt;  // damaged, or more than `into` holds (LZMA_BUF_ERROR)
   }
+}
+
+// Why a minidebuginfo (.gnu_debugdata: an xz stream of an ELF file) is
+// not to be read by libdwfl, which inflates it whole and then, through
+// libelf, its compressed symbol tables: empty when it may be.
+std::string minidebuginfo_problem(Bytes xz) {
+  const std::optional<uint64_t> size = xz_inflate(xz, kMaxMinidebuginfoBytes);
+  std::vector<uint8_t> inner(size.value_or(0));
+  if (!size || xz_inflate(xz, *size, inner) != size)
+    return "it inflates to more than " + std::to_string(kMaxMinidebuginfoBytes >> 20) + " MiB, or is damaged";
+  const ElfPtr elf(elf_memory(reinterpret_cast<char*>(inner.data()), inner.size()));
+  const std::vector<OversizedSection> oversized = oversized_compressed_sections(elf.get());
+  if (oversized.empty()) return "";
+  const OversizedSection& first = oversized.front();
+  return "its compressed " + (first.name.empty() ? "section " + std::to_string(first.index) : first.name) + " " +
+         first.problem;
 }
 
 std::string basename_of(const std::string& path) {
@@ -228,18 +251,19 @@ DebugInfo::DebugInfo(std::shared_ptr<const ElfBinary> binary, const SymbolizerOp
 // is none.
 UniqueFd DebugInfo::binary_descriptor(std::string& problem) {
   // libdwfl inflates a binary's minidebuginfo (an xz stream) whole, without
-  // a bound on the memory it takes, and libelf a compressed section to the
-  // size it claims. Those over the bounds (a minidebuginfo that inflates to
-  // more than kMaxMinidebuginfoBytes, or not at all; a compressed section
-  // over kMaxInflation) are set aside in an in-memory copy of the file, which
+  // a bound on the memory it takes, and libelf a compressed section (also
+  // one in the minidebuginfo) to the size it claims. Those over the bounds
+  // (a minidebuginfo that inflates to more than kMaxMinidebuginfoBytes, or
+  // not at all, or holds such a section; a compressed section over
+  // kMaxInflation) are set aside in an in-memory copy of the file, which
   // libdwfl then reads without them.
   std::vector<size_t> set_aside;
-  if (const auto mini = binary_->section(".gnu_debugdata"); mini && !mini->data.empty() &&
-                                                            !xz_inflated_size(mini->data, kMaxMinidebuginfoBytes)) {
-    warn("ignored the minidebuginfo (.gnu_debugdata) of " + binary_->path() + " (it inflates to more than " +
-         std::to_string(kMaxMinidebuginfoBytes >> 20) + " MiB, or is damaged): its names come from its other symbols");
-    set_aside.push_back(mini->index);
-  }
+  if (const auto mini = binary_->section(".gnu_debugdata"); mini && !mini->data.empty())
+    if (const std::string why = minidebuginfo_problem(mini->data); !why.empty()) {
+      warn("ignored the minidebuginfo (.gnu_debugdata) of " + binary_->path() + " (" + why +
+           "): its names come from its other symbols");
+      set_aside.push_back(mini->index);
+    }
   for (const OversizedSection& s : oversized_sections_read(binary_->elf())) {
     warn_oversized(s, binary_->path());
     set_aside.push_back(s.index);

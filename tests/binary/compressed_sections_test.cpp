@@ -7,7 +7,6 @@
 
 #include <elf.h>
 #include <gelf.h>
-#include <zlib.h>
 
 #include <catch2/catch.hpp>
 #include <algorithm>
@@ -17,6 +16,7 @@
 
 #include "binary/elf_binary.h"
 #include "common/elf_handle.h"
+#include "support/compressed_dwarf.h"
 #include "support/elf_image.h"
 #include "support/peak_rss.h"
 
@@ -119,38 +119,6 @@ Elf64_Shdr* header_at(std::vector<uint8_t>& image, size_t index) {
   return reinterpret_cast<Elf64_Shdr*>(image.data() + eh.e_shoff + index * sizeof(Elf64_Shdr));
 }
 
-// A gABI zlib section holding `prefix` and then zeros, `total` bytes in all.
-std::vector<uint8_t> zlib_section(const std::string& prefix, uint64_t total) {
-  z_stream z{};
-  REQUIRE(deflateInit(&z, 1) == Z_OK);
-  std::vector<uint8_t> out(sizeof(Elf64_Chdr));
-  std::vector<uint8_t> zeros(1 << 20, 0);
-  std::vector<uint8_t> chunk(1 << 16);
-  auto pump = [&](const uint8_t* in, size_t n, int flush) {
-    z.next_in = const_cast<uint8_t*>(in);
-    z.avail_in = static_cast<uInt>(n);
-    do {
-      z.next_out = chunk.data();
-      z.avail_out = static_cast<uInt>(chunk.size());
-      deflate(&z, flush);
-      out.insert(out.end(), chunk.data(), chunk.data() + (chunk.size() - z.avail_out));
-    } while (z.avail_out == 0);
-  };
-  pump(reinterpret_cast<const uint8_t*>(prefix.data()), prefix.size(), Z_NO_FLUSH);
-  for (uint64_t left = total - prefix.size(); left > 0;) {
-    const size_t n = static_cast<size_t>(std::min<uint64_t>(left, zeros.size()));
-    left -= n;
-    pump(zeros.data(), n, left ? Z_NO_FLUSH : Z_FINISH);
-  }
-  deflateEnd(&z);
-  Elf64_Chdr ch{};
-  ch.ch_type = ELFCOMPRESS_ZLIB;
-  ch.ch_size = total;
-  ch.ch_addralign = 1;
-  std::memcpy(out.data(), &ch, sizeof ch);
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("compressed sections: an ELF file whose name table inflates beyond measure is read without names",
@@ -160,7 +128,7 @@ TEST_CASE("compressed sections: an ELF file whose name table inflates beyond mea
   const std::string names = std::string(1, '\0') + ".text" + '\0' + ".shstrtab" + '\0';
   std::vector<uint8_t> image = make_elf_image({
       {".text", SHT_PROGBITS, SHF_EXECINSTR, 0x1000, std::vector<uint8_t>(16, 0xc3)},
-      {".bomb", SHT_PROGBITS, 0, 0, zlib_section(names, 200'000'000)},
+      {".bomb", SHT_PROGBITS, 0, 0, zlib_zeros_section(names, 200'000'000)},
   });
   // The name table's header now names the bomb's bytes, compressed.
   const Elf64_Shdr bomb = *header_at(image, 2);

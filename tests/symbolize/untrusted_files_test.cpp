@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cstring>
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
@@ -17,6 +18,8 @@
 #include <thread>
 
 #include "common/hex.h"
+#include "support/compressed_dwarf.h"
+#include "support/elf_image.h"
 #include "support/peak_rss.h"
 #include "support/sym_fixtures.h"
 #include "support/temp_dir.h"
@@ -353,6 +356,40 @@ TEST_CASE("a minidebuginfo that inflates without measure is not inflated", "[sym
   INFO(probe.warnings());
   CHECK(probe.warnings().find("ignored the minidebuginfo (.gnu_debugdata) of " + app +
                                        " (it inflates to more than 64 MiB, or is damaged)") != std::string::npos);
+}
+
+TEST_CASE("a minidebuginfo whose symbol table claims to inflate beyond measure is not read", "[symbolize][untrusted]") {
+  // libdwfl inflates the minidebuginfo, then libelf its compressed .symtab:
+  // 200 MB of zeros, in 200 KB inside and a few hundred bytes of xz.
+  TempDir dir;
+  const std::string app = dir.file("bin/app");
+  copy_file(program_file("sym_target.stripped"), app);
+  std::vector<uint8_t> inner = make_elf_image({
+      {".symtab", SHT_SYMTAB, SHF_COMPRESSED, 0, zlib_zeros_section(std::string(24, '\0'), 200'000'000)},
+      {".strtab", SHT_STRTAB, 0, 0, {0, 'f', 0}},
+  });
+  Elf64_Ehdr eh;
+  std::memcpy(&eh, inner.data(), sizeof eh);
+  auto* symtab = reinterpret_cast<Elf64_Shdr*>(inner.data() + eh.e_shoff + sizeof(Elf64_Shdr));
+  symtab->sh_link = 2;
+  symtab->sh_entsize = sizeof(Elf64_Sym);
+  const std::string mini = dir.file("mini.elf");
+  write_file(mini, std::string(inner.begin(), inner.end()));
+  command_output("xz -f " + mini + " && objcopy --add-section .gnu_debugdata=" + mini + ".xz " + app);
+  reset_peak_rss();
+  const size_t before = rss_kb();
+  const InlineProbe probe(app, options_in(dir));
+  const size_t peak = peak_rss_kb();
+  TempDir plain_dir;
+  const std::string plain = plain_dir.file("bin/app");
+  copy_file(program_file("sym_target.stripped"), plain);
+  const InlineProbe want(plain, options_in(plain_dir));
+  REQUIRE(probe.frames.frames.size() == want.frames.frames.size());
+  CHECK(probe.frames.frames.back().function == want.frames.frames.back().function);
+  CHECK(peak < before + 100 * 1024);  // KB: far less than the 200 MB
+  INFO(probe.warnings());
+  CHECK(probe.warnings().find("ignored the minidebuginfo (.gnu_debugdata) of " + app +
+                              " (its compressed .symtab claims 200000000 bytes uncompressed from ") != std::string::npos);
 }
 
 namespace {
