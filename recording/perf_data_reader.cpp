@@ -161,7 +161,7 @@ void PerfDataReader::open() {
 // are not noted again.
 void PerfDataReader::peek_kernel_mappings() {
   constexpr uint64_t kPeekBytes = 256u << 10;
-  std::vector<uint8_t> head(static_cast<size_t>(std::min(kPeekBytes, data_end_ - data_at_)));
+  UninitializedBytes head(static_cast<size_t>(std::min(kPeekBytes, data_end_ - data_at_)));
   head.resize(read_at(data_at_, head.data(), head.size()));
   const bool whole = head.size() == data_end_ - data_at_;  // the data section is no longer
   RecordedKernel peeked = kernel_;

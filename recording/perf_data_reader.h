@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "common/uninitialized_bytes.h"
 #include "recording/perf_data_header.h"
 #include "recording/perf_data_records.h"
 #include "recording/record_source.h"
@@ -102,7 +103,7 @@ class PerfDataReader final : public RecordSource {
   // buf_[pos_, len_) holds file bytes from buf_offset_ + pos_ on.
   uint64_t data_at_ = 0;
   uint64_t data_end_ = 0;
-  std::vector<uint8_t> buf_;
+  UninitializedBytes buf_;  // read into before it is read from: not zeroed first
   uint64_t buf_offset_ = 0;
   size_t pos_ = 0;
   size_t len_ = 0;
@@ -114,14 +115,14 @@ class PerfDataReader final : public RecordSource {
   size_t last_need_ = 0;  // bytes the last large sample's parse needed
   uint64_t sparse_samples_ = 0;
   // The last large sample read without the unused part of its stack copy.
-  std::vector<uint8_t> sparse_;
+  UninitializedBytes sparse_;
 
   // Decompressed bytes waiting to be parsed: dec_[dec_head_, dec_tail_).
   std::unique_ptr<ZstdStream> zstd_;
   std::vector<uint8_t> comp_;  // the current compressed record's payload
   size_t comp_pos_ = 0;
   bool zstd_full_ = false;     // the last call filled the output: more may be buffered
-  std::vector<uint8_t> dec_;
+  UninitializedBytes dec_;
   size_t dec_head_ = 0;
   size_t dec_tail_ = 0;
 };

@@ -128,7 +128,7 @@ class RecordingUnwinder {
   // kFirstBatch at first, doubled with each batch up to options_.batch, so
   // that the first samples come out unwound (and their binaries are looked
   // ahead at) after a few records, not after two whole batches.
-  static constexpr size_t kFirstBatch = 16;
+  static constexpr size_t kFirstBatch = 4;
   size_t batch_samples_ = kFirstBatch;
   std::unique_ptr<Batch> collecting_;  // filled by replay
   std::unique_ptr<Batch> in_flight_;   // being unwound by the workers
