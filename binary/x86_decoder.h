@@ -6,7 +6,7 @@
 //
 // Capstone reports operands in Intel order (destination first).
 
-#include <capstone/capstone.h>
+#include "binary/capstone_library.h"
 
 #include <cstdint>
 #include <memory>
@@ -21,19 +21,23 @@ namespace swprof {
 // Owns a Capstone handle; closes it on destruction. Move-only.
 class Capstone {
  public:
-  // x86-64 with instruction details on; nullopt when Capstone cannot open.
+  // x86-64 with instruction details on; nullopt when Capstone cannot be
+  // loaded (capstone_load_problem()) or opened.
   static std::optional<Capstone> open_x86_64() {
+    const CapstoneLibrary* cs = capstone_library();
+    if (!cs) return std::nullopt;
     csh h = 0;
-    if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK) return std::nullopt;
-    Capstone c(h);
-    if (cs_option(h, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK) return std::nullopt;
+    if (cs->open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK) return std::nullopt;
+    Capstone c(cs, h);
+    if (cs->option(h, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK) return std::nullopt;
     return c;
   }
 
-  Capstone(Capstone&& other) noexcept : handle_(std::exchange(other.handle_, 0)) {}
+  Capstone(Capstone&& other) noexcept : cs_(other.cs_), handle_(std::exchange(other.handle_, 0)) {}
   Capstone& operator=(Capstone&& other) noexcept {
     if (this != &other) {
       close();
+      cs_ = other.cs_;
       handle_ = std::exchange(other.handle_, 0);
     }
     return *this;
@@ -43,19 +47,23 @@ class Capstone {
   ~Capstone() { close(); }
 
   csh handle() const { return handle_; }
+  const CapstoneLibrary& library() const { return *cs_; }
 
  private:
-  explicit Capstone(csh h) : handle_(h) {}
+  Capstone(const CapstoneLibrary* cs, csh h) : cs_(cs), handle_(h) {}
   void close() {
-    if (handle_ != 0) cs_close(&handle_);
+    if (handle_ != 0) cs_->close(&handle_);
     handle_ = 0;
   }
 
+  const CapstoneLibrary* cs_ = nullptr;
   csh handle_ = 0;
 };
 
 struct CsInsnDeleter {
-  void operator()(cs_insn* insn) const { cs_free(insn, 1); }
+  void operator()(cs_insn* insn) const {
+    if (const CapstoneLibrary* cs = capstone_library()) cs->free(insn, 1);
+  }
 };
 // One instruction buffer from cs_malloc(), for cs_disasm_iter().
 using CsInsnPtr = std::unique_ptr<cs_insn, CsInsnDeleter>;
@@ -300,7 +308,7 @@ inline bool classify_mov(const cs_x86& x, X86Insn& out) {
 class X86Decoder {
  public:
   X86Decoder() : capstone_(Capstone::open_x86_64()) {
-    if (capstone_) insn_.reset(cs_malloc(capstone_->handle()));
+    if (capstone_) insn_.reset(capstone_->library().malloc(capstone_->handle()));
   }
   bool ok() const { return capstone_ && insn_; }
 
@@ -320,7 +328,7 @@ class X86Decoder {
     const uint8_t* p = code.data() + (addr - code_addr);
     size_t n = code.size() - (addr - code_addr);
     uint64_t a = addr;
-    if (!cs_disasm_iter(capstone_->handle(), &p, &n, &a, insn_.get())) return out;
+    if (!capstone_->library().disasm_iter(capstone_->handle(), &p, &n, &a, insn_.get())) return out;
     out.size = static_cast<uint8_t>(insn_->size);
     classify(*insn_, out);
     return out;
@@ -379,13 +387,13 @@ inline bool X86Decoder::classify_known(const cs_insn& insn, X86Insn& out) const 
 inline bool X86Decoder::classify_by_group(const cs_insn& insn, X86Insn& out) const {
   using namespace x86_detail;
   const cs_x86& x = insn.detail->x86;
-  if (cs_insn_group(capstone_->handle(), &insn, CS_GRP_JUMP)) {
+  if (capstone_->library().insn_group(capstone_->handle(), &insn, CS_GRP_JUMP)) {
     if (!direct(x)) return set_op(out, X86Op::kIndirectJump);
     out.op = X86Op::kCondJump;
     out.target = static_cast<uint64_t>(x.operands[0].imm);
     return true;
   }
-  if (cs_insn_group(capstone_->handle(), &insn, CS_GRP_RET)) return set_op(out, X86Op::kReturn);
+  if (capstone_->library().insn_group(capstone_->handle(), &insn, CS_GRP_RET)) return set_op(out, X86Op::kReturn);
   return false;
 }
 
@@ -394,7 +402,7 @@ inline uint32_t X86Decoder::written_gprs() const {
   if (!ok() || !insn_->detail) return kEvery;
   cs_regs read{}, written{};
   uint8_t nread = 0, nwritten = 0;
-  if (cs_regs_access(capstone_->handle(), insn_.get(), read, &nread, written, &nwritten) != CS_ERR_OK) return kEvery;
+  if (capstone_->library().regs_access(capstone_->handle(), insn_.get(), read, &nread, written, &nwritten) != CS_ERR_OK) return kEvery;
   uint32_t mask = 0;
   for (uint8_t i = 0; i < nwritten; ++i)
     if (const int8_t r = x86_detail::dwarf_gpr_of_any_width(written[i]); r >= 0) mask |= 1u << r;
@@ -405,7 +413,7 @@ inline void X86Decoder::note_clobbers(const cs_insn& insn, X86Insn& out) const {
   using namespace x86_detail;
   cs_regs read{}, written{};
   uint8_t nread = 0, nwritten = 0;
-  if (cs_regs_access(capstone_->handle(), &insn, read, &nread, written, &nwritten) != CS_ERR_OK) {
+  if (capstone_->library().regs_access(capstone_->handle(), &insn, read, &nread, written, &nwritten) != CS_ERR_OK) {
     out.clobbers_rsp = out.clobbers_rbp = true;  // cannot tell: assume the worst
     return;
   }

@@ -6,6 +6,7 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "binary/capstone_library.h"
 #include "cli/profile_options.h"
 #include "common/error.h"
 #include "common/format.h"
@@ -65,6 +66,7 @@ void check_weight(const Profile& profile, const ProfileArgs& args, const std::st
 
 Profile load_profile(const std::string& path, InputKind kind, ProfileArgs& args, const char* command, bool folded) {
   static_cast<void>(args.weight_kind());  // a bad --weight fails before any work
+  if (kind == InputKind::kRecording) preload_capstone();  // its decoders are needed from the first samples on
   ProgressLine progress(command);
   bool from_recording = false;
   ProfileInputOptions input;

@@ -28,12 +28,16 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # swprof_VERSION_ARCH.deb
 set(CPACK_STRIP_FILES ON)  # as Debian ships binaries: without debug sections
 # Dependencies: what dpkg-shlibdeps (dpkg-dev) finds in the binary, or else
-# the packages of the libraries it links (ldd build/swprof on Debian 12).
+# the packages of the libraries it links (ldd build/swprof on Debian 12);
+# and Capstone's, which swprof loads with dlopen (binary/capstone_library.h),
+# so that no tool finds it in the binary.
+set(SWPROF_CAPSTONE_PACKAGE "libcapstone${CAPSTONE_MAJOR}")
 find_program(SWPROF_DPKG_SHLIBDEPS dpkg-shlibdeps)
 if(SWPROF_DPKG_SHLIBDEPS)
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS "${SWPROF_CAPSTONE_PACKAGE}")  # the ones found are added to it
 else()
   set(CPACK_DEBIAN_PACKAGE_DEPENDS
-      "libc6, libstdc++6, libgcc-s1, libdw1, libelf1, libzstd1, libcapstone4, libunwind8, libre2-9")
+      "libc6, libstdc++6, libgcc-s1, libdw1, libelf1, libzstd1, ${SWPROF_CAPSTONE_PACKAGE}, libunwind8, libre2-9")
 endif()
 include(CPack)

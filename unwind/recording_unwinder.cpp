@@ -7,6 +7,7 @@
 #include <queue>
 #include <thread>
 
+#include "binary/capstone_library.h"
 #include "unwind/callchain_walk.h"
 #include "unwind/memory.h"
 #include "unwind/standard_chain.h"
@@ -160,7 +161,14 @@ RecordingUnwinder::~RecordingUnwinder() {
   if (!in_flight_->empty()) workers_->wait();
 }
 
-std::vector<std::string> RecordingUnwinder::warnings() const { return binaries_->warnings(); }
+std::vector<std::string> RecordingUnwinder::warnings() const {
+  std::vector<std::string> out = binaries_->warnings();
+  if (const std::string problem = capstone_load_problem(); !problem.empty())
+    out.push_back("cannot load Capstone (" + problem +
+                  "): no binary analysis, so stacks through code without CFI or frame pointers may end early; install " +
+                  capstone_package());
+  return out;
+}
 
 // A record waiting in the reorder window: a sample (with its own copy of
 // the stack) or another record (which owns its data).

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <thread>
 #include <vector>
 
 using namespace swprof;
@@ -134,4 +136,28 @@ TEST_CASE("X86Decoder tells which general-purpose registers an instruction write
   CHECK(written({0x0f, 0xa2}) == bits({kRax, kRbx, kRcx, kRdx}));   // cpuid: implicit
   CHECK(written({0x48, 0x01, 0x05, 0, 0, 0, 0}) == 0);              // add [rip], rax: memory
   CHECK(written({0xf3, 0x90}) == 0);                                // pause
+}
+
+TEST_CASE("Capstone is loaded when first needed, once, and says why not when it cannot be", "[x86]") {
+  preload_capstone();
+  preload_capstone();  // idempotent
+  const CapstoneLibrary* library = capstone_library();
+  REQUIRE(library != nullptr);
+  CHECK(library == capstone_library());
+  CHECK(library->open != nullptr);
+  CHECK(library->regs_access != nullptr);
+  CHECK(capstone_load_problem().empty());
+  // The package named in the warning when it is missing.
+  CHECK(capstone_package().rfind("libcapstone", 0) == 0);
+  CHECK(capstone_package().find(".so") == std::string::npos);
+  // Decoders on several threads share the one library.
+  std::vector<std::thread> threads;
+  std::atomic<int> decoded{0};
+  for (int i = 0; i < 4; ++i)
+    threads.emplace_back([&] {
+      X86Decoder d;
+      if (d.ok() && decode_one(d, {0xc3}).op == X86Op::kReturn) ++decoded;  // ret
+    });
+  for (std::thread& t : threads) t.join();
+  CHECK(decoded == 4);
 }
