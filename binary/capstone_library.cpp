@@ -15,10 +15,20 @@ struct Loaded {
   std::string problem;
 };
 
+// `before` + the library's soname + `after`, appended to one named string
+// (GCC 12 warns, wrongly, of -Warray-bounds in operator+ on a temporary
+// string there: its bug 105329).
+std::string with_soname(const char* before, const char* after) {
+  std::string text(before);
+  text.append(SWPROF_CAPSTONE_SONAME);
+  text.append(after);
+  return text;
+}
+
 template <typename F>
 bool find(void* handle, const char* name, F& out, std::string& problem) {
   out = reinterpret_cast<F>(dlsym(handle, name));
-  if (!out && problem.empty()) problem = std::string(SWPROF_CAPSTONE_SONAME) + " has no " + name;
+  if (!out && problem.empty()) problem = with_soname("", " has no ").append(name);
   return out != nullptr;
 }
 
@@ -28,7 +38,7 @@ Loaded load() {
   void* handle = dlopen(SWPROF_CAPSTONE_SONAME, RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char* why = dlerror();
-    out.problem = why ? why : std::string("cannot load ") + SWPROF_CAPSTONE_SONAME;
+    out.problem = why ? why : with_soname("cannot load ", "");
     return out;
   }
   CapstoneLibrary l;
