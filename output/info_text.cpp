@@ -184,6 +184,13 @@ void add_frames_by_stepper(TextLines& t, const UnwindStats& st) {
   t.add_text("\n");
 }
 
+// What a person can do about a walk end, after its count.
+const char* early_end_hint(WalkEnd end) {
+  if (end == WalkEnd::kStackExhausted) return "  -- see the --stack-size suggestion above";
+  if (end == WalkEnd::kNoStackCopied) return "  -- sampled in a fault on the stack: the kernel copied nothing";
+  return "";
+}
+
 // The five most common reasons walks ended before the outermost frame.
 void add_early_ends(TextLines& t, const UnwindStats& st) {
   std::vector<std::pair<uint64_t, WalkEnd>> early;
@@ -194,8 +201,7 @@ void add_early_ends(TextLines& t, const UnwindStats& st) {
   if (early.empty()) t.add_text("  walks ended early: none\n");
   for (size_t i = 0; i < early.size() && i < 5; ++i)
     t.add("  ended early: %-22s %llu (%.1f%%)%s\n", walk_end_name(early[i].second), ull(early[i].first),
-          percent(early[i].first, st.samples),
-          early[i].second == WalkEnd::kStackExhausted ? "  -- see the --stack-size suggestion above" : "");
+          percent(early[i].first, st.samples), early_end_hint(early[i].second));
 }
 
 }  // namespace

@@ -28,6 +28,7 @@ const char* walk_end_name(WalkEnd end) {
     case WalkEnd::kMaxDepth: return "maximum depth";
     case WalkEnd::kNoRegisters: return "no user registers";
     case WalkEnd::kStackSwitch: return "switched stacks (Go system stack or cgo)";
+    case WalkEnd::kNoStackCopied: return "no stack copied";
     case WalkEnd::kNoMappingsYet: return "in execve (no mappings yet)";
   }
   return "?";

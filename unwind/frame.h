@@ -50,6 +50,10 @@ enum class WalkEnd : uint8_t {
   // A Go function that switches stacks (the system stack, cgo, morestack):
   // the callers are on a stack that was not copied. Not a failure.
   kStackSwitch,
+  // Nothing was copied at the sampled sp, so no caller could be read: the
+  // kernel copies no stack when the page at sp is not present (a sample in
+  // the fault that grows the stack). Not cured by a larger --stack-size.
+  kNoStackCopied,
   // The sampled pc is in no known mapping and no stack was copied at sp: a
   // sample inside execve, whose registers are the old program's while the
   // address space is the new one, not yet mapped. Keep this one last.

@@ -99,6 +99,10 @@ void Walker::walk(const Registers& sampled, const Memory& stack, const ProcessMa
   // are still current (checked here, off the path of every other walk).
   if (w.count == 1 && out.end != WalkEnd::kBottom && out.end != WalkEnd::kNoMappingsYet) [[unlikely]]
     if (inside_execve(sampled, stack, maps.find(sampled.pc()))) out.end = WalkEnd::kNoMappingsYet;
+  // A read past the copy, when nothing was copied at the sampled sp, is no
+  // copy too short: say so (a larger --stack-size would not help).
+  if (out.end == WalkEnd::kStackExhausted && !stack.read_u64(sampled.sp())) [[unlikely]]
+    out.end = WalkEnd::kNoStackCopied;
   // Frames are plain data: one copy (resize only initializes what is new
   // to `out`'s reused storage).
   out.frames.resize(w.count);

@@ -78,6 +78,20 @@ TEST_CASE("info: walks that end at a Go stack switch have their own line, not an
   CHECK(text.find("ended early: stack copy exhausted") != std::string::npos);
 }
 
+TEST_CASE("info: walks that end with no stack copied are not sent to --stack-size", "[recording_info]") {
+  UnwindStats st;
+  st.samples = 100;
+  st.complete = 90;
+  st.ends[WalkEnd::kBottom] = 90;
+  st.ends[WalkEnd::kNoStackCopied] = 6;
+  st.ends[WalkEnd::kStackExhausted] = 4;
+  const std::string text = format_unwind_quality(st, UnwinderChoice::kChain);
+  CHECK(text.find("ended early: no stack copied        6 (6.0%)  -- sampled in a fault on the stack: the kernel "
+                  "copied nothing\n") != std::string::npos);
+  CHECK(text.find("ended early: stack copy exhausted   4 (4.0%)  -- see the --stack-size suggestion above\n") !=
+        std::string::npos);
+}
+
 TEST_CASE("info: Go and discovered functions get their own lines", "[recording_info]") {
   BinaryReport go;
   go.kind = "static executable";

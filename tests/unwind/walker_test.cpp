@@ -79,3 +79,32 @@ TEST_CASE("walker: guards against no progress, sp going down, depth and unmapped
   }
 }
 
+
+TEST_CASE("walker: a read past the copy says no stack was copied when nothing was copied at the sampled sp",
+          "[walker]") {
+  auto maps = fake_code_maps();
+  // Reads the caller's return address from the stack, as CFI would.
+  Walker w(list_of(StepperKind::kCfi, [](const StepInput& in) {
+    const std::optional<uint64_t> ra = in.stack.read_u64(in.regs.sp());
+    if (!ra) return failed_with(WalkEnd::kStackExhausted);
+    return caller_is(regs_at(*ra, in.regs.sp() + 8));
+  }));
+  SECTION("nothing copied: a sample in a fault on the stack") {
+    const WalkResult r = w.walk(regs_at(0x401000, 0x7000), kEmptyStack, maps);
+    CHECK(r.end == WalkEnd::kNoStackCopied);
+    CHECK(r.frames.size() == 1);
+    CHECK(std::string(walk_end_name(r.end)) == "no stack copied");
+  }
+  SECTION("a copy whose words run out after some frames is cut short") {
+    const std::vector<uint8_t> words = {0x10, 0x10, 0x40, 0, 0, 0, 0, 0};  // one return address, 0x401010
+    const BufferMemory stack(0x7000, Bytes(words.data(), words.size()));
+    const WalkResult r = w.walk(regs_at(0x401000, 0x7000), stack, maps);
+    CHECK(r.end == WalkEnd::kStackExhausted);
+    CHECK(r.frames.size() == 2);
+  }
+  SECTION("a copy that starts above the sampled sp copied nothing there either") {
+    const std::vector<uint8_t> words(64, 0);
+    const BufferMemory stack(0x7100, Bytes(words.data(), words.size()));
+    CHECK(w.walk(regs_at(0x401000, 0x7000), stack, maps).end == WalkEnd::kNoStackCopied);
+  }
+}
