@@ -42,6 +42,13 @@ bool parse_hex(std::string_view text, uint64_t& value) {
 
 bool is_text_type(char t) { return t == 't' || t == 'T' || t == 'w' || t == 'W'; }
 
+// The linker's marks at the end of the kernel's text and init text: what
+// lies at or past them is no function's, and the kernel's own lookup names
+// nothing there (kallsyms lists them as text symbols all the same).
+bool ends_kernel_text(const KernelSymbols::Hit& hit) {
+  return hit.module == kKernelModule && (hit.name == "_etext" || hit.name == "_einittext");
+}
+
 // The value of each hexadecimal digit, -1 for other characters.
 constexpr std::array<int8_t, 256> kHexDigits = [] {
   std::array<int8_t, 256> t{};
@@ -195,7 +202,7 @@ uint32_t KernelSymbols::module_id(std::string_view module) {
 
 // Sorts by address when the text is not (stably: at one address the lines
 // keep their order), then keeps only what find() can return: at each address
-// the last text symbol (else the last entry), and of a run of data symbols
+// the first text symbol (else the first entry), and of a run of data symbols
 // the first (which ends the text symbol before it), besides the very last
 // entry (which bounds the table).
 void KernelSymbols::finish() {
@@ -216,19 +223,21 @@ void KernelSymbols::finish() {
 }
 
 // Of the entries at the address of symbols_[i], the one find() is to see:
-// the last text symbol, else the last entry. Moves i past them.
+// the first text symbol, else the first entry; the kernel's own lookup
+// (kallsyms_lookup, what "%pS" prints) takes the first of the aliases in
+// kallsyms' order too. Moves i past them.
 KernelSymbols::Symbol KernelSymbols::chosen_at(size_t& i) const {
   const uint64_t addr = symbols_[i].addr;
   Symbol chosen = symbols_[i];
   for (; i < symbols_.size() && symbols_[i].addr == addr; ++i)
-    if (symbols_[i].name != kNoName || chosen.name == kNoName) chosen = symbols_[i];
+    if (symbols_[i].name != kNoName && chosen.name == kNoName) chosen = symbols_[i];
   return chosen;
 }
 
 // A kallsyms' own lines are "%016lx %c %s\n" (the kernel's own) or with
 // "\t[%s]" after the name (a module's). The kernel's own lines, while they
 // are in address order, are indexed where they start, one per address as
-// finish() keeps them (the last text symbol, else a data symbol; lines of
+// finish() keeps them (the first text symbol, else a data symbol; lines of
 // no address, types a, A and U, and zeroed addresses not at all); from the
 // first line that is not one of them on, the text is parsed into the table.
 KernelSymbols KernelSymbols::index(std::string text, const std::string& watch, std::optional<uint64_t>& watched) {
@@ -271,7 +280,7 @@ KernelSymbols KernelSymbols::index(std::shared_ptr<const void> owner, std::strin
         break;
       }
       if (k.core_.empty() || addr != last) k.core_.push_back(offset);
-      else if (is_text_type(type) || !is_text_type(k.text_[k.core_.back() + 17])) k.core_.back() = offset;
+      else if (is_text_type(type) && !is_text_type(k.text_[k.core_.back() + 17])) k.core_.back() = offset;
       last = addr;
       core_text |= is_text_type(type);
     }
@@ -350,6 +359,7 @@ std::optional<KernelSymbols::Hit> KernelSymbols::find(uint64_t addr) const {
   const std::optional<CoreHit>& nearest = core_nearer || !table ? core : table;
   if (!nearest) return std::nullopt;
   if (!core_above && !table_above && addr - nearest->addr >= kLastSymbolReach) return std::nullopt;
+  if (nearest->hit && ends_kernel_text(*nearest->hit)) return std::nullopt;
   return nearest->hit;
 }
 

@@ -1,5 +1,8 @@
 #include "symbolize/kernel_symbols_loader.h"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 
 #include "common/regular_file.h"
@@ -30,6 +33,41 @@ FileResult<ReadSymbols> read_kallsyms(const std::string& path, const std::string
   r.value.emplace();
   r.value->symbols = KernelSymbols::index(std::move(text.value->owner), text.value->text, watch, r.value->watched);
   return r;
+}
+
+// The address the kallsyms at `path` gives the kernel's own symbol `name`,
+// read from its first lines only: the kernel lists _text among its first
+// few, and formatting the whole file costs it tens of ms. nullopt when
+// `name` is not within the first kHeadBytes.
+std::optional<uint64_t> head_address(const std::string& path, const std::string& name) {
+  constexpr size_t kHeadBytes = size_t{1} << 20, kChunk = 16384;
+  auto file = open_regular_file(path);
+  if (!file) return std::nullopt;
+  KernelSymbolsParser parser(kHeadBytes);
+  parser.watch(name);
+  std::string pending;  // read, not yet a whole line
+  for (size_t total = 0; total < kHeadBytes && !parser.watched_address();) {
+    const size_t at = pending.size();
+    pending.resize(at + kChunk);
+    const ssize_t got = ::read(file.value->fd.get(), pending.data() + at, kChunk);
+    if (got < 0 && errno == EINTR) {
+      pending.resize(at);
+      continue;
+    }
+    if (got <= 0) break;
+    pending.resize(at + static_cast<size_t>(got));
+    total += static_cast<size_t>(got);
+    const size_t lines = pending.rfind('\n') + 1;  // 0 when there is no whole line yet
+    parser.add(std::string_view(pending).substr(0, lines));
+    pending.erase(0, lines);
+  }
+  return parser.watched_address();
+}
+
+// The running kernel asked per address, when `path` is its kallsyms.
+std::optional<LiveKernelSymbols> live_symbols(const std::string& path) {
+  if (path != kRunningKallsyms) return std::nullopt;
+  return LiveKernelSymbols::open();
 }
 
 std::string unreadable_warning(const std::string& path, const std::string& reason) {
@@ -85,6 +123,17 @@ std::optional<KernelSymbols> load_cached(const RecordedKernel& kernel, const std
 // The running kernel is the recorded one: its kallsyms, unless it is of
 // another boot than the recording (a reboot moves a KASLR kernel).
 KernelSymbolsLoad load_running_kallsyms(const RecordedKernel& kernel, const std::string& path) {
+  const bool checkable = !kernel.text_symbol.empty() && kernel.text_address != 0;
+  if (std::optional<LiveKernelSymbols> live = live_symbols(path)) {
+    // Asked only when the boot is the recording's; otherwise the whole file
+    // is read below, which says why not.
+    if (!checkable || !disagreement(head_address(path, kernel.text_symbol), kernel)) {
+      KernelSymbolsLoad out;
+      out.live = std::move(live);
+      out.read_kallsyms = true;
+      return out;
+    }
+  }
   auto read = read_kallsyms(path, kernel.text_symbol);
   KernelSymbolsLoad out;
   out.read_kallsyms = true;
@@ -94,7 +143,7 @@ KernelSymbolsLoad load_running_kallsyms(const RecordedKernel& kernel, const std:
   }
   out.symbols = std::move(read.value->symbols);
   out.warning = empty_table_warning(path, out.symbols);
-  if (!out.symbols.available() || kernel.text_symbol.empty() || kernel.text_address == 0) return out;
+  if (!out.symbols.available() || !checkable) return out;
   if (auto why = disagreement(read.value->watched, kernel)) {
     out.symbols = KernelSymbols();
     out.warning = path + " is not the recorded kernel's (" + *why + "): " + kShownAsAddresses;
@@ -117,6 +166,8 @@ std::string no_symbols_warning(const RecordedKernel& kernel, const std::optional
 KernelSymbolsLoad load_kallsyms(const std::string& path) {
   KernelSymbolsLoad out;
   out.read_kallsyms = true;
+  out.live = live_symbols(path);
+  if (out.live) return out;
   auto read = read_kallsyms(path, {});
   if (!read) {
     out.warning = unreadable_warning(path, read.reason);
@@ -133,7 +184,7 @@ KernelSymbolsLoad load_recorded_kernel_symbols(const RecordedKernel& kernel, con
   if (!places.perf_buildid_dir.empty()) {
     const std::string cached = perf_kallsyms_cache_path(places.perf_buildid_dir, kernel.build_id);
     if (std::optional<KernelSymbols> symbols = load_cached(kernel, cached, why_not))
-      return {std::move(*symbols), {}, false};
+      return {std::move(*symbols), std::nullopt, std::nullopt, false};
   }
   const std::optional<BuildId> running = running_kernel_build_id(places.notes_path);
   if (running && *running == kernel.build_id) return load_running_kallsyms(kernel, places.kallsyms_path);

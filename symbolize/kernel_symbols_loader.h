@@ -16,26 +16,38 @@
 //   3. none: kernel frames are shown as addresses, with one warning.
 // A recording naming no kernel build-id (older perf) uses kallsyms_path as
 // it is.
+//
+// When kallsyms_path is the running kernel's own (/proc/kallsyms), the
+// kernel is asked to name each address instead (LiveKernelSymbols), where
+// it allows that: the same names, without the tens of ms the kernel takes
+// to format the whole file. For a recorded kernel, the boot is checked
+// first from the file's first lines, which name _text.
 
 #include <optional>
 #include <string>
 
 #include "recording/recorded_kernel.h"
 #include "symbolize/kernel_symbols.h"
+#include "symbolize/live_kernel_symbols.h"
 
 namespace swprof {
 
+// The running kernel's kallsyms.
+inline constexpr char kRunningKallsyms[] = "/proc/kallsyms";
+
 struct KernelSymbolsLoad {
   KernelSymbols symbols;
+  // The running kernel, asked per address: used instead of `symbols` when set.
+  std::optional<LiveKernelSymbols> live;
   std::optional<std::string> warning;
-  bool read_kallsyms = false;  // kallsyms_path was read
+  bool read_kallsyms = false;  // the running kernel's symbols were used: kallsyms_path read, or `live`
 };
 
 // The kernel symbols in kallsyms file `path` (/proc/kallsyms).
 KernelSymbolsLoad load_kallsyms(const std::string& path);
 
 struct KernelSymbolsPlaces {
-  std::string kallsyms_path = "/proc/kallsyms";
+  std::string kallsyms_path = kRunningKallsyms;
   std::string perf_buildid_dir;                  // perf's build-id cache (perf_buildid_dir())
   std::string notes_path = "/sys/kernel/notes";  // the running kernel's notes (its build-id)
 };

@@ -100,6 +100,7 @@ struct Symbolizer::Impl {
   std::optional<std::string> recorded_perf_map(uint32_t pid) const;
   std::optional<std::string> read_perf_map(const std::string& path);
   const KernelSymbols& kernel_symbols();
+  std::optional<KernelSymbols::Hit> find_kernel(uint64_t addr);
   KernelSymbolsPlaces kernel_places() const;
   KernelSymbolsLoad load_kernel_symbols(const KernelSymbolsPlaces& places) const;
 
@@ -118,6 +119,7 @@ struct Symbolizer::Impl {
   std::optional<std::string> recorded_kallsyms;
   std::optional<RecordedKernel> recorded_kernel;  // of a perf.data recording
   std::optional<KernelSymbols> kernel;
+  std::optional<LiveKernelSymbols> live_kernel;  // asked instead of `kernel` when set
   std::future<KernelSymbolsLoad> kernel_loading;  // kernel symbols being read, when valid()
   size_t kallsyms_reads = 0;
   AddressCache<uint64_t, Mix64Hash> kernel_cache;
@@ -358,7 +360,13 @@ const KernelSymbols& Symbolizer::Impl::kernel_symbols() {
   if (recorded_kernel || !prepared) kallsyms_reads += load.read_kallsyms;
   kernel_warning = std::move(load.warning);
   kernel = std::move(load.symbols);
+  live_kernel = std::move(load.live);
   return *kernel;
+}
+
+std::optional<KernelSymbols::Hit> Symbolizer::Impl::find_kernel(uint64_t addr) {
+  const KernelSymbols& table = kernel_symbols();
+  return live_kernel ? live_kernel->find(addr) : table.find(addr);
 }
 
 const SymbolizedAddress& Symbolizer::symbolize_kernel(uint64_t addr) {
@@ -366,7 +374,7 @@ const SymbolizedAddress& Symbolizer::symbolize_kernel(uint64_t addr) {
   SourceFrame f;
   f.module = "[kernel]";
   f.module_offset = addr;
-  if (auto hit = impl_->kernel_symbols().find(addr)) {
+  if (auto hit = impl_->find_kernel(addr)) {
     f.function = hit->name;
     f.module = hit->module;
     f.function_offset = hit->offset;

@@ -146,7 +146,9 @@ class Symbolizer {
   // Whether symbolize_kernel answers without waiting: the kernel symbols
   // are not being read on their thread, or that read is done.
   bool kernel_symbols_ready() const;
-  // How many times kallsyms_path was read (0 or 1): reports whose kernel
+  // How many times the symbols of kallsyms_path were loaded (0 or 1), by
+  // reading it or, for the running kernel's, by asking the kernel
+  // (LiveKernelSymbols): reports whose kernel
   // frames the recording names, or that have none, never read it. (For a
   // recorded kernel, counted once its symbols are used: whether it is read
   // depends on perf's build-id cache.)

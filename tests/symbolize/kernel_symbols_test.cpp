@@ -54,11 +54,19 @@ std::vector<PlainEntry> plain_table(const std::string& text) {
   return out;
 }
 
+// The first text symbol at the nearest address at or below addr (the
+// kernel's own choice among aliases), "(none)" when only data is there.
 std::string plain_find(const std::vector<PlainEntry>& table, uint64_t addr) {
   auto it = std::upper_bound(table.begin(), table.end(), addr, [](uint64_t a, const PlainEntry& e) { return a < e.addr; });
   if (it == table.begin() || (it == table.end() && addr - table.back().addr >= 0x1000)) return "(none)";
-  --it;
-  return it->text ? it->name + " " + it->module + "+" + std::to_string(addr - it->addr) : "(none)";
+  const uint64_t at = std::prev(it)->addr;
+  auto first = std::lower_bound(table.begin(), it, at, [](const PlainEntry& e, uint64_t a) { return e.addr < a; });
+  for (; first != it; ++first) {
+    if (!first->text) continue;
+    if (first->module == "[kernel]" && (first->name == "_etext" || first->name == "_einittext")) break;  // text ends
+    return first->name + " " + first->module + "+" + std::to_string(addr - at);
+  }
+  return "(none)";
 }
 
 std::string compact_find(const KernelSymbols& k, uint64_t addr) {
@@ -108,7 +116,7 @@ TEST_CASE("kernel symbols: lookups in a kallsyms table", "[symbolize][kernel]") 
 TEST_CASE("kernel symbols: aliases, runs of data symbols and lines out of order", "[symbolize][kernel]") {
   const KernelSymbols k = KernelSymbols::parse(
       "ffffffff81000000 T first\n"
-      "ffffffff81000000 t first_alias\n"  // at one address the last text symbol names it
+      "ffffffff81000000 t first_alias\n"  // at one address the first text symbol names it, as the kernel's lookup
       "ffffffff81000100 T at_data\n"
       "ffffffff81000100 D data_at_code\n"  // a text symbol wins over a data one at its address
       "ffffffff81000200 D d1\n"
@@ -118,7 +126,7 @@ TEST_CASE("kernel symbols: aliases, runs of data symbols and lines out of order"
       "ffffffff81000500 T late\n"  // out of address order
       "ffffffff81000600 A absolute\n");
   REQUIRE(k.available());
-  CHECK(k.find(0xffffffff81000010)->name == "first_alias");
+  CHECK(k.find(0xffffffff81000010)->name == "first");
   CHECK(k.find(0xffffffff81000110)->name == "at_data");
   CHECK(k.find(0xffffffff81000110)->offset == 0x10);
   CHECK_FALSE(k.find(0xffffffff81000200));
@@ -131,6 +139,26 @@ TEST_CASE("kernel symbols: aliases, runs of data symbols and lines out of order"
   CHECK_FALSE(k.find(0xffffffffc0001000));  // past the last symbol's reach
   // One entry per address; of the data run only the first, which ends at_data.
   CHECK(k.size() == 5);
+}
+
+TEST_CASE("kernel symbols: nothing is named at or past the end marks of the kernel's text", "[symbolize][kernel]") {
+  const std::string text =
+      "ffffffff81000000 T last_function\n"
+      "ffffffff81001000 T _etext\n"
+      "ffffffff82000000 T init_function\n"
+      "ffffffff82000800 T _einittext\n"
+      "ffffffffc0001000 t _etext\t[mod]\n";  // a module's symbol of that name is one like any other
+  for (const KernelSymbols& k : {KernelSymbols::parse(text), [&] {
+         std::optional<uint64_t> unused;
+         return KernelSymbols::index(text, "", unused);
+       }()}) {
+    CHECK(k.find(0xffffffff81000ff0)->name == "last_function");
+    CHECK_FALSE(k.find(0xffffffff81001000));
+    CHECK_FALSE(k.find(0xffffffff81001040));
+    CHECK(k.find(0xffffffff82000010)->name == "init_function");
+    CHECK_FALSE(k.find(0xffffffff82000810));
+    CHECK(k.find(0xffffffffc0001010)->name == "_etext");
+  }
 }
 
 TEST_CASE("kernel symbols: a table of data symbols names no code", "[symbolize][kernel]") {
@@ -512,9 +540,9 @@ TEST_CASE("kernel symbols: an indexed kallsyms answers as the parsed one", "[sym
   // Kept as it is: a name of the kernel's own lines is the text's own bytes.
   auto owner = std::make_shared<const std::string>(kernel_then_modules);
   const KernelSymbols indexed = KernelSymbols::index(owner, *owner, "", watched);
-  const std::string_view alias = indexed.find(0xffffffff81000010)->name;
-  CHECK(alias == "_stext_alias");
-  CHECK(alias.data() == owner->data() + owner->find("_stext_alias"));
+  const std::string_view first = indexed.find(0xffffffff81000010)->name;  // of the aliases the first, as the kernel
+  CHECK(first == "_text");
+  CHECK(first.data() == owner->data() + owner->find("_text"));
   CHECK(indexed.find(0xffffffffc0a00010)->module == "[ext4]");
 }
 
