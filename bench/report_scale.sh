@@ -34,9 +34,11 @@
 # the default is build/swprof. Everything the script writes stays in DIR.
 #
 # perf records with -N, so no build-id cache is written (it would go to
-# ~/.debug): both tools then name a perf.data file's kernel frames from
+# ~/.debug): perf report then names a perf.data file's kernel frames from
 # /proc/kallsyms, whose formatting costs the kernel about 37 ms on this
-# machine. --perf-cache reports as after a plain `perf record`, which copies
+# machine, and swprof (as root) asks the running kernel for each address
+# (symbolize/live_kernel_symbols.h), or reads /proc/kallsyms too where it
+# cannot. --perf-cache reports as after a plain `perf record`, which copies
 # kallsyms into its build-id cache: one `perf record -a` writes that cache
 # into DIR/perf-home/.debug, and the reports run with HOME=DIR/perf-home.
 set -euo pipefail
@@ -294,7 +296,7 @@ run() {
 # table NAMES...: the Markdown table and the recording times.
 table() {
   local name
-  local kernel_names="perf.data kernel names from /proc/kallsyms (no build-id cache)"
+  local kernel_names="perf.data kernel names of the running kernel (no build-id cache: perf report reads /proc/kallsyms)"
   [ "$PERF_CACHE" = 1 ] && kernel_names="perf.data kernel names from perf's build-id cache (--perf-cache)"
   echo "$("$SWPROF" --version 2> /dev/null | head -n 1), $(perf --version), -F $FREQ cpu-clock, medians of $ROUNDS alternating rounds, $kernel_names"
   echo

@@ -52,13 +52,22 @@ TEST_CASE("info: whole stacks get the p99 with headroom", "[recording_info]") {
   CHECK(suggestion_line(info_with(8192, 100, 0, 4000)) == "  suggestion     --stack-size 8192 is right");
 }
 
-TEST_CASE("info: samples inside execve are named as their own state, not as incomplete stacks", "[recording_info]") {
+namespace {
+
+// The unwind quality text of 100 samples whose walks ended so (the
+// complete ones: those that reached the bottom).
+std::string quality_of(std::initializer_list<std::pair<WalkEnd, uint64_t>> ends) {
   UnwindStats st;
   st.samples = 100;
-  st.complete = 80;
-  st.ends[WalkEnd::kBottom] = 80;
-  st.ends[WalkEnd::kNoMappingsYet] = 20;
-  const std::string text = format_unwind_quality(st, UnwinderChoice::kChain);
+  for (const auto& [end, n] : ends) st.ends[end] = n;
+  st.complete = st.ends[WalkEnd::kBottom];
+  return format_unwind_quality(st, UnwinderChoice::kChain);
+}
+
+}  // namespace
+
+TEST_CASE("info: samples inside execve are named as their own state, not as incomplete stacks", "[recording_info]") {
+  const std::string text = quality_of({{WalkEnd::kBottom, 80}, {WalkEnd::kNoMappingsYet, 20}});
   CHECK(text.find("  complete stacks  100.0% (80 of 80 samples)\n") != std::string::npos);
   CHECK(text.find("  inside execve    20 samples (20.0%): the old program's registers and no stack") != std::string::npos);
   CHECK(text.find("  walks ended early: none\n") != std::string::npos);
@@ -66,26 +75,16 @@ TEST_CASE("info: samples inside execve are named as their own state, not as inco
 }
 
 TEST_CASE("info: walks that end at a Go stack switch have their own line, not an early end", "[recording_info]") {
-  UnwindStats st;
-  st.samples = 100;
-  st.complete = 70;
-  st.ends[WalkEnd::kBottom] = 70;
-  st.ends[WalkEnd::kStackSwitch] = 25;
-  st.ends[WalkEnd::kStackExhausted] = 5;
-  const std::string text = format_unwind_quality(st, UnwinderChoice::kChain);
+  const std::string text =
+      quality_of({{WalkEnd::kBottom, 70}, {WalkEnd::kStackSwitch, 25}, {WalkEnd::kStackExhausted, 5}});
   CHECK(text.find("  stack switches   25 samples (25.0%) end where Go switched stacks") != std::string::npos);
   CHECK(text.find("ended early: switched stacks") == std::string::npos);
   CHECK(text.find("ended early: stack copy exhausted") != std::string::npos);
 }
 
 TEST_CASE("info: walks that end with no stack copied are not sent to --stack-size", "[recording_info]") {
-  UnwindStats st;
-  st.samples = 100;
-  st.complete = 90;
-  st.ends[WalkEnd::kBottom] = 90;
-  st.ends[WalkEnd::kNoStackCopied] = 6;
-  st.ends[WalkEnd::kStackExhausted] = 4;
-  const std::string text = format_unwind_quality(st, UnwinderChoice::kChain);
+  const std::string text =
+      quality_of({{WalkEnd::kBottom, 90}, {WalkEnd::kNoStackCopied, 6}, {WalkEnd::kStackExhausted, 4}});
   CHECK(text.find("ended early: no stack copied        6 (6.0%)  -- sampled in a fault on the stack: the kernel "
                   "copied nothing\n") != std::string::npos);
   CHECK(text.find("ended early: stack copy exhausted   4 (4.0%)  -- see the --stack-size suggestion above\n") !=
