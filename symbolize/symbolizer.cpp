@@ -32,7 +32,7 @@ constexpr uint64_t kMaxPerfMapBytes = uint64_t{1} << 30;
 
 struct AddressKey {
   uint64_t owner;    // ElfBinary*, or kProcessOwner | pid for code outside binaries
-  uint64_t region;   // 0, or the start of the (non-binary) mapping
+  uint64_t region;   // 0, or which (non-binary) mapping: mapping_identity()
   uint64_t addr;     // ELF vaddr of the lookup address, or the pc
   bool exact;
   bool operator==(const AddressKey&) const = default;
@@ -71,6 +71,14 @@ class AddressCache {
   std::deque<SymbolizedAddress> addresses_;
 };
 
+// What a frame outside binaries is named from besides the process: the
+// mapping's start, offset and path, in 64 bits. A process may map another
+// file at the same place (an exec of another non-PIE program at 0x400000):
+// its frames are that file's.
+uint64_t mapping_identity(const Mapping& m) {
+  return mix64(m.start ^ mix64(m.file_offset ^ mix64(std::hash<std::string>{}(m.path))));
+}
+
 // An unnamed function is named by its start (binary/function_bounds.h: an
 // FDE's or a discovered function's in stripped code).
 void name_by_start(const ElfBinary& binary, uint64_t vaddr, SourceFrame& frame) {
@@ -88,6 +96,34 @@ std::string module_name(const Mapping& m) {
 }
 
 }  // namespace
+
+// The last answers of symbolize(), one per slot picked by a hash of the
+// question: the same return addresses come back sample after sample, and a
+// hit here spares their mapping search, the key's hash and the probe. A
+// ProcessMaps id names one set of mappings for ever, so an answer stays
+// right; a slot holds the last question that fell in it.
+class RecentAnswers {
+ public:
+  const SymbolizedAddress* find(uint64_t space, uint32_t pid, uint64_t pc, bool exact) const {
+    const Slot& s = slots_[slot_of(space, pc)];
+    return s.space == space && s.pc == pc && s.pid == pid && s.exact == exact ? s.where : nullptr;
+  }
+  void add(uint64_t space, uint32_t pid, uint64_t pc, bool exact, const SymbolizedAddress& where) {
+    slots_[slot_of(space, pc)] = Slot{space, pc, pid, exact, &where};
+  }
+
+ private:
+  static constexpr size_t kSlots = 4096;
+  struct Slot {
+    uint64_t space = 0;  // never a ProcessMaps id: an empty slot
+    uint64_t pc = 0;
+    uint32_t pid = 0;
+    bool exact = false;
+    const SymbolizedAddress* where = nullptr;
+  };
+  static size_t slot_of(uint64_t space, uint64_t pc) { return mix64(pc ^ (space << 48)) & (kSlots - 1); }
+  std::vector<Slot> slots_ = std::vector<Slot>(kSlots);
+};
 
 struct Symbolizer::Impl {
   explicit Impl(SymbolizerOptions o) : options(std::move(o)) {}
@@ -113,6 +149,7 @@ struct Symbolizer::Impl {
   // binary; declared after `debug`, so they end before the DebugInfos go.
   std::unordered_map<const ElfBinary*, std::future<void>> preparing;
   AddressCache<AddressKey, AddressKeyHash> by_address;
+  RecentAnswers recent;  // in front of by_address
   std::unordered_map<uint32_t, PerfMap> perf_maps;
   std::unordered_map<uint32_t, std::string> recorded_perf_maps;  // by pid
   std::unordered_map<uint32_t, std::string> final_perf_maps;     // by pid: applied after recorded_perf_maps
@@ -146,10 +183,13 @@ const Mapping* mapping_of(const ProcessMaps& maps, uint64_t lookup) {
 
 const SymbolizedAddress& Symbolizer::symbolize(const ProcessMaps& maps, uint32_t pid, const Frame& frame) {
   const bool exact = (frame.flags & kFrameExactPc) != 0;
+  if (const SymbolizedAddress* known = impl_->recent.find(maps.id(), pid, frame.pc, exact)) return *known;
   const uint64_t lookup = frame.lookup_pc();
   const Mapping* m = mapping_of(maps, lookup);
-  if (m && m->binary) return impl_->in_binary(*m, frame.pc, lookup, exact);
-  return impl_->outside_binaries(m, pid, frame.pc, lookup, exact);
+  const SymbolizedAddress& answer = m && m->binary ? impl_->in_binary(*m, frame.pc, lookup, exact)
+                                                   : impl_->outside_binaries(m, pid, frame.pc, lookup, exact);
+  impl_->recent.add(maps.id(), pid, frame.pc, exact, answer);
+  return answer;
 }
 
 void Symbolizer::prefetch(const ProcessMaps& maps, const Frame& frame) {
@@ -196,7 +236,7 @@ const SymbolizedAddress& Symbolizer::Impl::in_binary(const Mapping& m, uint64_t 
 
 const SymbolizedAddress& Symbolizer::Impl::outside_binaries(const Mapping* m, uint32_t pid, uint64_t pc,
                                                             uint64_t lookup, bool exact) {
-  const AddressKey key{kProcessOwner | pid, m ? m->start : 0, pc, exact};
+  const AddressKey key{kProcessOwner | pid, m ? mapping_identity(*m) : 0, pc, exact};
   if (const SymbolizedAddress* known = by_address.find(key)) return *known;
   SourceFrame f;
   if (!m || is_anonymous_path(m->path)) {

@@ -607,6 +607,45 @@ TEST_CASE("symbolizer: unknown addresses keep their module and offset", "[symbol
   CHECK(symbolizer.warnings().empty());
 }
 
+TEST_CASE("symbolizer: the same pc asked again of other maps, another process or exactly gets its own answer",
+          "[symbolize]") {
+  TempDir dir;
+  Symbolizer symbolizer(hermetic_options(dir));
+  BinaryCache binaries;
+  ProcessMaps first, second;
+  first.add(resolve_mapping(binaries, 0x400000, 0x401000, 0x2000, "/nonexistent/libfirst.so", true, {}));
+  second.add(resolve_mapping(binaries, 0x400000, 0x401000, 0x5000, "/nonexistent/libsecond.so", true, {}));
+  const auto named = [&](const ProcessMaps& maps, uint32_t pid, const Frame& f) {
+    return display_name(symbolizer.symbolize(maps, pid, f).frames[0]);
+  };
+  Frame exact = return_frame(0x400101);
+  exact.flags = kFrameExactPc;
+  for (int round = 0; round < 2; ++round) {  // the second round is answered from what the first asked
+    CHECK(named(first, 1, return_frame(0x400101)) == "[unknown] libfirst.so+0x2101");
+    CHECK(named(second, 1, return_frame(0x400101)) == "[unknown] libsecond.so+0x5101");
+    CHECK(named(first, 1, exact) == "[unknown] libfirst.so+0x2101");
+    CHECK(&symbolizer.symbolize(first, 1, exact) != &symbolizer.symbolize(first, 1, return_frame(0x400101)));
+  }
+  // Maps changed by a later mapping (mmap over the old one) are other maps.
+  ProcessMaps changed = first;
+  changed.add(resolve_mapping(binaries, 0x400000, 0x401000, 0x9000, "/nonexistent/libthird.so", true, {}));
+  CHECK(named(changed, 1, return_frame(0x400101)) == "[unknown] libthird.so+0x9101");
+  CHECK(named(first, 1, return_frame(0x400101)) == "[unknown] libfirst.so+0x2101");
+  // JIT code is named per process (its perf map): outside binaries the pid counts.
+  ProcessMaps anon;
+  Mapping jit;
+  jit.start = 0x7f0000000000;
+  jit.end = 0x7f0000010000;
+  jit.executable = true;
+  anon.add(jit);
+  symbolizer.add_recorded_perf_map(7, "7f0000000100 40 jitted_in_7\n");
+  symbolizer.add_recorded_perf_map(8, "7f0000000100 40 jitted_in_8\n");
+  for (int round = 0; round < 2; ++round) {
+    CHECK(named(anon, 7, return_frame(0x7f0000000110)) == "jitted_in_7");
+    CHECK(named(anon, 8, return_frame(0x7f0000000110)) == "jitted_in_8");
+  }
+}
+
 TEST_CASE("symbolizer: a PLT stub of a stripped binary is named as perf names it", "[symbolize]") {
   TempDir dir;
   Symbolizer symbolizer(hermetic_options(dir));
