@@ -44,8 +44,11 @@ void UnwindStats::add(const UnwindStats& other) {
 // reader's next record.
 struct RecordingUnwinder::Pending {
   UnwoundSample out;
-  Registers regs;
-  uint64_t stack_sp = 0;
+  // The sample's registers as recorded: the worker makes them Registers
+  // (and so does the other per-sample work that needs no order).
+  std::array<uint64_t, kMaxSampleRegs> regs{};
+  uint32_t nregs = 0;
+  bool ip_sp_only = false;
   // The copied stack; or, when `chain`, the sample's recorded user call
   // chain (SampleView::user_chain), whose frames are taken as they are.
   // The bytes stay where the reader decoded them when it keeps them for us
@@ -76,6 +79,7 @@ struct RecordingUnwinder::Batch {
 struct RecordingUnwinder::Workers {
   std::vector<std::unique_ptr<SampleWalker>> walkers;
   std::vector<std::unique_ptr<CallchainWalk>> chains;  // one per walker
+  std::vector<UnwindStats> stats;                       // one per walker: of the samples it unwound
   std::vector<std::thread> threads;
   std::mutex mutex;
   std::condition_variable wake;
@@ -106,6 +110,7 @@ struct RecordingUnwinder::Workers {
     uint64_t seen = 0;
     SampleWalker& walker = *walkers[w];
     CallchainWalk& chain = *chains[w];
+    UnwindStats& counted = stats[w];
     for (;;) {
       Batch* b;
       {
@@ -119,10 +124,12 @@ struct RecordingUnwinder::Workers {
         Pending& p = b->samples[i];
         if (p.chain) {
           chain.walk(p.stack, *p.out.maps, p.out.walk);
-          continue;
+        } else {
+          const Registers regs = Registers::from_perf(p.regs.data(), p.nregs, p.ip_sp_only);
+          SampleStackMemory stack(regs.sp(), p.stack);
+          walker.walk(regs, stack, *p.out.maps, p.out.walk);
         }
-        SampleStackMemory stack(p.stack_sp, p.stack);
-        walker.walk(p.regs, stack, *p.out.maps, p.out.walk);
+        counted.add(p.out.walk);
       }
       std::lock_guard<std::mutex> lock(mutex);
       if (--busy == 0) done.notify_all();
@@ -153,12 +160,19 @@ RecordingUnwinder::RecordingUnwinder(UnwindOptions options)
     workers_->walkers.push_back(make_sample_walker(options_, shared));
     workers_->chains.push_back(std::make_unique<CallchainWalk>(options_.max_depth));
   }
+  workers_->stats.resize(n);
 }
 
 RecordingUnwinder::~RecordingUnwinder() {
   // A batch may still be in the workers' hands (a callback threw): it must
   // outlive their work on it.
   if (!in_flight_->empty()) workers_->wait();
+}
+
+UnwindStats RecordingUnwinder::stats() const {
+  UnwindStats all;
+  for (const UnwindStats& s : workers_->stats) all.add(s);
+  return all;
 }
 
 std::vector<std::string> RecordingUnwinder::warnings() const {
@@ -265,8 +279,9 @@ RecordingUnwinder::Pending RecordingUnwinder::pending(const SampleView& s) {
   p.out.kernel_ips = take_spare(spare_kernel_ips_);
   p.out.kernel_ips.clear();
   for (size_t i = 0; i < s.kernel_depth(); ++i) p.out.kernel_ips.push_back(s.kernel_ip(i));
-  p.regs = Registers::from_sample(s);
-  p.stack_sp = p.regs.sp();
+  p.regs = s.regs;
+  p.nregs = s.nregs;
+  p.ip_sp_only = s.ip_sp_only;
   p.out.walk.frames = take_spare(spare_frames_);
   p.chain = !s.user_chain.empty();
   const Bytes bytes = p.chain ? s.user_chain : s.stack;
@@ -363,7 +378,6 @@ void RecordingUnwinder::deliver(const SampleSink& on_sample, const RecordSink& o
   };
   for (size_t i = 0; i < b.samples.size(); ++i) {
     records_before(i);
-    stats_.add(b.samples[i].out.walk);
     on_sample(b.samples[i].out);
   }
   records_before(b.samples.size());

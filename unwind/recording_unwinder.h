@@ -93,7 +93,8 @@ class RecordingUnwinder {
            const std::function<void(const Record&)>& on_record = {},
            const std::function<void(const UnwoundSample&)>& on_ahead = {});
 
-  const UnwindStats& stats() const { return stats_; }
+  // Of the samples unwound so far (summed over the workers').
+  UnwindStats stats() const;
   // Missing or changed binaries, once each.
   std::vector<std::string> warnings() const;
   // Binaries the archive supplied (UnwindOptions::archive).
@@ -120,7 +121,6 @@ class RecordingUnwinder {
   UnwindOptions options_;
   std::shared_ptr<BinaryCache> binaries_;
   AddressSpaces spaces_;
-  UnwindStats stats_;
   struct Workers;
   std::unique_ptr<Workers> workers_;
   const SampleSink* ahead_ = nullptr;  // run's on_ahead, while it runs
