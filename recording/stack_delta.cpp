@@ -71,7 +71,10 @@ std::optional<Bytes> StackDeltaCoder::decode(uint32_t tid, uint64_t sp, uint32_t
   if (stored.size() > size) return std::nullopt;
   ThreadStack& prev = threads_[tid];
   UninitializedBytes& scratch = free_scratch();
-  scratch.reserve(size);
+  if (scratch.capacity() < size) {
+    scratch.clear();  // its bytes are written over: growing need not copy them
+    scratch.reserve(size);
+  }
   const size_t held = held_bytes_ - (prev.bytes ? prev.bytes->capacity() : 0) + scratch.capacity();
   if (held > kMaxHeldBytes) return std::nullopt;
   scratch.resize(size);
