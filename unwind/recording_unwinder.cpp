@@ -125,7 +125,7 @@ struct RecordingUnwinder::Workers {
         if (p.chain) {
           chain.walk(p.stack, *p.out.maps, p.out.walk);
         } else {
-          const Registers regs = Registers::from_perf(p.regs.data(), p.nregs, p.ip_sp_only);
+          const Registers regs = Registers::from_perf(std::span(p.regs).first(p.nregs), p.ip_sp_only);
           SampleStackMemory stack(regs.sp(), p.stack);
           walker.walk(regs, stack, *p.out.maps, p.out.walk);
         }
@@ -280,7 +280,7 @@ RecordingUnwinder::Pending RecordingUnwinder::pending(const SampleView& s) {
   p.out.kernel_ips.clear();
   for (size_t i = 0; i < s.kernel_depth(); ++i) p.out.kernel_ips.push_back(s.kernel_ip(i));
   p.regs = s.regs;
-  p.nregs = s.nregs;
+  p.nregs = std::min<uint32_t>(s.nregs, kMaxSampleRegs);
   p.ip_sp_only = s.ip_sp_only;
   p.out.walk.frames = take_spare(spare_frames_);
   p.chain = !s.user_chain.empty();

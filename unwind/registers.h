@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <utility>
 
 #include "binary/dwarf_regs.h"
@@ -45,9 +46,9 @@ class Registers {
   // The user registers of a sample recorded with kX86_64RegsMask; empty when
   // the sample has none (kernel threads).
   static Registers from_sample(const SampleView& s);
-  // The same from the sample's fields: `nregs` values in kX86_64RegsMask
-  // order, of which only ip and sp are known when `ip_sp_only`.
-  static Registers from_perf(const uint64_t* regs, uint32_t nregs, bool ip_sp_only);
+  // The same from a sample's register values, in kX86_64RegsMask order, of
+  // which only ip and sp are known when `ip_sp_only`.
+  static Registers from_perf(std::span<const uint64_t> regs, bool ip_sp_only);
 
  private:
   std::array<uint64_t, kRegCount> value_{};
