@@ -1,14 +1,17 @@
 # `cmake --install build [--prefix P]` and the .deb (scripts/package.sh,
 # cpack -G DEB): the swprof binary, its bash completion and man page (both
 # written by the build from the command line, see CMakeLists.txt), README and
-# the file format documents. The flame graph page is compiled into the
-# binary. Nothing of tests/, bench/ or fuzz/ is installed.
+# docs/ (the manual's pages and the file format documents). The flame graph
+# page is compiled into the binary. Nothing of tests/, bench/ or fuzz/ is
+# installed.
 include(GNUInstallDirs)
 
 install(TARGETS swprof RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES ${SWPROF_BASH_COMPLETION} DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
 install(FILES ${SWPROF_MAN_PAGE} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
-# README.md links docs/...: the same layout under share/doc/swprof.
+# README.md links docs/... and the pages link each other: the same layout
+# under share/doc/swprof, so those links resolve there too (the links into
+# the source tree, such as bench/RESULTS.md, are for readers of a checkout).
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
 

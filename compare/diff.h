@@ -21,7 +21,7 @@
 //  - the share rose by more than threshold_percent, relative (new/base - 1);
 //  - the rise is significant: the two-proportion z statistic (pooled) is
 //    >= min_z. Samples of one run are not independent (a timer samples a
-//    program's phases), so the default min_z is conservative; see README.
+//    program's phases), so the default min_z is conservative; see docs/diff.md.
 // An improvement is the same with the share falling; it never fails.
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks that the source folders keep to the data flow.
 
-The folders are the stages of the pipeline (see README.md, "Source layout"):
+The folders are the stages of the pipeline (see docs/development.md, "Source layout"):
 - a folder may include only the folders listed for it below; an include
   against the flow (say unwind/ including a report header) is an error;
 - each folder's README.md says what it may include, and must say what this

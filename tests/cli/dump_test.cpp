@@ -378,7 +378,7 @@ TEST_CASE("dump leaves epoll_wait, poll, select and accept to their timeouts, --
   CHECK(plain.find("poll -> 0\n") != std::string::npos);
   CHECK(plain.find("select -> 0\n") != std::string::npos);
   CHECK(plain.find("accept -> -1 EAGAIN\n") != std::string::npos);
-  // The README's caveat of --stop, kept true.
+  // The caveat of --stop in docs/dump.md, kept true.
   const std::string stopped = waits_after("--stop");
   CHECK(stopped.find("epoll_wait -> -1 EINTR\n") != std::string::npos);
   CHECK(stopped.find("accept -> -1 EINTR\n") != std::string::npos);
