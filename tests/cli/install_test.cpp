@@ -27,12 +27,25 @@ std::set<std::string> files_under(const std::string& root) {
   return out;
 }
 
+// The manual's pages under docs/, which README.md and each other link to:
+// the index, a page per command, a page per topic, the file formats.
+const char* const kManualPages[] = {
+    "README.md",
+    "record.md", "report.md", "flamegraph.md", "diff.md", "merge.md", "dump.md", "script.md", "info.md", "archive.md",
+    "off-cpu.md", "containers.md", "perf-data.md", "unwinding.md", "output-files.md", "ci.md",
+    "recordings-that-travel.md", "exit-codes.md", "development.md",
+    "recording-format.md", "json-format.md", "json-format.schema.json", "diff-format.md", "pprof-format.md",
+    "archive-format.md"};
+
 // What `prefix` must hold: the binary, completion, man page and docs only.
 void check_installed_files(const std::set<std::string>& files) {
   for (const char* f : {"bin/swprof", "share/bash-completion/completions/swprof", "share/man/man1/swprof.1",
-                        "share/doc/swprof/README.md", "share/doc/swprof/docs/recording-format.md",
-                        "share/doc/swprof/docs/json-format.schema.json"})
+                        "share/doc/swprof/README.md"})
     CHECK(files.count(f) == 1);
+  for (const char* page : kManualPages) {
+    INFO(page);
+    CHECK(files.count(std::string("share/doc/swprof/docs/") + page) == 1);
+  }
   for (const auto& f : files) {
     INFO(f);
     const bool expected = f == "bin/swprof" || f == "share/bash-completion/completions/swprof" ||
@@ -62,6 +75,19 @@ void check_runs(const std::string& installed, const TempDir& dir) {
 
 std::string build_dir() { return swprof_bin().substr(0, swprof_bin().rfind('/')); }
 
+// The installed README and docs/ are the source tree's, byte for byte, and
+// docs/ holds nothing else, so the links between the pages resolve.
+void check_manual_as_in_source(const std::string& doc_dir) {
+  const std::string source(SWPROF_SOURCE_DIR);
+  CHECK(read_file(doc_dir + "/README.md") == read_file(source + "/README.md"));
+  const std::set<std::string> pages = files_under(source + "/docs");
+  CHECK(files_under(doc_dir + "/docs") == pages);
+  for (const auto& page : pages) {
+    INFO(page);
+    CHECK(read_file(doc_dir + "/docs/" + page) == read_file(source + "/docs/" + page));
+  }
+}
+
 }  // namespace
 
 TEST_CASE("install: cmake --install puts the binary, completion, man page and docs under the prefix", "[integration]") {
@@ -71,7 +97,7 @@ TEST_CASE("install: cmake --install puts the binary, completion, man page and do
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   check_installed_files(files_under(prefix));
-  CHECK(read_file(prefix + "/share/doc/swprof/README.md") == read_file(std::string(SWPROF_SOURCE_DIR) + "/README.md"));
+  check_manual_as_in_source(prefix + "/share/doc/swprof");
   check_runs(prefix + "/bin/swprof", dir);
 }
 
@@ -102,12 +128,14 @@ TEST_CASE("install: the .deb holds the same files under /usr, says its dependenc
   const ProcessResult contents = run({"/usr/bin/dpkg-deb", "-c", deb}, dir.path());
   CHECK(contents.exit_code == 0);
   for (const char* f : {"./usr/bin/swprof", "./usr/share/man/man1/swprof.1", "./usr/share/bash-completion/completions/swprof",
-                        "./usr/share/doc/swprof/README.md"})
+                        "./usr/share/doc/swprof/README.md", "./usr/share/doc/swprof/docs/record.md",
+                        "./usr/share/doc/swprof/docs/README.md"})
     CHECK(contents.out.find(std::string(f) + "\n") != std::string::npos);
 
   const std::string root = dir.file("root");
   REQUIRE(run({"/usr/bin/dpkg-deb", "-x", deb, root}, dir.path()).exit_code == 0);
   check_installed_files(files_under(root + "/usr"));
   CHECK(files_under(root).size() == files_under(root + "/usr").size());  // nothing outside /usr
+  check_manual_as_in_source(root + "/usr/share/doc/swprof");
   check_runs(root + "/usr/bin/swprof", dir);
 }
