@@ -1,6 +1,9 @@
 #include "cli/man_page.h"
 
+#include <algorithm>
 #include <cctype>
+#include <string_view>
+#include <vector>
 
 namespace swprof::cli {
 namespace {
@@ -17,12 +20,39 @@ bool option_like(const std::string& text, size_t i) {
          i + 1 < text.size() && (text[i + 1] == '-' || std::isalnum(static_cast<unsigned char>(text[i + 1])));
 }
 
+std::vector<std::string_view> lines_of(std::string_view text) {
+  std::vector<std::string_view> lines;
+  for (size_t start = 0; start <= text.size();) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return lines;
+}
+
+// A paragraph whose every line starts with kLiteralIndent spaces is an
+// example: shown as it is, line for line and indented, never filled.
+constexpr std::string_view kLiteralIndent = "    ";
+
+bool literal(std::string_view paragraph) {
+  const std::vector<std::string_view> lines = lines_of(paragraph);
+  return std::all_of(lines.begin(), lines.end(),
+                     [](std::string_view line) { return line.substr(0, kLiteralIndent.size()) == kLiteralIndent; });
+}
+
+std::string literal_block(std::string_view paragraph) {
+  std::string text;
+  for (const std::string_view line : lines_of(paragraph)) text += std::string(line.substr(kLiteralIndent.size())) + "\n";
+  return ".PP\n.RS 4\n.nf\n" + roff_escape(text) + ".fi\n.RE\n";
+}
+
 std::string paragraphs(const std::string& text) {
   std::string out;
   size_t start = 0;
   while (start <= text.size()) {
     const size_t blank = std::min(text.find("\n\n", start), text.size());
-    out += ".PP\n" + roff_escape(text.substr(start, blank - start)) + "\n";
+    const std::string_view paragraph = std::string_view(text).substr(start, blank - start);
+    out += literal(paragraph) ? literal_block(paragraph) : ".PP\n" + roff_escape(std::string(paragraph)) + "\n";
     start = blank + 2;
   }
   return out;

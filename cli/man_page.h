@@ -15,7 +15,8 @@ struct ManPageText {
   std::string version;  // the footer's "swprof 0.1.0"
   std::vector<std::string> description;  // DESCRIPTION's paragraphs
   // Closing sections, in order: {"EXIT STATUS", "text"}, ...; each
-  // paragraph of text separated by a blank line.
+  // paragraph of text separated by a blank line. A paragraph whose every
+  // line starts with four spaces is an example, shown line for line.
   std::vector<std::pair<std::string, std::string>> sections;
 };
 

@@ -29,9 +29,31 @@ ManPageText man_page_text(const CLI::App& app) {
        "0 on success (record: the recorded command's own exit status; diff: no significant regression), 1 (diff "
        "only) a regression, 2 bad input or a failed set-up. Every error is one line on standard error."},
       {"FILES", "swprof.data: the recording record and attach write, and the other commands read, by default."},
+      {"EXAMPLES",
+       "Record a program, its threads and its children, then see where the time went:\n\n"
+       "    swprof record -o app.swprof -- ./app --input big.txt\n"
+       "    swprof report app.swprof\n\n"
+       "An interactive flame graph, one HTML file to open in a browser:\n\n"
+       "    swprof flamegraph app.swprof -o app.html\n\n"
+       "Sample a running process for 10 seconds, also where its threads wait:\n\n"
+       "    swprof attach 4242 --duration 10 --wall -o server.swprof\n\n"
+       "A regression gate in CI: keep a small JSON profile of the base and of the change, and let diff's exit "
+       "status decide (0: no significant regression, 1: a regression, 2: an error):\n\n"
+       "    swprof report base.swprof -f json -o base.json\n"
+       "    swprof report new.swprof -f json -o new.json\n"
+       "    swprof diff base.json new.json -f markdown -o diff.md\n\n"
+       "Every thread's stack of a live process, now:\n\n"
+       "    swprof dump 4242\n\n"
+       "A report of a perf.data file written by perf record:\n\n"
+       "    perf record --call-graph dwarf -o perf.data ./app\n"
+       "    swprof report perf.data\n\n"
+       "Every sample as text, and the folded stacks that flamegraph.pl and other tools read:\n\n"
+       "    swprof script app.swprof\n"
+       "    swprof report app.swprof -f folded > app.folded"},
       {"SEE ALSO",
-       "perf(1). The full manual is README.md in the documentation folder (/usr/share/doc/swprof when "
-       "installed from the package), with the file formats in its docs folder."}};
+       "perf(1). The manual is in the documentation folder (/usr/share/doc/swprof when installed from the "
+       "package): README.md, then docs/README.md, the index of a page per command and per topic, and the file "
+       "formats."}};
   return t;
 }
 

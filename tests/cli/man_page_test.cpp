@@ -1,7 +1,9 @@
 // The man page `swprof man-page` writes: roff that groff reads without a
 // warning and `man -l` shows with every command and option.
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -34,6 +36,45 @@ std::string rendered(const std::string& page, const std::string& dir) {
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
+// `line` without its indentation (col writes runs of spaces as tabs).
+std::string unindented(const std::string& line) { return line.substr(std::min(line.find_first_not_of(" \t"), line.size())); }
+
+// The lines of `text`, without their indentation.
+std::vector<std::string> trimmed_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(unindented(line));
+  return lines;
+}
+
+// The rendered section `title`: its lines without their indentation, up to
+// the next line at the left margin (a section heading or the footer).
+std::vector<std::string> section(const std::string& text, const std::string& title) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  bool inside = false;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line[0] != ' ' && line[0] != '\t') inside = line == title;
+    else if (inside) out.push_back(unindented(line));
+  }
+  return out;
+}
+
+// `text` with every run of blanks and line breaks as one space.
+std::string squeezed(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    const bool blank = c == ' ' || c == '\t' || c == '\n';
+    if (!blank) out += c;
+    else if (!out.empty() && out.back() != ' ') out += ' ';
+  }
+  return out;
+}
+
+bool contains(const std::vector<std::string>& lines, const std::string& line) {
+  return std::find(lines.begin(), lines.end(), line) != lines.end();
+}
+
 }  // namespace
 
 TEST_CASE("man page: groff reads it without warnings", "[integration]") {
@@ -45,8 +86,9 @@ TEST_CASE("man page: groff reads it without warnings", "[integration]") {
   const std::string roff = read_file(page);
   CHECK(roff.rfind(".\\\" ", 0) == 0);
   CHECK(has(roff, "\n.TH SWPROF 1 "));
-  for (const char* section : {"\n.SH NAME\n", "\n.SH SYNOPSIS\n", "\n.SH DESCRIPTION\n", "\n.SH COMMANDS\n", "\n.SH \"EXIT STATUS\"\n"})
-    CHECK(has(roff, section));
+  for (const char* heading : {"\n.SH NAME\n", "\n.SH SYNOPSIS\n", "\n.SH DESCRIPTION\n", "\n.SH COMMANDS\n",
+                              "\n.SH \"EXIT STATUS\"\n", "\n.SH \"EXAMPLES\"\n"})
+    CHECK(has(roff, heading));
 }
 
 TEST_CASE("man page: man shows every command with its options and their help", "[integration]") {
@@ -73,4 +115,47 @@ TEST_CASE("man page: the build wrote it next to the binary, for cmake --install"
   TempDir dir;
   const std::string built = swprof_bin().substr(0, swprof_bin().rfind('/')) + "/share/man/man1/swprof.1";
   CHECK(read_file(built) == read_file(write_man_page(dir)));
+}
+
+TEST_CASE("man page: EXAMPLES shows each example line for line, between FILES and SEE ALSO", "[integration]") {
+  TempDir dir;
+  const std::string text = rendered(write_man_page(dir), dir.path());
+  INFO(text.substr(std::min(text.find("EXAMPLES"), text.size())));
+  const std::vector<std::string> lines = trimmed_lines(text);
+  const auto at = [&](const std::string& line) { return std::find(lines.begin(), lines.end(), line) - lines.begin(); };
+  REQUIRE(contains(lines, "EXAMPLES"));
+  CHECK(at("FILES") < at("EXAMPLES"));
+  CHECK(at("EXAMPLES") < at("SEE ALSO"));
+  const std::vector<std::string> examples = section(text, "EXAMPLES");
+  // Each command on a line of its own, as written: not filled into the
+  // paragraph before it, hyphens searchable as hyphens.
+  for (const char* command : {"swprof record -o app.swprof -- ./app --input big.txt", "swprof report app.swprof",
+                              "swprof flamegraph app.swprof -o app.html",
+                              "swprof attach 4242 --duration 10 --wall -o server.swprof",
+                              "swprof diff base.json new.json -f markdown -o diff.md", "swprof dump 4242",
+                              "swprof report perf.data", "swprof script app.swprof",
+                              "swprof report app.swprof -f folded > app.folded"})
+    CHECK(contains(examples, command));
+  CHECK(has(squeezed(text), "exit status decide (0: no significant regression, 1: a regression, 2: an error)"));
+}
+
+TEST_CASE("man page: every example runs a command and options that swprof parses", "[integration]") {
+  TempDir dir;
+  const std::vector<std::string> examples = section(rendered(write_man_page(dir), dir.path()), "EXAMPLES");
+  int checked = 0;
+  for (const auto& line : examples) {
+    if (line.rfind("swprof ", 0) != 0) continue;
+    std::istringstream words(line);
+    std::string program, command;
+    words >> program >> command;
+    const ProcessResult help = run({swprof_bin(), command, "--help"}, dir.path());
+    INFO(line);
+    REQUIRE(help.exit_code == 0);
+    for (std::string word; words >> word;) {
+      if (word == "--" || word == ">") break;  // the profiled command's own arguments, or a redirection
+      if (word[0] == '-') CHECK(has(help.out, word));
+    }
+    ++checked;
+  }
+  CHECK(checked >= 10);
 }
