@@ -52,6 +52,17 @@ std::optional<uint64_t> parse_count(const std::string& text, const char* option)
   return v;
 }
 
+namespace {
+
+// A size such as 0, 64M or 1G given to `option`; nullopt for an empty text.
+std::optional<uint64_t> parse_size_option(const std::string& text, const char* option) {
+  if (text.empty()) return std::nullopt;
+  if (text[0] == '-') throw Error(std::string("invalid ") + option + " '" + text + "': expected a size such as 0, 64M or 1G");
+  return parse_byte_size(text, option);
+}
+
+}  // namespace
+
 void add_sampling_options(CLI::App* sub, SamplingArgs& a) {
   sub->add_option("-e,--event", a.event, "event to sample: cpu-clock (default), task-clock, page-faults, "
                                          "context-switches, cycles, instructions, ... (hardware events need a PMU)")
@@ -62,6 +73,8 @@ void add_sampling_options(CLI::App* sub, SamplingArgs& a) {
   sub->add_option("--buffer-size", a.buffer_size, "ring buffer per CPU, e.g. 8M (power of two; default sized from the rate)");
   sub->add_option("--embed-max", a.embed_max, "most bytes of binaries found only inside the target's mount namespace "
                                              "(a container) to embed into the recording (default 256M)");
+  sub->add_option("--perf-map-max", a.perf_map_max, "most bytes of each process's JIT perf map to copy into the "
+                                                   "recording (default 64M; all maps together at most 4 times that)");
   sub->add_flag("--kernel", a.kernel, "require kernel samples and callchains (default: on when permitted)");
   sub->add_flag("--no-kernel", a.no_kernel, "do not sample kernel mode");
   sub->add_option("-o,--output", a.output, "recording file (default swprof.data)");
@@ -86,10 +99,8 @@ SamplingOptions to_sampling_options(const SamplingArgs& a, bool inherit) {
   SamplingOptions o = make_sampling_options(a.event, parse_count(a.frequency, "-F"), parse_count(a.period, "-c"),
                                             stack.value_or(kDefaultStackSize), buffer, inherit, kernel);
   add_offcpu_args(a, o);
-  if (!a.embed_max.empty()) {
-    if (a.embed_max[0] == '-') throw Error("invalid --embed-max '" + a.embed_max + "': expected a size such as 0, 64M or 1G");
-    o.embed_max_bytes = parse_byte_size(a.embed_max, "--embed-max");
-  }
+  if (auto bytes = parse_size_option(a.embed_max, "--embed-max")) o.embed_max_bytes = *bytes;
+  if (auto bytes = parse_size_option(a.perf_map_max, "--perf-map-max")) o.perf_map_max_bytes = *bytes;
   return o;
 }
 

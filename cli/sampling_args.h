@@ -19,6 +19,7 @@ struct SamplingArgs {
   std::string stack_size = std::to_string(kDefaultStackSize);
   std::string buffer_size;
   std::string embed_max;
+  std::string perf_map_max;
   bool no_inherit = false;
   bool kernel = false;
   bool no_kernel = false;

@@ -1,11 +1,15 @@
 #include "common/regular_file.h"
 
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <string_view>
+#include <vector>
 
 #include "common/anonymous_buffer.h"
 #include "common/error.h"
@@ -72,6 +76,65 @@ bool read_up_to(int fd, uint64_t limit, size_t chunk, std::string& out, int& err
   return true;
 }
 
+// What an open returned, if it is a regular file: made blocking, with its fstat.
+FileResult<RegularFile> opened_regular(UniqueFd fd) {
+  if (!fd.valid()) return failure<RegularFile>(errno);
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0) return failure<RegularFile>(errno);
+  if (!S_ISREG(st.st_mode)) return not_regular<RegularFile>(st.st_mode);
+  const int flags = ::fcntl(fd.get(), F_GETFL);
+  if (flags < 0 || ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK) != 0) return failure<RegularFile>(errno);
+  FileResult<RegularFile> r;
+  r.value.emplace();
+  r.value->fd = std::move(fd);
+  r.value->size = static_cast<uint64_t>(st.st_size);
+  r.value->owner = st.st_uid;
+  r.value->device = st.st_dev;
+  r.value->inode = st.st_ino;
+  r.value->links = st.st_nlink;
+  return r;
+}
+
+constexpr int kReadFlags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
+
+int no_follow_flag(Links links) { return links == Links::kFollow ? 0 : O_NOFOLLOW; }
+
+// openat2(root, path, flags) resolved inside root; -1 with errno ENOSYS
+// where the kernel (or a seccomp filter) has no openat2.
+int open_in_root(int root, const std::string& path, int flags) {
+#ifdef SYS_openat2
+  open_how how{};
+  how.flags = static_cast<uint64_t>(flags);
+  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+  return static_cast<int>(::syscall(SYS_openat2, root, path.c_str(), &how, sizeof how));
+#else
+  errno = ENOSYS;
+  return -1;
+#endif
+}
+
+// The components of a path, without the empty ones and ".".
+std::vector<std::string> path_components(const std::string& path) {
+  std::vector<std::string> parts;
+  size_t at = 0;
+  while (at <= path.size()) {
+    const size_t slash = std::min(path.find('/', at), path.size());
+    std::string part = path.substr(at, slash - at);
+    if (!part.empty() && part != ".") parts.push_back(std::move(part));
+    at = slash + 1;
+  }
+  return parts;
+}
+
+// The error of a failed open of `name` in `dir` with O_NOFOLLOW: ELOOP when
+// the name is a symbolic link (O_DIRECTORY makes that ENOTDIR).
+int no_follow_error(int dir, const std::string& name) {
+  const int err = errno;
+  struct stat st;
+  if (err == ENOTDIR && ::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) return ELOOP;
+  return err;
+}
+
 }  // namespace
 
 std::string file_kind(mode_t mode) {
@@ -87,24 +150,46 @@ std::string file_kind(mode_t mode) {
   }
 }
 
-FileResult<RegularFile> open_regular_file(const std::string& path) {
+FileResult<RegularFile> open_regular_file(const std::string& path, Links links) {
   struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return failure<RegularFile>(errno);
+  const int looked = links == Links::kFollow ? ::stat(path.c_str(), &st) : ::lstat(path.c_str(), &st);
+  if (looked != 0) return failure<RegularFile>(errno);
   if (!S_ISREG(st.st_mode)) return not_regular<RegularFile>(st.st_mode);
   // The path may have been replaced since stat(): O_NONBLOCK keeps a FIFO from
   // blocking this open, and fstat checks what was actually opened.
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
-  if (!fd.valid()) return failure<RegularFile>(errno);
-  if (::fstat(fd.get(), &st) != 0) return failure<RegularFile>(errno);
+  return opened_regular(UniqueFd(::open(path.c_str(), kReadFlags | no_follow_flag(links))));
+}
+
+FileResult<RegularFile> open_regular_file_in_root(int root, const std::string& path, Links links) {
+  // First the name alone (O_PATH opens nothing: no device is ever opened,
+  // not even one that acts when opened), then a regular file for reading.
+  UniqueFd where(open_in_root(root, path, O_PATH | O_CLOEXEC | no_follow_flag(links)));
+  if (!where.valid() && (errno == ENOSYS || errno == EPERM))  // no openat2 here, or a seccomp filter refusing it
+    return open_regular_file_in_root_without_links(root, path);
+  if (!where.valid()) return failure<RegularFile>(errno);
+  struct stat st;
+  if (::fstat(where.get(), &st) != 0) return failure<RegularFile>(errno);
   if (!S_ISREG(st.st_mode)) return not_regular<RegularFile>(st.st_mode);
-  const int flags = ::fcntl(fd.get(), F_GETFL);
-  if (flags < 0 || ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK) != 0) return failure<RegularFile>(errno);
-  FileResult<RegularFile> r;
-  r.value.emplace();
-  r.value->fd = std::move(fd);
-  r.value->size = static_cast<uint64_t>(st.st_size);
-  r.value->owner = st.st_uid;
-  return r;
+  return opened_regular(UniqueFd(open_in_root(root, path, kReadFlags | no_follow_flag(links))));
+}
+
+FileResult<RegularFile> open_regular_file_in_root_without_links(int root, const std::string& path) {
+  const std::vector<std::string> parts = path_components(path);
+  if (parts.empty()) return not_regular<RegularFile>(S_IFDIR);  // the root itself
+  UniqueFd dir(::fcntl(root, F_DUPFD_CLOEXEC, 0));
+  if (!dir.valid()) return failure<RegularFile>(errno);
+  for (size_t i = 0; i + 1 < parts.size(); ++i) {
+    if (parts[i] == "..") return failure<RegularFile>(EXDEV);
+    UniqueFd next(::openat(dir.get(), parts[i].c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!next.valid()) return failure<RegularFile>(no_follow_error(dir.get(), parts[i]));
+    dir = std::move(next);
+  }
+  const std::string& name = parts.back();
+  if (name == "..") return failure<RegularFile>(EXDEV);
+  struct stat st;
+  if (::fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return failure<RegularFile>(errno);
+  if (!S_ISREG(st.st_mode)) return not_regular<RegularFile>(st.st_mode);
+  return opened_regular(UniqueFd(::openat(dir.get(), name.c_str(), kReadFlags | O_NOFOLLOW)));
 }
 
 FileResult<std::string> read_regular_file(RegularFile& file, uint64_t max_bytes) {

@@ -33,7 +33,12 @@ std::optional<BuildId> read_build_id(const std::string& path) {
   // A mapped path may be a FIFO or a device: only a regular file is opened.
   auto file = open_regular_file(path);
   if (!file) return std::nullopt;
-  ElfPtr elf(elf_begin(file.value->fd.get(), ELF_C_READ_MMAP, nullptr));
+  return read_build_id_of_fd(file.value->fd.get());
+}
+
+std::optional<BuildId> read_build_id_of_fd(int fd) {
+  ensure_libelf();
+  ElfPtr elf(elf_begin(fd, ELF_C_READ_MMAP, nullptr));
   return build_id_of(elf.get());
 }
 

@@ -17,6 +17,9 @@ using BuildId = std::vector<uint8_t>;
 // read, is not ELF, or has no build-id.
 std::optional<BuildId> read_build_id(const std::string& path);
 
+// The same for an opened file (read with pread: its offset is left alone).
+std::optional<BuildId> read_build_id_of_fd(int fd);
+
 // The same for an ELF image in memory (for example the vDSO).
 std::optional<BuildId> read_build_id(Bytes image);
 

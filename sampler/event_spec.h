@@ -29,6 +29,12 @@ inline constexpr uint32_t kDefaultFrequency = 999;
 // the recording up to this many bytes in all (--embed-max).
 inline constexpr uint64_t kDefaultEmbedMaxBytes = uint64_t{256} << 20;
 
+// The JIT perf map of each recorded process is copied into the recording up
+// to this many bytes (--perf-map-max), and all of them together up to
+// kPerfMapsPerRecording times that.
+inline constexpr uint64_t kDefaultPerfMapMaxBytes = uint64_t{64} << 20;
+inline constexpr uint64_t kPerfMapsPerRecording = 4;
+
 // Off-CPU sampling (--off-cpu, --wall): a stack at each switch-out of a
 // thread, and the switch records that time its waits.
 inline constexpr uint32_t kDefaultOffCpuStackSize = 8192;
@@ -49,6 +55,7 @@ struct SamplingOptions {
   std::optional<bool> kernel;              // nullopt: on when permitted
   uint64_t buffer_bytes = 0;               // per-CPU ring buffer; 0: sized from the rate
   uint64_t embed_max_bytes = kDefaultEmbedMaxBytes;
+  uint64_t perf_map_max_bytes = kDefaultPerfMapMaxBytes;
   std::optional<OffCpuOptions> off_cpu;    // also sample switch-outs (a second event per task and CPU)
 };
 

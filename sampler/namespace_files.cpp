@@ -4,8 +4,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 
+#include "common/error.h"
 #include "common/format.h"
 #include "common/regular_file.h"
 #include "recording/recording_format.h"
@@ -15,6 +17,11 @@ namespace {
 
 // A record must fit in one chunk (recording_format.h); leave room for the rest of the chunk.
 constexpr uint64_t kMaxEmbeddedFileBytes = kMaxChunkRawSize - (1u << 20);
+
+// A perf map line longer than this is no JIT's (a sparse file's hole, a
+// damaged file): dropped. An image of lines holds at most a step and one line.
+constexpr uint64_t kMaxPerfMapLineBytes = uint64_t{1} << 20;
+constexpr uint64_t kMaxPerfMapStepBytes = kMaxEmbeddedFileBytes - kMaxPerfMapLineBytes;
 
 MappedFile mapped_file_of(const MappingRecord& m) {
   MappedFile f;
@@ -30,6 +37,19 @@ MappedFile mapped_file_of(const MappingRecord& m) {
 }
 
 Bytes bytes_of(const std::string& s) { return Bytes(reinterpret_cast<const uint8_t*>(s.data()), s.size()); }
+
+// Reads n bytes at `offset` unless the file ends first: how many; nullopt when a read fails.
+std::optional<size_t> pread_fully(int fd, char* dst, size_t n, uint64_t offset) {
+  size_t got = 0;
+  while (got < n) {
+    const ssize_t r = ::pread(fd, dst + got, n - got, static_cast<off_t>(offset + got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return std::nullopt;
+    if (r == 0) break;
+    got += static_cast<size_t>(r);
+  }
+  return got;
+}
 
 }  // namespace
 
@@ -57,24 +77,20 @@ BuildId NamespaceFiles::resolve_foreign(const MappedFile& file, const ImageSink&
     notes_.push_back(std::move(note));
     return file.build_id;
   }
-  BuildId id = file.build_id.empty() ? read_build_id(found->open_path).value_or(BuildId{}) : file.build_id;
+  BuildId id = file.build_id.empty() ? read_build_id_of_fd(found->file.fd.get()).value_or(BuildId{}) : file.build_id;
   if (found->via == ResolvedFile::Via::kHost) return id;
   note.found_at = found->open_path;
-  note.bytes = embed(file.path, found->open_path, sink);
+  note.bytes = embed(file.path, *found, sink);
   notes_.push_back(std::move(note));
   return id;
 }
 
-uint64_t NamespaceFiles::embed(const std::string& path, const std::string& open_path, const ImageSink& sink) {
-  auto file = open_regular_file(open_path);
-  if (!file) {
-    warnings_.push_back("cannot read " + open_path + " (" + file.reason + "): " + path + " is not embedded");
-    return 0;
-  }
+uint64_t NamespaceFiles::embed(const std::string& path, ResolvedFile& found, const ImageSink& sink) {
+  RegularFile& file = found.file;
   char magic[4] = {};
-  if (pread(file.value->fd.get(), magic, sizeof magic, 0) != 4 || std::memcmp(magic, "\x7f" "ELF", 4) != 0)
+  if (pread(file.fd.get(), magic, sizeof magic, 0) != 4 || std::memcmp(magic, "\x7f" "ELF", 4) != 0)
     return 0;  // not a binary (a memfd of generated code, ...): nothing a report could use
-  const uint64_t size = file.value->size;
+  const uint64_t size = file.size;
   if (size > kMaxEmbeddedFileBytes || embedded_bytes_ + size > embed_max_) {
     warnings_.push_back(path + " (" + human_bytes(size) + ") is not embedded: over " +
                         (size > kMaxEmbeddedFileBytes ? "the largest embeddable file (" + human_bytes(kMaxEmbeddedFileBytes)
@@ -82,11 +98,13 @@ uint64_t NamespaceFiles::embed(const std::string& path, const std::string& open_
                         "); a report needs the file at that path");
     return 0;
   }
-  auto bytes = read_regular_file(*file.value, size);
-  if (!bytes) {
-    warnings_.push_back("cannot read " + open_path + " (" + bytes.reason + "): " + path + " is not embedded");
-    return 0;
-  }
+  const auto unreadable = [&](const std::string& reason) {
+    warnings_.push_back("cannot read " + found.open_path + " (" + reason + "): " + path + " is not embedded");
+    return uint64_t{0};
+  };
+  if (::lseek(file.fd.get(), 0, SEEK_SET) != 0) return unreadable(errno_text(errno));  // the build-id was read from it
+  auto bytes = read_regular_file(file, size);
+  if (!bytes) return unreadable(bytes.reason);
   sink(ImageRecord{embedded_file_image_name(path), bytes_of(*bytes.value)});
   embedded_bytes_ += bytes.value->size();
   return bytes.value->size();
@@ -94,41 +112,114 @@ uint64_t NamespaceFiles::embed(const std::string& path, const std::string& open_
 
 void NamespaceFiles::watch_perf_map(uint32_t pid, bool foreign) {
   PerfMapCopy copy;
-  if (foreign) {
-    copy.path = roots_.perf_map_path(pid);
-  } else {
-    copy.path = host_perf_map_dir_ + "/perf-" + std::to_string(pid) + ".map";
-    struct stat st;  // /proc/PID belongs to the process's user (this user's, when it is gone)
-    const bool known = ::stat((roots_.proc() + "/" + std::to_string(pid)).c_str(), &st) == 0;
-    copy.process_uid = known ? st.st_uid : geteuid();
-  }
+  copy.path = foreign ? roots_.perf_map_path(pid) : host_perf_map_dir_ + "/perf-" + std::to_string(pid) + ".map";
+  struct stat st;  // /proc/PID belongs to the process's user (this user's, when it is gone)
+  const bool known = ::stat((roots_.proc() + "/" + std::to_string(pid)).c_str(), &st) == 0;
+  copy.process_uid = known ? st.st_uid : geteuid();
   perf_maps_.emplace(pid, std::move(copy));
 }
 
-// The whole lines of `path` from byte `from` on ("" when none are new). A
-// host map (process_uid set) is read only when its owner could be its writer.
-std::string NamespaceFiles::new_perf_map_lines(const std::string& path, uint64_t from,
-                                               std::optional<uid_t> process_uid) {
-  auto file = open_regular_file(path);
-  if (!file || file.value->size <= from) return {};
-  const uid_t owner = file.value->owner;
-  if (process_uid && owner != 0 && owner != geteuid() && owner != *process_uid) return {};
-  std::string text(std::min<uint64_t>(file.value->size - from, kMaxEmbeddedFileBytes), '\0');
-  const ssize_t n = pread(file.value->fd.get(), text.data(), text.size(), static_cast<off_t>(from));
-  text.resize(n > 0 ? static_cast<size_t>(n) : 0);
-  const size_t last_newline = text.rfind('\n');
-  text.resize(last_newline == std::string::npos ? 0 : last_newline + 1);  // a line being written waits
-  return text;
+// The map, when it may be read: the file at its name itself (opened as the
+// process names it, without following a link there), with no other name,
+// owned by root, this user or the process's user, who alone could have
+// written it. Otherwise nullopt, and the first time a warning.
+std::optional<RegularFile> NamespaceFiles::open_perf_map(uint32_t pid, PerfMapCopy& copy) {
+  auto file = roots_.open(pid, *copy.path, Links::kNotFinal);
+  std::string refused;
+  if (!file) {
+    if (file.missing()) return std::nullopt;  // none written (yet)
+    refused = file.reason;
+  } else if (const uid_t owner = file.value->owner; owner != 0 && owner != geteuid() && owner != copy.process_uid) {
+    refused = "owned by uid " + std::to_string(owner) + ", not by root, this user or the process's user";
+  } else if (file.value->links > 1) {
+    refused = "it has " + std::to_string(file.value->links) + " names (hard links), so its owner need not be who put it there";
+  } else {
+    return std::move(*file.value);
+  }
+  if (!copy.refused_said)
+    warnings_.push_back("skipped the JIT map of process " + std::to_string(pid) + " (" + *copy.path + "): " + refused);
+  copy.refused_said = true;
+  return std::nullopt;
 }
 
-void NamespaceFiles::copy_perf_maps(const ImageSink& sink) {
-  for (auto& [pid, copy] : perf_maps_) {
-    if (!copy.path) continue;
-    const std::string lines = new_perf_map_lines(*copy.path, copy.bytes, copy.process_uid);
-    if (lines.empty()) continue;
-    sink(ImageRecord{perf_map_image_name(pid), bytes_of(lines)});
-    copy.bytes += lines.size();
+// Reads at most `most` new bytes of `file` (and no more than the bounds
+// leave), and hands the whole lines among them to `sink`. False when
+// nothing was read.
+bool NamespaceFiles::copy_perf_map(uint32_t pid, PerfMapCopy& copy, RegularFile& file, uint64_t most,
+                                   const ImageSink& sink) {
+  if (copy.stopped || file.size <= copy.bytes) return false;  // nothing new (or a map cut short: its old lines stand)
+  const PerfMapLimits& limits = perf_map_limits_;
+  const uint64_t allowed = std::min(limits.per_process - std::min(copy.bytes, limits.per_process),
+                                    limits.per_recording - std::min(perf_map_bytes_, limits.per_recording));
+  const uint64_t want = std::min({file.size - copy.bytes, allowed, most, kMaxPerfMapStepBytes});
+  const size_t at = copy.pending.size();
+  copy.pending.resize(at + want);
+  const std::optional<size_t> got = pread_fully(file.fd.get(), copy.pending.data() + at, want, copy.bytes);
+  copy.pending.resize(at + got.value_or(0));
+  copy.bytes += got.value_or(0);
+  perf_map_bytes_ += got.value_or(0);
+  hand_whole_lines(pid, copy, at, sink);
+  if (got.value_or(0) == allowed && file.size > copy.bytes) stop_at_bound(pid, copy);
+  return got.value_or(0) > 0;
+}
+
+// Hands copy.pending's whole lines to `sink`, keeping the line being written
+// (bytes from `fresh` on were just read). A "line" longer than any a JIT
+// writes (a sparse file's hole) is dropped up to its end.
+void NamespaceFiles::hand_whole_lines(uint32_t pid, PerfMapCopy& copy, size_t fresh, const ImageSink& sink) {
+  if (copy.skipping_line) {
+    const size_t end = copy.pending.find('\n', fresh);
+    copy.pending.erase(0, end == std::string::npos ? std::string::npos : end + 1);
+    if (end == std::string::npos) return;
+    copy.skipping_line = false;
   }
+  const size_t last_newline = copy.pending.rfind('\n');
+  if (last_newline != std::string::npos) {
+    sink(ImageRecord{perf_map_image_name(pid), Bytes(reinterpret_cast<const uint8_t*>(copy.pending.data()), last_newline + 1)});
+    copy.pending.erase(0, last_newline + 1);
+  }
+  if (copy.pending.size() > kMaxPerfMapLineBytes) {
+    copy.pending.clear();
+    copy.skipping_line = true;
+  }
+}
+
+void NamespaceFiles::stop_at_bound(uint32_t pid, PerfMapCopy& copy) {
+  copy.stopped = true;
+  copy.pending = std::string();
+  const PerfMapLimits& limits = perf_map_limits_;
+  const std::string map = "process " + std::to_string(pid) + " (" + *copy.path + ")";
+  if (copy.bytes >= limits.per_process) {
+    warnings_.push_back("the JIT map of " + map + " is over --perf-map-max (" + human_bytes(limits.per_process) +
+                        "): its lines after the first " + human_bytes(limits.per_process) +
+                        " are not copied, and code they name is unnamed in reports");
+  } else if (!recording_bound_said_) {
+    recording_bound_said_ = true;
+    warnings_.push_back("the JIT maps reached " + human_bytes(limits.per_recording) + " in all (" +
+                        std::to_string(kPerfMapsPerRecording) + " x --perf-map-max): the later lines of " + map +
+                        ", and of any other, are not copied");
+  }
+}
+
+void NamespaceFiles::copy_perf_maps(const ImageSink& sink, PerfMapRound round) {
+  for (auto& [pid, copy] : perf_maps_) {
+    if (!copy.path || copy.stopped) continue;
+    if (auto file = open_perf_map(pid, copy)) {
+      copy.seen_size = std::max(copy.seen_size, file->size);
+      bool more = copy_perf_map(pid, copy, *file, perf_map_limits_.per_step, sink);
+      while (more && round == PerfMapRound::kToTheEnd) more = copy_perf_map(pid, copy, *file, perf_map_limits_.per_step, sink);
+    }
+    if (round == PerfMapRound::kToTheEnd && !copy.stopped && copy.seen_size > copy.bytes)  // it went with its namespace
+      warnings_.push_back("the JIT map of process " + std::to_string(pid) + " (" + *copy.path + ") grew faster than it " +
+                          "was copied: its last " + human_bytes(copy.seen_size - copy.bytes) + " were not copied");
+  }
+}
+
+PerfMapLimits PerfMapLimits::per_process_max(uint64_t bytes) {
+  PerfMapLimits limits;
+  limits.per_process = bytes;
+  limits.per_recording = bytes > UINT64_MAX / kPerfMapsPerRecording ? UINT64_MAX : bytes * kPerfMapsPerRecording;
+  return limits;
 }
 
 }  // namespace swprof

@@ -7,7 +7,10 @@
 // uses before the file system. A JIT's perf map is embedded too
 // (perf_map_image_name), for every process that writes one (in its
 // namespace's /tmp, or the host's): a report after the map file is gone,
-// or on another machine, still names the JIT's code.
+// or on another machine, still names the JIT's code. A map is copied only
+// when it is a regular file (never through a link at its name) owned by
+// root, this user or the process's user, and up to a bound per process and
+// per recording (PerfMapLimits): a map can grow without end, or be sparse.
 
 #include <cstdint>
 #include <functional>
@@ -22,6 +25,23 @@
 
 namespace swprof {
 
+// How much of the JIT perf maps is read into a recording.
+struct PerfMapLimits {
+  uint64_t per_process = kDefaultPerfMapMaxBytes;                  // --perf-map-max
+  uint64_t per_recording = kPerfMapsPerRecording * kDefaultPerfMapMaxBytes;  // every process's together
+  // Read from one map by one copy_perf_maps(kStep), so that the recording
+  // loop soon goes back to the rings: a map that grows faster is caught up
+  // with in later steps, and at the end.
+  uint64_t per_step = uint64_t{16} << 20;
+
+  // The limits of --perf-map-max SIZE.
+  static PerfMapLimits per_process_max(uint64_t bytes);
+};
+
+// One copy of the perf maps: a step while recording, or at the end everything
+// (up to the bounds) that is there.
+enum class PerfMapRound { kStep, kToTheEnd };
+
 // Where a file that is not on the host was found, and what became of it.
 struct NamespaceFileNote {
   std::string path;      // as the process mapped it
@@ -34,8 +54,9 @@ class NamespaceFiles {
  public:
   using ImageSink = std::function<void(const ImageRecord&)>;
 
-  explicit NamespaceFiles(uint64_t embed_max = kDefaultEmbedMaxBytes, ProcessRoots roots = ProcessRoots())
-      : embed_max_(embed_max), roots_(std::move(roots)) {}
+  explicit NamespaceFiles(uint64_t embed_max = kDefaultEmbedMaxBytes, ProcessRoots roots = ProcessRoots(),
+                          PerfMapLimits perf_map_limits = {})
+      : embed_max_(embed_max), roots_(std::move(roots)), perf_map_limits_(perf_map_limits) {}
 
   // Fills m's build-id when the kernel left it out (read once per mount
   // namespace and path), and the first time a file is found only inside the
@@ -43,36 +64,53 @@ class NamespaceFiles {
   void resolve(MappingRecord& m, const ImageSink& sink);
   // Copies the lines added since the last call to the perf maps of the
   // processes resolve() has seen (a perf map only grows: each image holds
-  // the lines that follow the previous one's). A host process's map in the
-  // world-writable /tmp is copied only when owned by root, this user, or
-  // the process's own user.
-  void copy_perf_maps(const ImageSink& sink);
+  // the lines that follow the previous one's). A map (in the world-writable
+  // /tmp, or in a container's, which its root controls) is copied only when
+  // its name is the file itself (no symbolic link, no second hard link) and
+  // it is owned by root, this user, or the process's own user. Past a bound
+  // of PerfMapLimits nothing more of a map is read, and a warning says so.
+  void copy_perf_maps(const ImageSink& sink, PerfMapRound round = PerfMapRound::kStep);
   // Where host processes write their perf maps (tests point it elsewhere).
   void set_host_perf_map_dir(std::string dir) { host_perf_map_dir_ = std::move(dir); }
   // An exec or an exit: the pid's namespace is read again next time.
   void forget(uint32_t pid) { roots_.forget(pid); }
 
   uint64_t embedded_bytes() const { return embedded_bytes_; }
+  // Read from the perf maps so far, in all (copied, and a line being written).
+  uint64_t perf_map_bytes() const { return perf_map_bytes_; }
   const std::vector<NamespaceFileNote>& notes() const { return notes_; }
-  // Files over --embed-max, and the like: one line each, for the person.
+  // Files over --embed-max, perf maps over their bounds or skipped, and the
+  // like: one line each, for the person.
   const std::vector<std::string>& warnings() const { return warnings_; }
 
  private:
+  struct PerfMapCopy {
+    std::optional<std::string> path;  // as the process names it: /tmp/perf-NSPID.map in its namespace, or <host dir>/perf-PID.map
+    uid_t process_uid = 0;            // the process's user, who may own its map
+    uint64_t bytes = 0;               // read so far: copied, then `pending`
+    uint64_t seen_size = 0;           // the largest size it had when opened
+    std::string pending;              // read after the last whole line (a line being written)
+    bool skipping_line = false;       // dropping the rest of a line too long to be a JIT's
+    bool refused_said = false;        // a warning told why the map is not read
+    bool stopped = false;             // over a bound: read no more
+  };
+
   BuildId resolve_foreign(const MappedFile& file, const ImageSink& sink);
-  uint64_t embed(const std::string& path, const std::string& open_path, const ImageSink& sink);
+  uint64_t embed(const std::string& path, ResolvedFile& found, const ImageSink& sink);
   void watch_perf_map(uint32_t pid, bool foreign);
-  static std::string new_perf_map_lines(const std::string& path, uint64_t from, std::optional<uid_t> process_uid);
+  std::optional<RegularFile> open_perf_map(uint32_t pid, PerfMapCopy& copy);
+  bool copy_perf_map(uint32_t pid, PerfMapCopy& copy, RegularFile& file, uint64_t most, const ImageSink& sink);
+  void hand_whole_lines(uint32_t pid, PerfMapCopy& copy, size_t fresh, const ImageSink& sink);
+  void stop_at_bound(uint32_t pid, PerfMapCopy& copy);
 
   uint64_t embed_max_;
   ProcessRoots roots_;
+  PerfMapLimits perf_map_limits_;
   std::unordered_map<std::string, BuildId> build_ids_;  // by mount ns + '\n' + path
-  struct PerfMapCopy {
-    std::optional<std::string> path;  // /proc/PID/root/tmp/perf-NSPID.map, or <host dir>/perf-PID.map
-    uint64_t bytes = 0;               // copied so far
-    std::optional<uid_t> process_uid;  // a host process's user, who may own its map
-  };
   std::unordered_map<uint32_t, PerfMapCopy> perf_maps_;  // by pid
   std::string host_perf_map_dir_ = "/tmp";
+  uint64_t perf_map_bytes_ = 0;
+  bool recording_bound_said_ = false;
   uint64_t embedded_bytes_ = 0;
   std::vector<NamespaceFileNote> notes_;
   std::vector<std::string> warnings_;

@@ -1,5 +1,6 @@
 #include "sampler/process_root.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -8,6 +9,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "common/error.h"
 #include "common/regular_file.h"
 #include "sampler/proc.h"
 
@@ -20,15 +22,13 @@ std::string read_link(const std::string& path) {
   return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
 }
 
-bool is_regular_file(const std::string& path) {
-  struct stat st {};
-  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
-// A regular file whose build-id, when `want` is known, is `want`.
-bool has_build_id(const std::string& path, const BuildId& want) {
-  if (!is_regular_file(path)) return false;
-  return want.empty() || read_build_id(path).value_or(BuildId{}) == want;
+// Whether an opened file is the one `mapped` names: the same build-id when
+// the mapping has one, else the same device and inode; without either,
+// nothing proves it.
+bool is_mapped_file(const RegularFile& opened, const MappedFile& mapped) {
+  if (!mapped.build_id.empty()) return read_build_id_of_fd(opened.fd.get()).value_or(BuildId{}) == mapped.build_id;
+  return mapped.inode != 0 && opened.inode == mapped.inode && major(opened.device) == mapped.dev_major &&
+         minor(opened.device) == mapped.dev_minor;
 }
 
 std::string map_files_name(uint64_t start, uint64_t end) {
@@ -56,56 +56,53 @@ const std::string& ProcessRoots::mount_namespace(uint32_t pid) {
   return it->second;
 }
 
-bool ProcessRoots::same_file_on_host(const MappedFile& file) const {
-  if (!file.build_id.empty()) return has_build_id(file.path, file.build_id);
-  if (file.inode == 0) return false;  // nothing to compare: not provably the same file
-  struct stat st {};
-  return stat(file.path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_ino == file.inode &&
-         major(st.st_dev) == file.dev_major && minor(st.st_dev) == file.dev_minor;
+bool ProcessRoots::foreign(uint32_t pid) {
+  const std::string& ns = mount_namespace(pid);
+  return !ns.empty() && ns != own_ns_;
+}
+
+FileResult<RegularFile> ProcessRoots::open(uint32_t pid, const std::string& path, Links links) {
+  if (!foreign(pid)) return open_regular_file(path, links);
+  // The process's root directory itself (a magic link of our /proc, followed
+  // once, here), and the path below it resolved as the process would.
+  UniqueFd root(::open((pid_dir(pid) + "/root").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!root.valid()) {
+    FileResult<RegularFile> r;
+    r.error = errno;
+    r.reason = "cannot open /proc/" + std::to_string(pid) + "/root: " + errno_text(errno);
+    return r;
+  }
+  return open_regular_file_in_root(root.get(), path, links);
 }
 
 std::optional<ResolvedFile> ProcessRoots::resolve(const MappedFile& file) {
   if (file.path.empty() || file.path[0] != '/') return std::nullopt;
   ResolvedFile out;
   out.mount_ns = mount_namespace(file.pid);
-  const bool shared = out.mount_ns.empty() || out.mount_ns == own_ns_;
-  if (shared ? is_regular_file(file.path) : same_file_on_host(file)) {
-    out.open_path = file.path;
-    return out;
-  }
+  const bool shared = !foreign(file.pid);
+  const auto found = [&](FileResult<RegularFile>& opened, std::string open_path, ResolvedFile::Via via) {
+    out.file = std::move(*opened.value);
+    out.open_path = std::move(open_path);
+    out.via = via;
+    return std::optional<ResolvedFile>(std::move(out));
+  };
+  if (auto host = open_regular_file(file.path); host && (shared || is_mapped_file(*host.value, file)))
+    return found(host, file.path, ResolvedFile::Via::kHost);
   if (shared) return std::nullopt;
-  if (const std::string inside = pid_dir(file.pid) + "/root" + file.path; has_build_id(inside, file.build_id)) {
-    out.open_path = inside;
-    out.via = ResolvedFile::Via::kProcRoot;
-    return out;
-  }
-  if (const std::string mapped = pid_dir(file.pid) + "/map_files/" + map_files_name(file.start, file.end);
-      is_regular_file(mapped)) {
-    out.open_path = mapped;
-    out.via = ResolvedFile::Via::kMapFiles;
-    return out;
-  }
+  if (auto inside = open(file.pid, file.path); inside && is_mapped_file(*inside.value, file))
+    return found(inside, pid_dir(file.pid) + "/root" + file.path, ResolvedFile::Via::kProcRoot);
+  const std::string mapped = pid_dir(file.pid) + "/map_files/" + map_files_name(file.start, file.end);
+  if (auto itself = open_regular_file(mapped)) return found(itself, mapped, ResolvedFile::Via::kMapFiles);
   return std::nullopt;
 }
 
 std::optional<std::string> ProcessRoots::perf_map_path(uint32_t pid) {
-  const std::string& ns = mount_namespace(pid);
-  if (ns.empty() || ns == own_ns_) return std::nullopt;
+  if (!foreign(pid)) return std::nullopt;
   auto status = read_text_file(pid_dir(pid) + "/status", 1u << 20);
   if (!status) return std::nullopt;
   auto nspid = parse_nspid(*status);
   if (!nspid) return std::nullopt;
-  return pid_dir(pid) + "/root/tmp/perf-" + std::to_string(*nspid) + ".map";
-}
-
-std::optional<ResolvedFile> resolve_mapped_file(pid_t pid, const std::string& path, uint64_t start, uint64_t end) {
-  ProcessRoots roots;
-  MappedFile file;
-  file.pid = static_cast<uint32_t>(pid);
-  file.path = path;
-  file.start = start;
-  file.end = end;
-  return roots.resolve(file);
+  return "/tmp/perf-" + std::to_string(*nspid) + ".map";
 }
 
 std::optional<uint32_t> parse_nspid(const std::string& status_text) {

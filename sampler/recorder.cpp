@@ -116,7 +116,7 @@ SessionSummary Recorder::finish(const std::string& end_reason, std::optional<int
   // What only the end knows goes into chunks of its own after the samples,
   // where a report finds it before reading them (recording/trailing_images.h).
   writer_->flush();
-  copy_perf_maps();
+  copy_perf_maps(PerfMapRound::kToTheEnd);
   write_kernel_symbols();
   note_namespace_files();
   summary_.end_reason = end_reason;
@@ -182,9 +182,9 @@ void Recorder::write_kernel_symbols() {
   summary_.kernel_symbols_bytes = subset.size();
 }
 
-void Recorder::copy_perf_maps() {
+void Recorder::copy_perf_maps(PerfMapRound round) {
   last_perf_map_copy_ = Clock::now();
-  namespace_files_.copy_perf_maps([this](const ImageRecord& image) { write_image(image); });
+  namespace_files_.copy_perf_maps([this](const ImageRecord& image) { write_image(image); }, round);
 }
 
 void Recorder::note_namespace_files() {

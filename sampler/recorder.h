@@ -25,9 +25,10 @@ class Recorder : private OffCpuThinner::Output {
 
   // `progress` (may be empty) hears the totals at most every 250 ms, from tick().
   // Files found only inside a process's mount namespace are embedded up to
-  // `embed_max` bytes in all.
-  Recorder(PerfLayout layout, SessionProgressFn progress, uint64_t embed_max = kDefaultEmbedMaxBytes)
-      : layout_(layout), progress_(std::move(progress)), namespace_files_(embed_max) {}
+  // `embed_max` bytes in all; JIT perf maps are copied up to `perf_maps`.
+  Recorder(PerfLayout layout, SessionProgressFn progress, uint64_t embed_max = kDefaultEmbedMaxBytes,
+           PerfMapLimits perf_maps = {})
+      : layout_(layout), progress_(std::move(progress)), namespace_files_(embed_max, ProcessRoots(), perf_maps) {}
 
   // Creates the file and writes the header and swprof's own vDSO image.
   void open(const std::string& path, const RecordingHeader& header);
@@ -83,7 +84,7 @@ class Recorder : private OffCpuThinner::Output {
   void off_cpu_repeat(const OffCpuRepeatRecord& repeat) override;
   void fill_build_id(MappingRecord& m);
   void write_image(const ImageRecord& image) { writer_->write(image); }
-  void copy_perf_maps();
+  void copy_perf_maps(PerfMapRound round = PerfMapRound::kStep);
   void write_kernel_symbols();
   void note_namespace_files();
   void write_end_record(const std::string& end_reason, std::optional<int> wait_status);

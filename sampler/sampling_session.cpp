@@ -212,7 +212,8 @@ SessionSummary run_record(const RecordRequest& req) {
   CommandGuard command(child.pid());
   StopSignals::kill_on_abort(child.pid());
 
-  Recorder recorder(events.timer.layout(), req.progress, req.sampling.embed_max_bytes);
+  Recorder recorder(events.timer.layout(), req.progress, req.sampling.embed_max_bytes,
+                    PerfMapLimits::per_process_max(req.sampling.perf_map_max_bytes));
   if (req.sampling.off_cpu) recorder.record_off_cpu(req.sampling.off_cpu->settings.min_ns);
   recorder.open(req.output, header);
 
@@ -329,7 +330,8 @@ SessionSummary run_attach(const AttachRequest& req) {
   header.kernel_samples = events.timer.kernel();  // opening may have fallen back to user mode only
   header.kernel_note = events.timer.kernel_note();
 
-  Recorder recorder(events.timer.layout(), req.progress, req.sampling.embed_max_bytes);
+  Recorder recorder(events.timer.layout(), req.progress, req.sampling.embed_max_bytes,
+                    PerfMapLimits::per_process_max(req.sampling.perf_map_max_bytes));
   if (req.sampling.off_cpu) recorder.record_off_cpu(req.sampling.off_cpu->settings.min_ns);
   header.target_pid = req.pid;
   header.command = command_line_of(req.pid);

@@ -288,9 +288,12 @@ void Symbolizer::Impl::prefetch(const std::shared_ptr<const ElfBinary>& binary) 
 
 // The text of a perf map, or nullopt (with a warning unless there is none).
 // The map's folder (/tmp) is writable by anyone: as perf does, only a
-// regular file owned by this user or root is read, and at most its size.
+// regular file owned by this user or root is read, and at most its size;
+// it must be the file at that name itself (a link planted there would name
+// a file of root's, fs.protected_symlinks=0 or not), with no second name (a
+// hard link of root's file made by anyone, with fs.protected_hardlinks=0).
 std::optional<std::string> Symbolizer::Impl::read_perf_map(const std::string& path) {
-  auto file = open_regular_file(path);
+  auto file = open_regular_file(path, Links::kNotFinal);
   if (!file) {
     if (!file.missing()) warnings.push_back("skipped the JIT map " + path + ": " + file.reason);
     return std::nullopt;
@@ -299,6 +302,11 @@ std::optional<std::string> Symbolizer::Impl::read_perf_map(const std::string& pa
   if (owner != 0 && owner != geteuid()) {
     warnings.push_back("skipped the JIT map " + path + ": owned by uid " + std::to_string(owner) +
                        ", not by this user or root, so anyone could have written it");
+    return std::nullopt;
+  }
+  if (file.value->links > 1) {
+    warnings.push_back("skipped the JIT map " + path + ": it has " + std::to_string(file.value->links) +
+                       " names (hard links), so its owner need not be who put it there");
     return std::nullopt;
   }
   auto text = read_regular_file(*file.value, kMaxPerfMapBytes);

@@ -6,6 +6,7 @@
 // lives only in the private namespace, inside the test's own temp dir.
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 #include <sstream>
 #include <thread>
 
+#include "recording/recording_reader.h"
 #include "support/cli_harness.h"
 #include "support/read_file.h"
 #include "support/temp_dir.h"
@@ -58,12 +60,15 @@ std::vector<std::string> in_namespace(const std::string& root, const std::vector
 
 // The same with a private /tmp (a folder of the tmpfs bound over /tmp), so
 // the program's /tmp/perf-1.map never reaches the host's /tmp. The tmpfs is
-// then hidden under that /tmp: the program runs from its folder as ./app.
-std::vector<std::string> in_namespace_with_private_tmp(const std::string& root, const std::vector<std::string>& args) {
+// then hidden under that /tmp (the test's temp dir is in /tmp, so is all of
+// it): the program runs from its folder as ./app. `setup` runs in the
+// namespace first, with /tmp private and $0 the root.
+std::vector<std::string> in_namespace_with_private_tmp(const std::string& root, const std::vector<std::string>& args,
+                                                       const std::string& setup = "true") {
   std::vector<std::string> argv = {
       kUnshare, "--mount", "--pid", "--fork", "--propagation", "private", "sh", "-c",
       "mount -t tmpfs none \"$0\" && cp \"$1\" \"$0/app\" && mkdir \"$0/tmp\" && cd \"$0\" && "
-      "mount --bind \"$0/tmp\" /tmp && shift && exec ./app \"$@\"",
+      "mount --bind \"$0/tmp\" /tmp && " + setup + " && shift && exec ./app \"$@\"",
       root, KNOWN_NAMESPACE_BIN};
   argv.insert(argv.end(), args.begin(), args.end());
   return argv;
@@ -115,6 +120,25 @@ std::string info_of(const std::string& recording, const std::string& dir) {
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   return r.out;
+}
+
+// The images (embedded binaries, perf map copies, ...) a recording holds, by name (the bytes of
+// images of one name joined).
+std::map<std::string, std::string> recorded_images(const std::string& recording) {
+  std::map<std::string, std::string> images;
+  swprof::RecordingReader reader(recording);
+  while (auto rec = reader.next())
+    if (const auto* image = std::get_if<swprof::ImageRecord>(&*rec))
+      images[image->name].append(reinterpret_cast<const char*>(image->bytes.data()), image->bytes.size());
+  return images;
+}
+
+// The names of the images that hold `marker`.
+std::vector<std::string> images_holding(const std::string& recording, const std::string& marker) {
+  std::vector<std::string> names;
+  for (const auto& [name, bytes] : recorded_images(recording))
+    if (bytes.find(marker) != std::string::npos) names.push_back(name);
+  return names;
 }
 
 // Kills a spawned process group (unshare and the program) however the test
@@ -261,6 +285,95 @@ TEST_CASE("namespace: a JIT's perf map written inside its namespace names the ge
   INFO(info);
   CHECK(info.find("/map_files/") != std::string::npos);
   check_known_chain(out, dir.path());
+}
+
+// A file of the host that the namespace cannot see (it is under the host's
+// /tmp, which the namespace's private /tmp hides): the marker, then `bytes`.
+std::string host_only_file(const TempDir& dir, const std::string& name, const std::string& bytes, mode_t mode) {
+  const std::string path = dir.file(name);
+  std::ofstream(path, std::ios::binary) << bytes;
+  REQUIRE(chmod(path.c_str(), mode) == 0);
+  return path;
+}
+
+TEST_CASE("namespace: attach and dump never take a host file for a binary that a link inside the namespace names",
+          "[integration][namespace]") {
+  SKIP_WITHOUT_NAMESPACES();
+  TempDir dir;
+  const std::string root = dir.file("ns");
+  std::filesystem::create_directory(root);
+  // Another program, readable by root only, with a marker after its ELF bytes.
+  const std::string marker = "HOST-ONLY-ELF-4f1c9e";
+  const std::string host_elf = host_only_file(dir, "host-tool", read_file(WORKLOAD_BIN) + marker, 0700);
+  // Inside, the program's path (where the mapping says it is) becomes an
+  // absolute link to that host file; its own file lives on, hidden.
+  const std::string setup = "mkdir -p \"$0\" && ln -s " + host_elf + " \"$0/app\"";
+  auto unshare = spawn(in_namespace_with_private_tmp(root, {"forever"}, setup), dir.path());
+  KillGroupOnExit guard{unshare.pid};
+  const pid_t app = wait_for_app(unshare);
+  const std::string attached = dir.file("attach.swprof"), dumped = dir.file("dump.swprof");
+  auto a = run({swprof_bin(), "attach", std::to_string(app), "--duration", "1", "-o", attached}, dir.path());
+  auto d = run({swprof_bin(), "dump", std::to_string(app), "--samples", "3", "--interval", "20", "-o", dumped},
+               dir.path());
+  kill(app, SIGKILL);
+  wait_for(unshare, 30);
+  INFO(a.err << d.err);
+  REQUIRE(a.exit_code == 0);
+  REQUIRE(d.exit_code == 0);
+  CHECK_FALSE(mounted(root));
+
+  for (const std::string& recording : {attached, dumped}) {
+    INFO(recording);
+    CHECK(images_holding(recording, marker).empty());
+    const std::string info = info_of(recording, dir.path());
+    INFO(info);
+    CHECK(info.find("/root" + root + "/app") == std::string::npos);  // not found through the link
+    CHECK(info.find("/map_files/") != std::string::npos);               // but as the mapped file itself
+  }
+  check_known_chain(attached, dir.path());
+}
+
+TEST_CASE("namespace: a perf map that is a link inside the namespace is not followed to a host file",
+          "[integration][namespace]") {
+  SKIP_WITHOUT_NAMESPACES();
+  TempDir dir;
+  const std::string root = dir.file("ns");
+  std::filesystem::create_directory(root);
+  const std::string marker = "HOST_SECRET_7d2a";
+  const std::string secret = host_only_file(dir, "secret", "7f0000001000 40 " + marker + "\n", 0600);
+  const std::string out = dir.file("r.swprof");
+  std::vector<std::string> argv = {swprof_bin(), "record", "-o", out, "--"};
+  for (auto& a : in_namespace_with_private_tmp(root, {"0.5"}, "ln -s " + secret + " /tmp/perf-1.map")) argv.push_back(a);
+  auto r = run(argv, dir.path());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_FALSE(mounted(root));
+  CHECK(images_holding(out, marker).empty());
+  CHECK(r.err.find("is a symbolic link") != std::string::npos);
+}
+
+TEST_CASE("namespace: a perf map that keeps growing (sparse) is copied up to --perf-map-max, and the summary says so",
+          "[integration][namespace]") {
+  SKIP_WITHOUT_NAMESPACES();
+  TempDir dir;
+  const std::string root = dir.file("ns");
+  std::filesystem::create_directory(root);
+  const std::string out = dir.file("sparse.swprof");
+  // The map grows by 16 MiB holes: past 4M within a step of the recorder.
+  std::vector<std::string> argv = {swprof_bin(), "record", "--perf-map-max", "4M", "-o", out, "--"};
+  for (auto& a : in_namespace_with_private_tmp(root, {"1.0", "sparse-jit"})) argv.push_back(a);
+  auto r = run(argv, dir.path());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_FALSE(mounted(root));
+  CHECK(r.err.find("warning: the JIT map of process ") != std::string::npos);
+  CHECK(r.err.find("(/tmp/perf-1.map) is over --perf-map-max (4.0 MB)") != std::string::npos);
+  uint64_t copied = 0;
+  for (const auto& [name, bytes] : recorded_images(out))
+    if (name.rfind("perf-map:", 0) == 0) copied += bytes.size();
+  CHECK(copied > 0);
+  CHECK(copied <= (uint64_t{4} << 20));
+  CHECK(count(folded(out, dir.path()), "jitted_spin", "jitted_spin").first > 0);  // its first line was copied
 }
 
 TEST_CASE("namespace: --embed-max takes a size and refuses a negative or malformed one in one line",

@@ -1,5 +1,7 @@
 #include "sampler/namespace_files.h"
 
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -34,6 +36,8 @@ struct Namespaces {
     fs::create_directories(proc + "/42/root/tmp");
     fs::copy_file(exe, proc + "/42/root" + app);
   }
+  // As the kernel reports it: with the device and inode of the file
+  // mapped, when there is one inside pid 42's root.
   MappingRecord mapping(uint32_t pid, const std::string& path) const {
     MappingRecord m;
     m.pid = m.tid = pid;
@@ -41,8 +45,16 @@ struct Namespaces {
     m.length = 0x1000;
     m.prot = 0x5;
     m.path = path;
+    struct stat st {};
+    if (pid == 42 && lstat((proc + "/42/root" + path).c_str(), &st) == 0) {
+      m.dev_major = major(st.st_dev);
+      m.dev_minor = minor(st.st_dev);
+      m.inode = st.st_ino;
+    }
     return m;
   }
+  // Pid 42's perf map, as the host reaches it.
+  std::string perf_map() const { return proc + "/42/root/tmp/perf-1.map"; }
 };
 
 struct Images {
@@ -197,4 +209,148 @@ TEST_CASE("namespace files: a host process's perf map is copied too, when its ow
   REQUIRE(chown((host_tmp + "/perf-43.map").c_str(), 54321, 54321) == 0);
   files.copy_perf_maps(images.sink());
   CHECK(images.written.size() == 1);
+}
+
+namespace {
+
+// The images written, with the warnings, after one copy of the perf maps of
+// pid 42 (in its namespace) and pid 43 (on the host, its maps in host_tmp).
+struct PerfMapCase {
+  Namespaces ns;
+  Images images;
+  std::string host_tmp = ns.dir.file("host-tmp");
+  NamespaceFiles files;
+
+  explicit PerfMapCase(PerfMapLimits limits = {})
+      : files(kDefaultEmbedMaxBytes, ProcessRoots(ns.proc), limits) {
+    fs::create_directories(host_tmp);
+    files.set_host_perf_map_dir(host_tmp);
+    for (uint32_t pid : {42u, 43u}) {
+      MappingRecord m = ns.mapping(pid, pid == 42 ? ns.app : ns.exe);
+      files.resolve(m, images.sink());
+    }
+    images.written.clear();
+  }
+  std::string copied(const std::string& name) const {
+    std::string all;
+    for (const auto& [n, bytes] : images.written)
+      if (n == name) all += bytes;
+    return all;
+  }
+  std::string warnings() const {
+    std::string all;
+    for (const std::string& w : files.warnings()) all += w + "\n";
+    return all;
+  }
+};
+
+const std::string kSecretLine = "7f0000009000 40 host_secret\n";
+
+}  // namespace
+
+TEST_CASE("namespace files: a perf map that is a link inside the namespace is not followed, out of it or within",
+          "[namespace_files]") {
+  PerfMapCase c;
+  const std::string secret = c.ns.dir.file("secret");  // a host file, outside pid 42's root
+  std::ofstream(secret) << kSecretLine;
+  fs::create_symlink(secret, c.ns.perf_map());
+  c.files.copy_perf_maps(c.images.sink());
+  CHECK(c.images.written.empty());
+  CHECK(c.warnings().find("process 42") != std::string::npos);
+  CHECK(c.warnings().find("is a symbolic link") != std::string::npos);
+
+  // A link to a file inside the root is not followed either: a map is the file itself.
+  fs::remove(c.ns.perf_map());
+  std::ofstream(c.ns.proc + "/42/root/tmp/real.map") << kSecretLine;
+  fs::create_symlink("real.map", c.ns.perf_map());
+  c.files.copy_perf_maps(c.images.sink());
+  CHECK(c.images.written.empty());
+}
+
+TEST_CASE("namespace files: a folder link on the way to a perf map resolves inside the namespace's root",
+          "[namespace_files]") {
+  PerfMapCase c;
+  const std::string host_dir = c.ns.dir.file("host-dir");  // the host's, outside pid 42's root
+  fs::create_directories(host_dir);
+  std::ofstream(host_dir + "/perf-1.map") << kSecretLine;
+  fs::remove_all(c.ns.proc + "/42/root/tmp");
+  fs::create_symlink(host_dir, c.ns.proc + "/42/root/tmp");  // /tmp -> an absolute path: inside, nothing is there
+  c.files.copy_perf_maps(c.images.sink());
+  CHECK(c.images.written.empty());
+
+  // An absolute link to a folder inside the root is followed there.
+  fs::remove(c.ns.proc + "/42/root/tmp");
+  fs::create_symlink("/jit", c.ns.proc + "/42/root/tmp");
+  fs::create_directories(c.ns.proc + "/42/root/jit");
+  std::ofstream(c.ns.proc + "/42/root/jit/perf-1.map") << "7f0000001000 40 inside\n";
+  c.files.copy_perf_maps(c.images.sink());
+  CHECK(c.copied("perf-map:42") == "7f0000001000 40 inside\n");
+}
+
+TEST_CASE("namespace files: a host process's perf map is never a link or a second name of another file",
+          "[namespace_files]") {
+  PerfMapCase c;
+  const std::string secret = c.ns.dir.file("secret");  // root's (the suite runs as root), as /etc/shadow is
+  std::ofstream(secret) << kSecretLine;
+  const std::string map = c.host_tmp + "/perf-43.map";
+  fs::create_symlink(secret, map);  // fs.protected_symlinks=0 would let anyone plant this in /tmp
+  c.files.copy_perf_maps(c.images.sink());
+  CHECK(c.images.written.empty());
+  fs::remove(map);
+  fs::create_hard_link(secret, map);  // and fs.protected_hardlinks=0 this
+  c.files.copy_perf_maps(c.images.sink());
+  CHECK(c.images.written.empty());
+  CHECK(c.warnings().find("process 43") != std::string::npos);
+  fs::remove(map);
+  std::ofstream(map) << "7f0000001000 40 own\n";
+  c.files.copy_perf_maps(c.images.sink());
+  CHECK(c.copied("perf-map:43") == "7f0000001000 40 own\n");
+}
+
+TEST_CASE("namespace files: a perf map is copied up to the bound per process, then no more, and a warning says so",
+          "[namespace_files]") {
+  PerfMapCase c(PerfMapLimits{100, 1000, 1000});
+  const std::string line = "7f0000001000 40 jitted_0123456789\n";  // 35 bytes
+  std::ofstream(c.ns.perf_map()) << line << line;
+  c.files.copy_perf_maps(c.images.sink());
+  CHECK(c.copied("perf-map:42") == line + line);
+  CHECK(c.warnings().empty());
+  std::ofstream(c.ns.perf_map(), std::ios::app) << line << line;  // 140 bytes: over 100
+  c.files.copy_perf_maps(c.images.sink());
+  CHECK(c.copied("perf-map:42") == line + line);  // the third line would end past byte 100
+  CHECK(c.warnings() == "the JIT map of process 42 (/tmp/perf-1.map) is over --perf-map-max (100 bytes): its lines after "
+                        "the first 100 bytes are not copied, and code they name is unnamed in reports\n");
+  std::ofstream(c.ns.perf_map(), std::ios::app) << line;
+  c.files.copy_perf_maps(c.images.sink());
+  c.files.copy_perf_maps(c.images.sink(), PerfMapRound::kToTheEnd);
+  CHECK(c.copied("perf-map:42") == line + line);
+  CHECK(c.files.warnings().size() == 1);
+  CHECK(c.files.perf_map_bytes() <= 100);
+}
+
+TEST_CASE("namespace files: a sparse perf map is read no further than the bound", "[namespace_files]") {
+  PerfMapCase c(PerfMapLimits{1 << 20, 4 << 20, 256 << 10});
+  std::ofstream(c.ns.perf_map()) << "7f0000001000 40 first\n";
+  REQUIRE(truncate(c.ns.perf_map().c_str(), off_t{1} << 40) == 0);  // a hole of a TiB
+  for (int i = 0; i < 3; ++i) c.files.copy_perf_maps(c.images.sink());
+  CHECK(c.files.perf_map_bytes() <= 3 * (256 << 10));  // a step at a time
+  c.files.copy_perf_maps(c.images.sink(), PerfMapRound::kToTheEnd);
+  CHECK(c.copied("perf-map:42") == "7f0000001000 40 first\n");
+  CHECK(c.files.perf_map_bytes() <= (1 << 20));
+  CHECK(c.warnings().find("the JIT map of process 42 (/tmp/perf-1.map) is over --perf-map-max (1.0 MB)") == 0);
+}
+
+TEST_CASE("namespace files: the perf maps of all processes together stop at the recording's bound", "[namespace_files]") {
+  PerfMapCase c(PerfMapLimits{100, 150, 1000});
+  const std::string line = "7f0000001000 40 jitted_0123456789\n";  // 35 bytes
+  std::ofstream(c.ns.perf_map()) << line << line;            // 70
+  std::ofstream(c.host_tmp + "/perf-43.map") << line << line;  // 70 more: 140, under 150
+  c.files.copy_perf_maps(c.images.sink());
+  CHECK(c.copied("perf-map:42") == line + line);
+  CHECK(c.copied("perf-map:43") == line + line);
+  std::ofstream(c.ns.perf_map(), std::ios::app) << line;
+  c.files.copy_perf_maps(c.images.sink(), PerfMapRound::kToTheEnd);
+  CHECK(c.copied("perf-map:42") == line + line);
+  CHECK(c.warnings() == "the JIT maps reached 150 bytes in all (4 x --perf-map-max): the later lines of process 42 "
+                        "(/tmp/perf-1.map), and of any other, are not copied\n");
 }

@@ -144,7 +144,32 @@ TEST_CASE("perf map: a link to /dev/zero is skipped, not read without end", "[sy
   REQUIRE(::symlink("/dev/zero", map.c_str()) == 0);
   const auto [name, warnings] = name_jit_frame(dir);
   CHECK(name.empty());
-  CHECK(warnings == "skipped the JIT map " + map + ": is a character device, not a regular file\n");
+  CHECK(warnings == "skipped the JIT map " + map + ": is a symbolic link, not a regular file\n");
+}
+
+TEST_CASE("perf map: a link is not followed, even to a file of root", "[symbolize][untrusted]") {
+  // With fs.protected_symlinks=0 anyone can plant /tmp/perf-PID.map -> a
+  // file of root's (/etc/shadow); the owner checked is the link's.
+  TempDir dir;
+  const std::string secret = dir.file("secret");
+  write_file(secret, kMapText);
+  REQUIRE(::chown(secret.c_str(), 0, static_cast<gid_t>(-1)) == 0);
+  const std::string map = dir.file("perf-987654321.map");
+  REQUIRE(::symlink(secret.c_str(), map.c_str()) == 0);
+  const auto [name, warnings] = name_jit_frame(dir);
+  CHECK(name.empty());
+  CHECK(warnings == "skipped the JIT map " + map + ": is a symbolic link, not a regular file\n");
+}
+
+TEST_CASE("perf map: a second name of another file (a hard link) is skipped", "[symbolize][untrusted]") {
+  TempDir dir;
+  const std::string secret = dir.file("secret");
+  write_file(secret, kMapText);
+  const std::string map = dir.file("perf-987654321.map");
+  REQUIRE(::link(secret.c_str(), map.c_str()) == 0);  // fs.protected_hardlinks=0 lets anyone make one
+  const auto [name, warnings] = name_jit_frame(dir);
+  CHECK(name.empty());
+  CHECK(warnings == "skipped the JIT map " + map + ": it has 2 names (hard links), so its owner need not be who put it there\n");
 }
 
 TEST_CASE("perf map: one owned by another user is skipped", "[symbolize][untrusted]") {
