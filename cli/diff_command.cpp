@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/number_options.h"
 #include "cli/profile_options.h"
+#include "common/same_file.h"
 #include "common/text_escape.h"
 #include "compare/diff.h"
 #include "compare/diff_folded.h"
@@ -58,7 +59,11 @@ std::function<int()> add_diff_command(CLI::App& app) {
     if (a->profile.reverse) throw Error("diff compares root-first stacks: --reverse cannot be used");
     if (a->profile.per_thread)
       throw Error("diff matches calling contexts across runs, whose thread ids differ: --per-thread cannot be used");
-    // Every output fails before any work when it cannot be written.
+    // Every output fails before any work when it is an input or cannot be written.
+    const std::vector<std::string> inputs = a->profile.symbols.read_files({a->base, a->current});
+    check_output_is_not_an_input(a->output, inputs);
+    if (!a->html.empty()) check_output_is_not_an_input(a->html, inputs, "--html");
+    if (!a->folded.empty()) check_output_is_not_an_input(a->folded, inputs, "--folded");
     OutputFile out(a->output);
     std::optional<OutputFile> html, folded;
     if (!a->html.empty()) html.emplace(a->html);

@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/number_options.h"
 #include "cli/profile_options.h"
+#include "common/same_file.h"
 #include "output/context_stack.h"
 #include "output/output_file.h"
 #include "output/report.h"
@@ -77,6 +78,7 @@ std::function<int()> add_report_command(CLI::App& app) {
     const bool by_context = !a->context_id.empty();
     const uint64_t context_id = by_context ? parse_context_id(a->context_id) : 0;
     if (!by_context) check_binary_destination(format, a->output);
+    check_output_is_not_an_input(a->output, a->profile.symbols.read_files({a->path}));
     OutputFile out(a->output);  // fails before any work when it cannot be written
     const InputKind kind = detect_input(a->path);
     ProfileArgs args = a->profile;

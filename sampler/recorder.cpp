@@ -9,6 +9,7 @@
 namespace swprof {
 
 void Recorder::open(const std::string& path, const RecordingHeader& header) {
+  if (auto old = keep_previous_recording(path)) summary_.previous_recording = *old;
   writer_.emplace(path, header);
   kernel_samples_ = header.kernel_samples;
   started_ = Clock::now();

@@ -30,7 +30,9 @@ class Recorder : private OffCpuThinner::Output {
            PerfMapLimits perf_maps = {})
       : layout_(layout), progress_(std::move(progress)), namespace_files_(embed_max, ProcessRoots(), perf_maps) {}
 
-  // Creates the file and writes the header and swprof's own vDSO image.
+  // Keeps what was at `path` as PATH.old (keep_previous_recording; named in
+  // the summary), creates the file (readable only by its owner) and writes
+  // the header and swprof's own vDSO image.
   void open(const std::string& path, const RecordingHeader& header);
   // The session has off-CPU events (the summary and end record count them).
   // Their samples of waits shorter than `min_ns` whose stack repeats an

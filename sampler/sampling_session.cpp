@@ -117,13 +117,18 @@ RecordingHeader make_header(const std::string& mode, const SamplingOptions& o, c
   return h;
 }
 
-// Fails early, before anything runs, when the output cannot be written.
+// Fails early, before anything runs, when the output cannot be written: the
+// file itself, or when it is new or a previous recording will be moved to
+// PATH.old, its folder.
 void check_output_writable(const std::string& path) {
   if (path.empty()) throw Error("empty output path");
   struct stat st;
   if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
     throw Error("cannot write output file '" + path + "': it is a directory");
-  if (access(path.c_str(), F_OK) == 0) {
+  const auto old = previous_recording_name(path);
+  if (old && stat(old->c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw Error("cannot keep the previous recording '" + path + "' as '" + *old + "': it is a directory");
+  if (!old && access(path.c_str(), F_OK) == 0) {
     if (access(path.c_str(), W_OK) != 0) throw Error("cannot write output file '" + path + "': " + errno_text(errno));
     return;
   }

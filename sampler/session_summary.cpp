@@ -39,6 +39,11 @@ std::string totals_line(const SessionSummary& s) {
   return out + ")\n";
 }
 
+std::string previous_line(const SessionSummary& s) {
+  if (s.previous_recording.empty()) return {};
+  return format_line("swprof: the previous recording is kept as %s\n", s.previous_recording.c_str());
+}
+
 std::string kernel_mode_line(const SessionSummary& s) {
   if (!s.kernel_samples || !s.kernel_mode_samples) return {};
   return format_line("swprof: %llu samples (%.1f%%) landed in the kernel (syscalls, faults); kept with their user stacks\n",
@@ -103,7 +108,7 @@ std::string embedded_lines(const SessionSummary& s) {
 }  // namespace
 
 std::string format_summary(const SessionSummary& s) {
-  return totals_line(s) + kernel_mode_line(s) + lost_line(s) + truncated_line(s) + throttles_line(s) +
+  return totals_line(s) + previous_line(s) + kernel_mode_line(s) + lost_line(s) + truncated_line(s) + throttles_line(s) +
          malformed_line(s) + offcpu_line(s) + kernel_note_line(s) + embedded_lines(s);
 }
 

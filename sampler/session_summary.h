@@ -11,6 +11,7 @@ namespace swprof {
 
 struct SessionSummary {
   std::string output;
+  std::string previous_recording;  // PATH.old: what was at the output, kept (keep_previous_recording)
   std::string end_reason;  // "exited", "interrupted", "duration", "target exited"
   double duration_s = 0;
   uint64_t samples = 0;

@@ -169,5 +169,5 @@ TEST_CASE("archive: says what it could not store, and a damaged archive is one c
 
   auto self = t.swprof({"archive", "-o", t.recording, t.recording});
   CHECK(self.exit_code != 0);
-  CHECK(self.err.find("would overwrite the recording") != std::string::npos);
+  CHECK(self.err.find("would overwrite the input") != std::string::npos);
 }

@@ -1,13 +1,17 @@
 // `swprof record` on the test workloads, checked through the recording.
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "sampler/proc.h"
 #include "support/cli_harness.h"
+#include "support/read_file.h"
 #include "support/temp_dir.h"
 
 using namespace swprof::testing;
@@ -173,4 +177,34 @@ TEST_CASE("record: a JIT's perf map is kept, so a report names its code after th
   CHECK(jitted >= 10);
   auto info = run({swprof_bin(), "info", "--no-unwind", out}, dir.path());
   CHECK(info.out.find("perf map       process " + std::to_string(summarize(out).target_pid)) != std::string::npos);
+}
+
+TEST_CASE("record -o onto a recording keeps it as FILE.old and makes the new one readable only by its owner",
+          "[integration]") {
+  TempDir dir;
+  const std::string out = dir.file("twice.swprof");
+  const std::vector<std::string> argv = {swprof_bin(), "record", "-F", "499", "-o", out, "--", workload_bin(), "spin", "0.1"};
+  auto first = run(argv, dir.path());
+  INFO(first.err);
+  REQUIRE(first.exit_code == 0);
+  CHECK(first.err.find(".old") == std::string::npos);
+  REQUIRE(::chmod(out.c_str(), 0644) == 0);  // as an older swprof left it
+  const std::string first_bytes = read_file(out);
+  auto second = run(argv, dir.path());
+  INFO(second.err);
+  REQUIRE(second.exit_code == 0);
+  CHECK(second_recording_problems(out, first_bytes, second) == "");
+}
+
+TEST_CASE("record: a FILE.old that is a directory fails before the command runs", "[integration]") {
+  TempDir dir;
+  const std::string out = dir.file("r.swprof");
+  { std::ofstream(out) << "the previous recording"; }
+  REQUIRE(::mkdir((out + ".old").c_str(), 0755) == 0);
+  auto r = run({swprof_bin(), "record", "-o", out, "--", "/bin/touch", dir.file("ran")}, dir.path());
+  INFO(r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "swprof: error: cannot keep the previous recording '" + out + "' as '" + out + ".old': it is a directory\n");
+  CHECK(read_file(out) == "the previous recording");
+  CHECK_FALSE(std::filesystem::exists(dir.file("ran")));
 }

@@ -1,6 +1,7 @@
 #include "support/cli_harness.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -105,6 +106,18 @@ RecordingSummary summarize(const std::string& path) {
   s.finalized = reader.status().finalized;
   s.complete = reader.status().ok();
   return s;
+}
+
+std::string second_recording_problems(const std::string& out, const std::string& first_bytes,
+                                      const ProcessResult& second) {
+  std::string problems;
+  if (slurp(out + ".old") != first_bytes) problems += "out.old is not the first recording; ";
+  if (second.err.find("the previous recording is kept as " + out + ".old") == std::string::npos)
+    problems += "the summary does not name out.old; ";
+  if (!summarize(out).finalized) problems += "the new recording is not finalized; ";
+  struct stat st {};
+  if (::stat(out.c_str(), &st) != 0 || (st.st_mode & 07777) != 0600) problems += "the new recording is not mode 0600; ";
+  return problems;
 }
 
 size_t line_count(const std::string& text) {

@@ -49,6 +49,13 @@ struct RecordingSummary {
 };
 RecordingSummary summarize(const std::string& path);
 
+// A second recording session with `-o out` (record, attach): "" when the
+// first recording (its bytes `first_bytes`) is at out.old, the summary says
+// so, and the new recording is finalized and readable only by its owner;
+// else what is not so.
+std::string second_recording_problems(const std::string& out, const std::string& first_bytes,
+                                      const ProcessResult& second);
+
 std::string swprof_bin();
 std::string workload_bin();
 
