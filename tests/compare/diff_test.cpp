@@ -242,7 +242,7 @@ TEST_CASE("diff: unusable inputs are errors, doubtful ones warnings") {
   CHECK_THAT(d.warnings[1], Catch::Contains("sampled cpu-clock"));
 }
 
-TEST_CASE("diff: profiles of different weight kinds are refused; the same kind compares") {
+TEST_CASE("diff: profiles of different weight kinds are refused, the same kind compares") {
   Profile wall = bench(300, "wall.json");
   wall.weight_kind = WeightKind::kWall;
   try {

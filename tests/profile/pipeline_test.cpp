@@ -93,7 +93,7 @@ TEST_CASE("pipeline: every sample in recording order, with its thread's name as 
   CHECK(pass.last_time == at_seconds(1.6));
 }
 
-TEST_CASE("pipeline: thread and time filters keep samples; all samples are counted as read", "[pipeline]") {
+TEST_CASE("pipeline: thread and time filters keep samples, all samples are counted as read", "[pipeline]") {
   Fixture f;
   SECTION("by thread id and time window (from inclusive, to exclusive)") {
     f.options.filter.tids = {101};

@@ -160,7 +160,7 @@ TEST_CASE("recording: perf.data: comm, mmap2 with the build-id of its file, and 
   CHECK(reader.status().skipped.empty());
 }
 
-TEST_CASE("recording: perf.data: a -g sample keeps its user chain; an MMAP is code", "[recording][perf_data]") {
+TEST_CASE("recording: perf.data: a -g sample keeps its user chain, an MMAP is code", "[recording][perf_data]") {
   PerfDataImage img = callchain_image();
   img.add_record(img.mmap(7, 0x10000, 0x1000, 0, "/bin/x", 1));
   img.add_record(img.mmap(0xffffffffu, 0xffffffff81000000ull, 0x100000, 0, "[kernel.kallsyms]_text", 1));
@@ -399,7 +399,7 @@ std::vector<std::tuple<uint64_t, uint8_t, size_t>> samples_of(PerfDataReader& re
 
 }  // namespace
 
-TEST_CASE("recording: perf.data: a data section of many windows gives every record; cut, those before the cut",
+TEST_CASE("recording: perf.data: a data section of many windows gives every record, cut, those before the cut",
           "[recording][perf_data]") {
   const BigImage big = big_image();
   REQUIRE(big.file.size() > (6u << 20));
