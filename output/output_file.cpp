@@ -87,15 +87,21 @@ void OutputFile::open_in_place() {
 
 // Beside the file, so that rename() is atomic. O_EXCL: never through a link
 // or file someone placed at that name; a stale one of this pid is replaced.
+// The name is registered for removal before the file is made, so a signal
+// at any moment after it exists removes it.
 void OutputFile::open_temporary(std::optional<mode_t> mode) {
   temp_ = path_ + ".tmp." + std::to_string(getpid());
+  cleanup_.emplace(temp_);
   for (int attempt = 0; attempt < 2 && !fd_.valid(); ++attempt) {
     fd_.reset(::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0666));
     if (!fd_.valid() && errno == EEXIST && attempt == 0) ::unlink(temp_.c_str());
   }
-  if (!fd_.valid()) fail(errno);
+  if (!fd_.valid()) {
+    const int err = errno;
+    cleanup_.reset();  // nothing of ours at that name
+    fail(err);
+  }
   how_ = How::kReplace;  // from now on there is a file of ours to remove
-  cleanup_.emplace(temp_);
   if (mode) (void)::fchmod(fd_.get(), *mode);  // a replaced file keeps its permissions
 }
 
