@@ -49,6 +49,9 @@ std::function<int()> add_diff_command(CLI::App& app) {
   add_number(sub, "--min-z", a->diff.min_z, {0}, "z statistic a change needs to be significant (default 4)");
   sub->add_option("--fail-on", a->fail_on, "which share's regression fails: self, total (default) or both");
   sub->add_option("--only", a->diff.only, "judge only functions whose name matches this regex");
+  sub->add_flag("--ignore-modules", a->diff.ignore_modules,
+                "match functions by name alone, whatever binary they are in: for a program built or installed "
+                "under another name or path (kernel frames stay [kernel])");
   sub->add_flag("--keep-interrupts", a->keep_interrupts,
                 "judge time in interrupt handlers as kernel functions (default: it counts for the code interrupted)");
   add_number(sub, "--top", a->top, {0, 1000000, true}, "rows per table in text and markdown (default 10)");
