@@ -435,7 +435,7 @@ std::vector<std::string> lines_of(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("report text: COLUMNS=80 fits every line in 80 columns; piped or written to a file, lines stay whole") {
+TEST_CASE("report text: COLUMNS=80 fits every line in 80 columns, piped or written to a file, lines stay whole") {
   TempDir dir;
   const std::string profile = deep_json_profile(dir);
   {

@@ -106,7 +106,7 @@ TEST_CASE("text: at 80 columns every line fits, every name keeps its own end, de
   CHECK(s.find("[+51]") == std::string::npos);
 }
 
-TEST_CASE("text: with no width names stay whole; indentation stops at 16 levels") {
+TEST_CASE("text: with no width names stay whole, indentation stops at 16 levels") {
   TextReportOptions o;
   o.min_percent = 0;
   std::ostringstream out;

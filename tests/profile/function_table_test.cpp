@@ -84,7 +84,7 @@ TEST_CASE("function table: caller charges inlined code to the function it was in
   CHECK(row(r, leaf_first, "msort").self == 30);
 }
 
-TEST_CASE("function table: separate keeps inlined copies in rows of their own; thread roots are no rows") {
+TEST_CASE("function table: separate keeps inlined copies in rows of their own, thread roots are no rows") {
   Profile p = sort_profile();
   add_stack(p.tree, {fn("worker 1", "[thread]", kCctThread), fn("main")}, 5);
   const auto rows = function_table(p, InlineRows::kSeparate);
