@@ -33,6 +33,8 @@ constexpr size_t kSmallRun = 64;
 constexpr uint64_t kMinAttrSize = PERF_ATTR_SIZE_VER0 + 16;
 constexpr uint64_t kMaxAttrSize = 4096;
 constexpr uint64_t kMaxEvents = 1024;
+// Sample ids over all events: perf writes one per event and ring buffer
+// (CPU, or thread with --per-thread).
 constexpr uint64_t kMaxIds = 1u << 20;
 constexpr uint64_t kMaxFeatureSize = 16u << 20;
 
@@ -191,17 +193,24 @@ void PerfDataReader::peek_kernel_mappings() {
   peeked_kernel_mappings_ = count;
 }
 
-std::vector<uint64_t> PerfDataReader::read_ids(PerfFileSection ids) const {
-  if (!inside(ids, file_size_) || ids.size / 8 > kMaxIds)
-    throw Error("perf.data file '" + path_ + "' has a damaged attribute section");
+// `ids_read` counts the ids read so far, over every event.
+std::vector<uint64_t> PerfDataReader::read_ids(PerfFileSection ids, uint64_t& ids_read) const {
+  if (!inside(ids, file_size_) || ids.size / 8 > kMaxIds - ids_read)
+    throw Error("perf.data file '" + path_ + "' has a damaged attribute section (more than " +
+                std::to_string(kMaxIds) + " sample ids)");
   std::vector<uint64_t> out(ids.size / 8);
   if (read_at(ids.offset, out.data(), out.size() * 8) != out.size() * 8)
     throw Error("perf.data file '" + path_ + "' is cut inside its attribute section");
+  ids_read += out.size();
   return out;
 }
 
+// An id list that an earlier event names too is read once: its ids are the
+// first event's (as the parser, which takes the first, would have them).
 void PerfDataReader::read_attrs(const PerfFileHeader& h) {
   std::vector<uint8_t> raw(h.attr_size);
+  std::vector<std::pair<uint64_t, uint64_t>> lists_read;  // {offset, size} of each id list read
+  uint64_t ids_read = 0;
   for (uint64_t at = h.attrs.offset; at < h.attrs.offset + h.attrs.size; at += h.attr_size) {
     if (read_at(at, raw.data(), raw.size()) != raw.size())
       throw Error("perf.data file '" + path_ + "' is cut inside its attribute section");
@@ -209,7 +218,11 @@ void PerfDataReader::read_attrs(const PerfFileHeader& h) {
     if (!attr) throw Error("perf.data file '" + path_ + "' has a damaged attribute section");
     PerfFileSection ids;
     std::memcpy(&ids, raw.data() + raw.size() - 16, 16);
-    attr->ids = read_ids(ids);
+    const std::pair<uint64_t, uint64_t> list{ids.offset, ids.size};
+    if (std::find(lists_read.begin(), lists_read.end(), list) == lists_read.end()) {
+      attr->ids = read_ids(ids, ids_read);
+      lists_read.push_back(list);
+    }
     attrs_.push_back(std::move(*attr));
   }
 }

@@ -64,7 +64,7 @@ class PerfDataReader final : public RecordSource {
   void open();
   size_t read_at(uint64_t offset, void* dst, size_t n) const;
   void read_attrs(const PerfFileHeader& h);
-  std::vector<uint64_t> read_ids(PerfFileSection ids) const;
+  std::vector<uint64_t> read_ids(PerfFileSection ids, uint64_t& ids_read) const;
   void read_features(const PerfFileHeader& h);
   void keep_vdso_if_recorded();
   void peek_kernel_mappings();
