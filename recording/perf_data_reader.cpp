@@ -37,6 +37,12 @@ constexpr uint64_t kMaxEvents = 1024;
 // (CPU, or thread with --per-thread).
 constexpr uint64_t kMaxIds = 1u << 20;
 constexpr uint64_t kMaxFeatureSize = 16u << 20;
+// Compressed records (perf record -z) inflate at most this many times the
+// compressed bytes read so far, and to at most kMaxDecompressed in all: a
+// real recording inflates about 120 times, while a zstd stream can inflate
+// 30,000 times (an 18 KB record made 8 M samples).
+constexpr uint64_t kMaxInflation = 1000;
+constexpr uint64_t kMaxDecompressed = uint64_t{64} << 30;
 
 // The bytes of a stack copy of `copy_size` that a sample read in parts
 // keeps: dyn_size + 8 (more than dyn_size, so the copy still reads as not
@@ -467,6 +473,13 @@ void PerfDataReader::start_decompressing(Bytes raw, uint32_t type) {
   }
   comp_.assign(data.begin(), data.end());
   comp_pos_ = 0;
+  compressed_in_ += comp_.size();
+}
+
+// What the compressed data read so far may still inflate to (kMaxInflation).
+uint64_t PerfDataReader::inflation_room() const {
+  const uint64_t allowed = std::min(kMaxDecompressed, compressed_in_ * kMaxInflation);
+  return allowed > decompressed_out_ ? allowed - decompressed_out_ : 0;
 }
 
 std::optional<Bytes> PerfDataReader::next_decompressed() {
@@ -491,8 +504,18 @@ std::optional<Bytes> PerfDataReader::next_decompressed() {
     std::memmove(dec_.data(), dec_.data() + dec_head_, avail);
     dec_tail_ = avail;
     dec_head_ = 0;
+    const uint64_t room = inflation_room();
+    if (room == 0) {
+      const std::string bound = decompressed_out_ >= kMaxDecompressed
+                                    ? "beyond " + std::to_string(kMaxDecompressed >> 30) + " GiB"
+                                    : "more than " + std::to_string(kMaxInflation) + " times";
+      stop(ReadStatus::State::kCorrupt, "compressed data inflates " + bound + " (" + std::to_string(decompressed_out_) +
+                                            " bytes from " + std::to_string(compressed_in_) + ") before byte " +
+                                            std::to_string(buf_offset_ + pos_) + "; the rest is not read");
+      return std::nullopt;
+    }
     ZSTD_inBuffer in{comp_.data(), comp_.size(), comp_pos_};
-    ZSTD_outBuffer out{dec_.data(), dec_.size(), dec_tail_};
+    ZSTD_outBuffer out{dec_.data(), static_cast<size_t>(std::min<uint64_t>(dec_.size(), dec_tail_ + room)), dec_tail_};
     const size_t ret = ZSTD_decompressStream(zstd_->ctx, &out, &in);
     if (ZSTD_isError(ret)) {
       stop(ReadStatus::State::kCorrupt, std::string("damaged compressed data (") + ZSTD_getErrorName(ret) +
@@ -500,6 +523,7 @@ std::optional<Bytes> PerfDataReader::next_decompressed() {
       return std::nullopt;
     }
     const bool progress = in.pos != comp_pos_ || out.pos != dec_tail_;
+    decompressed_out_ += out.pos - dec_tail_;
     comp_pos_ = in.pos;
     dec_tail_ = out.pos;
     zstd_full_ = out.pos == out.size;

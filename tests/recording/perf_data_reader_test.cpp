@@ -228,6 +228,42 @@ TEST_CASE("recording: perf.data: compressed records, one record split across the
   CHECK(reader.status().skipped.empty());
 }
 
+TEST_CASE("recording: perf.data: compressed records inflating beyond the bound stop the read, keeping what was read",
+          "[recording][perf_data]") {
+  // 100,000 identical samples (5.6 MB) compress to about 1 KB: far more than
+  // 1000 times.
+  PerfDataImage img = callchain_image();
+  PerfImageSample s;
+  s.ip = 0x401000;
+  s.pid = s.tid = 42;
+  s.time = 7;
+  s.callchain = {kUserMark, 0x401000};
+  const ByteVector one = img.sample(s);
+  constexpr size_t kSamples = 100'000;
+  ByteVector records;
+  records.reserve(one.size() * kSamples);
+  for (size_t i = 0; i < kSamples; ++i) records.insert(records.end(), one.begin(), one.end());
+  img.add_record(img.comm(42, 42, "before", 1));
+  const ByteVector bomb = PerfDataImage::compressed(records, 1);
+  REQUIRE(bomb.size() * 1000 < records.size());
+  img.add_record(bomb);
+  img.add_record(img.comm(42, 42, "after", 9));
+  const ByteVector file = img.build();
+  PerfDataReader reader(Bytes(file.data(), file.size()), "bomb.data");
+  const std::vector<Record> got = read_all(reader);
+  REQUIRE(got.size() > 1);
+  CHECK(std::get<CommRecord>(got[0]).comm == "before");
+  const auto samples = static_cast<size_t>(
+      std::count_if(got.begin(), got.end(), [](const Record& r) { return std::holds_alternative<SampleView>(r); }));
+  CHECK(samples == got.size() - 1);  // no "after"
+  // The records of 1000 times the compressed bytes, but for the one cut there.
+  const size_t allowed = (bomb.size() - 8) * 1000;
+  CHECK(samples * one.size() <= allowed);
+  CHECK(samples * one.size() > allowed - one.size());
+  CHECK(reader.status().state == ReadStatus::State::kCorrupt);
+  CHECK_THAT(reader.status().problem, Catch::Contains("inflates more than 1000 times"));
+}
+
 TEST_CASE("recording: perf.data: other events, 32-bit samples and unknown records are skipped and counted",
           "[recording][perf_data]") {
   PerfDataImage img;
