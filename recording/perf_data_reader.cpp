@@ -563,6 +563,7 @@ std::optional<Record> PerfDataReader::take(Bytes raw) {
   if (parsed.record) newest_ = std::max(newest_, time_of(*parsed.record).value_or(0));
   if (!parsed.record) {
     if (!parsed.skipped.empty()) ++status_.skipped[parsed.skipped];
+    if (parsed.skipped == kDamagedSamples) ++status_.damaged_samples;
     return std::nullopt;
   }
   if (auto* m = std::get_if<MappingRecord>(&*parsed.record)) attach_build_id(*m);
