@@ -11,9 +11,12 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "recording/records.h"
@@ -38,9 +41,16 @@ struct KernelFrameName {
 };
 std::vector<KernelFrameName> parse_task_stack(std::string_view text);
 
-// The frames' addresses from the text of /proc/kallsyms; empty when a symbol
-// is missing or the addresses are hidden (all zero, kernel.kptr_restrict).
-std::vector<uint64_t> resolve_kernel_frames(const std::vector<KernelFrameName>& frames, std::string_view kallsyms);
+// The addresses of the symbols `names` from one pass over the text of
+// /proc/kallsyms (the first line naming a symbol wins: the kernel's own
+// before a module's); empty when the addresses are hidden (zero:
+// kernel.kptr_restrict).
+using KernelSymbolAddresses = std::unordered_map<std::string, uint64_t>;
+KernelSymbolAddresses kernel_symbol_addresses(std::string_view kallsyms, const std::unordered_set<std::string>& names);
+
+// The frames' addresses; empty when a symbol is missing from `addresses`.
+std::vector<uint64_t> resolve_kernel_frames(const std::vector<KernelFrameName>& frames,
+                                            const KernelSymbolAddresses& addresses);
 
 // Up to `len` bytes of process `pid`'s memory at `addr`, page by page,
 // stopping at the first page that cannot be read (the end of the stack).
@@ -60,9 +70,23 @@ struct BlockedThread {
   SwitchRecord switch_out() const;
 };
 
-// The threads of `pid` blocked in a system call now, with up to `stack_size`
-// bytes of their stacks. Threads that run, exit meanwhile or cannot be read
-// are left out.
-std::vector<BlockedThread> find_blocked_threads(pid_t pid, uint32_t stack_size);
+// What find_blocked_threads reads besides the process, and when it gives up.
+struct BlockedThreadSearch {
+  uint32_t stack_size = 8192;  // bytes of each thread's stack copied
+  // The text of /proc/kallsyms; called at most once, and only when some
+  // thread has kernel frames.
+  std::function<std::optional<std::string>()> read_kallsyms = read_proc_kallsyms;
+  // Asked before each thread: true (a stop signal arrived) ends the search
+  // with the threads found so far.
+  std::function<bool()> stop_requested = [] { return false; };
+
+  static std::optional<std::string> read_proc_kallsyms();
+};
+
+// The threads of `pid` blocked in a system call now, with the start of their
+// stacks. Threads that run, exit meanwhile or cannot be read are left out.
+// The cost is a few /proc reads per thread and one pass over /proc/kallsyms
+// in all.
+std::vector<BlockedThread> find_blocked_threads(pid_t pid, const BlockedThreadSearch& search = {});
 
 }  // namespace swprof

@@ -246,13 +246,15 @@ SessionSummary run_record(const RecordRequest& req) {
 namespace {
 
 // Opens events on every thread of `pid`, rescanning until no new thread shows
-// up (threads started meanwhile are followed by inherit from then on).
+// up (threads started meanwhile are followed by inherit from then on). A stop
+// signal ends the opening with the threads opened so far.
 void open_all_threads(SessionEvents& events, pid_t pid) {
   std::unordered_set<pid_t> opened;
   for (int round = 0; round < 10; ++round) {
     bool added = false;
     for (pid_t tid : list_threads(pid)) {
       if (opened.count(tid)) continue;
+      if (StopSignals::requested() && !opened.empty()) break;
       EventSet* failed = nullptr;
       int err = events.open_task(tid, &failed);
       if (err == ESRCH && tid != pid) continue;  // the thread exited meanwhile
@@ -261,7 +263,7 @@ void open_all_threads(SessionEvents& events, pid_t pid) {
       opened.insert(tid);
       added = true;
     }
-    if (!added) break;
+    if (!added || StopSignals::requested()) break;
   }
   if (opened.empty()) throw Error("process " + std::to_string(pid) + " exited before sampling could start");
 }
@@ -279,9 +281,13 @@ void synthesize_process_state(Recorder& recorder, pid_t pid, uint64_t time) {
 }
 
 // --off-cpu: threads blocked in a system call at the attach get the off-CPU
-// sample and switch-out their events missed (sampler/blocked_threads.h).
+// sample and switch-out their events missed (sampler/blocked_threads.h). A
+// stop signal ends the search: sampling then stops at once.
 void synthesize_blocked_threads(Recorder& recorder, pid_t pid, uint32_t stack_size) {
-  for (const BlockedThread& t : find_blocked_threads(pid, stack_size)) {
+  BlockedThreadSearch search;
+  search.stack_size = stack_size;
+  search.stop_requested = StopSignals::requested;
+  for (const BlockedThread& t : find_blocked_threads(pid, search)) {
     recorder.write_synthesized(t.sample());
     recorder.write_synthesized(t.switch_out());
     ++recorder.summary().blocked_at_attach;
