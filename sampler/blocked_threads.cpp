@@ -165,7 +165,7 @@ std::optional<FoundThread> read_blocked_thread(pid_t pid, pid_t tid, uint32_t st
   BlockedThread& t = found.thread;
   t.time = monotonic_now_ns();
   auto sc = read_task_syscall(pid, tid);
-  if (!sc || sc->nr < 0 || sc->sp == 0) return std::nullopt;
+  if (!sc || sc->sp == 0) return std::nullopt;
   t.pid = static_cast<uint32_t>(pid);
   t.tid = static_cast<uint32_t>(tid);
   t.syscall = *sc;

@@ -1,8 +1,9 @@
 #pragma once
-// attach --off-cpu: a thread already blocked in a system call when sampling
-// starts has no switch-out sample until it wakes and blocks again, so the
-// time it waits from the attach on would have no stack. For each such thread
-// this makes what the off-CPU event would have recorded, without stopping
+// attach --off-cpu: a thread already off the CPU when sampling starts
+// (blocked in a system call, or stopped: SIGSTOP, a tracer) has no
+// switch-out sample until it runs and leaves the CPU again, so the time it
+// waits from the attach on would have no stack. For each such thread this
+// makes what the off-CPU event would have recorded, without stopping
 // anything: the user pc and sp from /proc/PID/task/TID/syscall, the top of
 // its stack read with process_vm_readv, and its kernel frames from
 // /proc/PID/task/TID/stack with their addresses from /proc/kallsyms (when
@@ -24,8 +25,9 @@
 namespace swprof {
 
 // One line of /proc/PID/task/TID/syscall: "NR ARG1..ARG6 SP PC" (hex args),
-// or "-1 SP PC" when blocked outside a system call; nullopt for "running"
-// and for anything malformed.
+// or "-1 SP PC" when off the CPU outside a system call (stopped, or asleep
+// in a page fault); nullopt for "running" (also said of a runnable thread
+// waiting for a CPU) and for anything malformed.
 struct TaskSyscall {
   int64_t nr = -1;
   uint64_t sp = 0;
@@ -60,7 +62,7 @@ struct BlockedThread {
   uint32_t pid = 0;
   uint32_t tid = 0;
   uint64_t time = 0;  // CLOCK_MONOTONIC when its state was read
-  TaskSyscall syscall;
+  TaskSyscall syscall;  // nr -1: off the CPU outside a system call
   std::vector<uint8_t> stack;         // from syscall.sp up
   std::vector<uint8_t> kernel_chain;  // u64 little-endian each, innermost first
 
@@ -83,10 +85,10 @@ struct BlockedThreadSearch {
   static std::optional<std::string> read_proc_kallsyms();
 };
 
-// The threads of `pid` blocked in a system call now, with the start of their
-// stacks. Threads that run, exit meanwhile or cannot be read are left out.
-// The cost is a few /proc reads per thread and one pass over /proc/kallsyms
-// in all.
+// The threads of `pid` off the CPU now (blocked in a system call, stopped,
+// asleep in a page fault), with the start of their stacks. Threads that run
+// or wait for a CPU, exit meanwhile or cannot be read are left out. The cost
+// is a few /proc reads per thread and one pass over /proc/kallsyms in all.
 std::vector<BlockedThread> find_blocked_threads(pid_t pid, const BlockedThreadSearch& search = {});
 
 }  // namespace swprof

@@ -94,6 +94,7 @@ std::string drain_until(SessionEvents& events, Recorder& recorder, DoneFn&& done
     else reason = done();
   }
   for (EventSet* set : events.sets()) set->set_enabled(false);
+  recorder.sampling_stopped(monotonic_now_ns());
   events.drain_into(recorder);
   return reason;
 }
@@ -280,9 +281,9 @@ void synthesize_process_state(Recorder& recorder, pid_t pid, uint64_t time) {
   for (MappingRecord& m : read_code_mappings(pid, time)) recorder.write_synthesized(std::move(m));
 }
 
-// --off-cpu: threads blocked in a system call at the attach get the off-CPU
-// sample and switch-out their events missed (sampler/blocked_threads.h). A
-// stop signal ends the search: sampling then stops at once.
+// --off-cpu: threads off the CPU at the attach get the off-CPU sample and
+// switch-out their events missed (sampler/blocked_threads.h). A stop signal
+// ends the search: sampling then stops at once.
 void synthesize_blocked_threads(Recorder& recorder, pid_t pid, uint32_t stack_size) {
   BlockedThreadSearch search;
   search.stack_size = stack_size;

@@ -149,6 +149,22 @@ bool off_cpu_permitted() {
   return false;
 }
 
+// The off-CPU time a text report weighs, in seconds, from its line
+// "weight:    off-CPU time (12.345 s, blocked or waiting)"; -1 without one.
+double report_off_cpu_seconds(const std::string& report) {
+  const std::string key = "off-CPU time (";
+  const size_t at = report.find(key);
+  if (at == std::string::npos) return -1;
+  std::istringstream in(report.substr(at + key.size()));
+  double value = 0;
+  std::string unit;
+  if (!(in >> value >> unit)) return -1;
+  if (unit.rfind("s,", 0) == 0) return value;
+  if (unit.rfind("ms", 0) == 0) return value / 1e3;
+  if (unit.rfind("us", 0) == 0) return value / 1e6;
+  return value / 1e9;
+}
+
 // `swprof attach --off-cpu PID --duration SECONDS` into `out`, with the wall
 // time it took.
 struct TimedRun {
@@ -460,6 +476,49 @@ TEST_CASE("off-CPU: attach --off-cpu reads hundreds of blocked threads promptly 
   const auto [first, last] = std::minmax_element(c.synthesized_out_times.begin(), c.synthesized_out_times.end());
   INFO("blocked threads read in " << static_cast<double>(*last - *first) / 1e9 << " s");
   CHECK(*last - *first < 2'000'000'000ull);
+}
+
+TEST_CASE("off-CPU: attach --off-cpu charges a thread blocked all along with the whole attach", "[integration]") {
+  if (!off_cpu_permitted()) return;
+  TempDir dir;
+  RunningProgram target({program("known_sleepers"), "20"}, dir.path());
+  REQUIRE(target.wait_threads(21, "S"));
+  const std::string out = dir.file("idle.swprof");
+  const TimedRun t = attach_off_cpu(target.pid(), "1", out, dir.path());
+  INFO("stderr: " << t.result.err);
+  REQUIRE(t.result.exit_code == 0);
+  CHECK(t.result.err.find("21 threads already blocked at the attach") != std::string::npos);
+  const ProcessResult report = run({swprof_bin(), "report", out}, dir.path());
+  REQUIRE(report.exit_code == 0);
+  // No thread ran: each waited from the moment it was read, before the 1 s
+  // began, to the end of the attach, which took `t.seconds` in all.
+  const double off_cpu = report_off_cpu_seconds(report.out);
+  INFO(report.out.substr(0, 600));
+  INFO("attach took " << t.seconds << " s");
+  CHECK(off_cpu >= 21 * 0.99);
+  CHECK(off_cpu <= 21 * t.seconds);
+}
+
+TEST_CASE("off-CPU: attach --off-cpu counts the threads of a stopped process as blocked", "[integration]") {
+  if (!off_cpu_permitted()) return;
+  TempDir dir;
+  // Two threads asleep in nanosleep and the main thread spinning in user
+  // code, all stopped: the main thread is stopped outside a system call.
+  RunningProgram target({program("known_sleepers"), "2", "spin"}, dir.path());
+  REQUIRE(kill(target.pid(), SIGSTOP) == 0);
+  REQUIRE(target.wait_threads(3, "T"));
+  const std::string out = dir.file("stopped.swprof");
+  const TimedRun t = attach_off_cpu(target.pid(), "1", out, dir.path());
+  INFO("stderr: " << t.result.err);
+  REQUIRE(t.result.exit_code == 0);
+  CHECK(t.result.err.find("3 threads already blocked at the attach") != std::string::npos);
+  const OffCpuContents c = read_off_cpu(out);
+  CHECK(c.synthesized_outs_by_tid.count(static_cast<uint32_t>(target.pid())) == 1);
+  const ProcessResult report = run({swprof_bin(), "report", out}, dir.path());
+  REQUIRE(report.exit_code == 0);
+  INFO(report.out.substr(0, 600));
+  CHECK(report_off_cpu_seconds(report.out) >= 3 * 0.99);
+  CHECK(report_off_cpu_seconds(report.out) <= 3 * t.seconds);
 }
 
 TEST_CASE("off-CPU: a plain record has no switch records", "[integration]") {

@@ -162,3 +162,17 @@ TEST_CASE("find_blocked_threads ends when a stop is requested, with the threads 
   CHECK(find_blocked_threads(target.pid(), search).size() == 5);
   CHECK(asked == 6);
 }
+
+TEST_CASE("find_blocked_threads sees a thread stopped outside a system call", "[blocked_threads]") {
+  TempDir dir;
+  RunningProgram target({known_sleepers(), "1", "spin"}, dir.path());
+  REQUIRE(kill(target.pid(), SIGSTOP) == 0);
+  REQUIRE(target.wait_threads(2, "T"));
+  const std::vector<BlockedThread> blocked = find_blocked_threads(target.pid());
+  REQUIRE(blocked.size() == 2);
+  const BlockedThread& main = blocked[0].tid == static_cast<uint32_t>(target.pid()) ? blocked[0] : blocked[1];
+  CHECK(main.tid == static_cast<uint32_t>(target.pid()));
+  CHECK(main.syscall.nr == -1);  // it was spinning in user code
+  CHECK(main.syscall.pc != 0);
+  CHECK(!main.stack.empty());
+}
