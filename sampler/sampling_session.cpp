@@ -1,14 +1,13 @@
 #include "sampler/sampling_session.h"
 
-#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <optional>
@@ -23,6 +22,7 @@
 #include "sampler/launcher.h"
 #include "sampler/proc.h"
 #include "sampler/recorder.h"
+#include "sampler/ring_drainer.h"
 #include "sampler/stop_signals.h"
 
 namespace swprof {
@@ -30,17 +30,14 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-uint64_t monotonic_now_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-
 // The timer events and, with --off-cpu/--wall, the off-CPU events: each set
-// has its own rings and record layout.
+// has its own rings and record layout. Once they are open, a RingDrainer
+// takes their records out (declared last: its thread ends before the rings
+// are unmapped).
 struct SessionEvents {
   EventSet timer;
   std::optional<EventSet> off_cpu;
+  std::optional<RingDrainer> drainer;
 
   SessionEvents(const SamplingOptions& o, bool enable_on_exec) : timer(o, enable_on_exec) {
     if (o.off_cpu) off_cpu.emplace(o, enable_on_exec, EventRole::kOffCpu);
@@ -60,42 +57,55 @@ struct SessionEvents {
     }
     return 0;
   }
-  std::vector<pollfd> poll_fds() {
+  // Starts taking the rings' records out, as soon as the events are open:
+  // what the recorder does before its loop (an attach's /proc reads) then
+  // costs no samples. Room for the records not written yet: four times what
+  // all the rings hold, and at least 64 MiB.
+  void start_draining() {
+    std::vector<RingSetDrainFn> fns;
     std::vector<pollfd> fds;
-    for (EventSet* set : sets())
-      for (const pollfd& p : set->poll_fds()) fds.push_back(p);
-    return fds;
-  }
-  void drain_into(Recorder& recorder) {
-    const uint64_t now = monotonic_now_ns();  // before the drain: every earlier switch-in is in a ring
+    uint64_t ring_bytes = 0;
     for (EventSet* set : sets()) {
-      const PerfLayout layout = set->layout();
-      recorder.summary().malformed += set->drain([&](Bytes raw) { recorder.handle(raw, layout); });
+      fns.push_back([set](const RecordFn& fn) { return set->drain(fn); });
+      for (const pollfd& p : set->poll_fds()) fds.push_back(p);
+      ring_bytes += set->ring_bytes() * set->poll_fds().size();
     }
-    recorder.release_off_cpu(now);
-    recorder.drained(now);
+    drainer.emplace(std::move(fns), std::move(fds), std::max<uint64_t>(uint64_t{64} << 20, 4 * ring_bytes));
+  }
+  // Writes what one pass over the rings found (in the order of sets()).
+  void write(const DrainedBatch& batch, Recorder& recorder) {
+    const std::vector<EventSet*> all = sets();
+    for (size_t i = 0; i < all.size() && i < batch.sets.size(); ++i) {
+      const PerfLayout layout = all[i]->layout();
+      const DrainedBatch::Records& records = batch.sets[i];
+      for (size_t r = 0; r < records.count(); ++r) recorder.handle(records.record(r), layout);
+    }
+    recorder.summary().malformed += batch.malformed;
+    recorder.release_off_cpu(batch.started_ns);
+    recorder.drained(batch.started_ns);
   }
   void describe(SessionSummary& summary) {
     for (EventSet* set : sets()) set->describe(summary);
   }
 };
 
-// Polls and drains until `done()` returns a reason or a stop signal arrives;
-// then stops the events and drains what is left.
+// Writes what the rings deliver (taken out by the events' RingDrainer) until
+// `done()` returns a reason or a stop signal arrives; then stops the events
+// and writes what is left.
 template <typename DoneFn>
 std::string drain_until(SessionEvents& events, Recorder& recorder, DoneFn&& done) {
-  std::vector<pollfd> fds = events.poll_fds();
+  if (!events.drainer) events.start_draining();
+  RingDrainer& drainer = *events.drainer;
   std::string reason;
   while (reason.empty()) {
-    poll(fds.data(), fds.size(), 100);
-    events.drain_into(recorder);
+    for (const DrainedBatch& batch : drainer.take(std::chrono::milliseconds(100))) events.write(batch, recorder);
     recorder.tick();
     if (StopSignals::requested()) reason = StopSignals::reason();
     else reason = done();
   }
   for (EventSet* set : events.sets()) set->set_enabled(false);
   recorder.sampling_stopped(monotonic_now_ns());
-  events.drain_into(recorder);
+  for (const DrainedBatch& batch : drainer.finish()) events.write(batch, recorder);
   return reason;
 }
 
@@ -209,6 +219,7 @@ SessionSummary run_record(const RecordRequest& req) {
   RecordingHeader header = make_header("record", req.sampling, events.timer);
   header.command = req.command;
   header.target_pid = child.pid();
+  events.start_draining();
   child.release();
   CommandGuard command(child.pid());
   StopSignals::kill_on_abort(child.pid());
@@ -333,6 +344,7 @@ SessionSummary run_attach(const AttachRequest& req) {
   RecordingHeader header = make_header("attach", req.sampling, events.timer);
   const uint64_t start_ns = header.start_monotonic_ns;
   open_all_threads(events, req.pid);
+  events.start_draining();
   header.kernel_samples = events.timer.kernel();  // opening may have fallen back to user mode only
   header.kernel_note = events.timer.kernel_note();
 
