@@ -65,6 +65,28 @@ std::vector<DrainedBatch> RingDrainer::finish() {
   return out;
 }
 
+void RingDrainer::recycle(std::vector<DrainedBatch> batches) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (DrainedBatch& batch : batches) keep_spares(batch);
+}
+
+void RingDrainer::keep_spares(DrainedBatch& batch) {
+  for (DrainedBatch::Records& records : batch.sets) {
+    if (spares_.size() >= kMaxSpares || records.bytes.capacity() > kMaxSpareBytes) continue;
+    records.bytes.clear();
+    records.ends.clear();
+    spares_.push_back(std::move(records));
+  }
+}
+
+DrainedBatch::Records RingDrainer::spare() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (spares_.empty()) return {};
+  DrainedBatch::Records records = std::move(spares_.back());
+  spares_.pop_back();
+  return records;
+}
+
 uint64_t RingDrainer::full_waits() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return full_waits_;
@@ -88,9 +110,9 @@ void RingDrainer::run() {
 DrainedBatch RingDrainer::pass() {
   DrainedBatch batch;
   batch.started_ns = monotonic_now_ns();  // before reading: what was stamped earlier is in the rings
-  batch.sets.resize(sets_.size());
+  batch.sets.reserve(sets_.size());
   for (size_t i = 0; i < sets_.size(); ++i) {
-    DrainedBatch::Records& records = batch.sets[i];
+    DrainedBatch::Records& records = batch.sets.emplace_back(spare());
     batch.malformed += sets_[i]([&records](Bytes record) {
       records.bytes.insert(records.bytes.end(), record.begin(), record.end());
       records.ends.push_back(records.bytes.size());
@@ -108,6 +130,7 @@ void RingDrainer::push(DrainedBatch batch) {
     if (bytes == 0 && batch.malformed == 0 && !queue_.empty() && queue_.back().bytes() == 0 &&
         queue_.back().malformed == 0) {
       queue_.back().started_ns = batch.started_ns;
+      keep_spares(batch);
     } else {
       pending_bytes_ += bytes;
       queue_.push_back(std::move(batch));

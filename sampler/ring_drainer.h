@@ -74,6 +74,12 @@ class RingDrainer {
   // The batches made since the last take(), oldest first; waits up to
   // `timeout` for one when there is none (and may return none).
   std::vector<DrainedBatch> take(std::chrono::milliseconds timeout);
+  // Batches written: their buffers are kept for later passes (a few, up to
+  // kMaxSpareBytes each), which then write into memory already mapped
+  // instead of faulting in new pages for every sample's stack.
+  void recycle(std::vector<DrainedBatch> batches);
+  static constexpr size_t kMaxSpares = 8;
+  static constexpr size_t kMaxSpareBytes = size_t{4} << 20;
   // Once the events are disabled: one last pass, the thread ends, and every
   // batch not taken yet is returned.
   std::vector<DrainedBatch> finish();
@@ -84,6 +90,8 @@ class RingDrainer {
  private:
   void run();
   DrainedBatch pass();
+  DrainedBatch::Records spare();
+  void keep_spares(DrainedBatch& batch);  // with mutex_ held
   void push(DrainedBatch batch);
   void wait_for_rings();
   void wake();
@@ -97,6 +105,7 @@ class RingDrainer {
   std::condition_variable batch_ready_;  // the recorder waits for a batch
   std::condition_variable room_;         // the thread waits for the queue to shrink
   std::deque<DrainedBatch> queue_;
+  std::vector<DrainedBatch::Records> spares_;
   uint64_t pending_bytes_ = 0;
   uint64_t full_waits_ = 0;
   bool stopping_ = false;

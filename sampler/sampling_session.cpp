@@ -59,14 +59,19 @@ struct SessionEvents {
   }
   // Starts taking the rings' records out, as soon as the events are open:
   // what the recorder does before its loop (an attach's /proc reads) then
-  // costs no samples. Room for the records not written yet: four times what
-  // all the rings hold, and at least 64 MiB.
+  // costs no samples. Samples are queued with their stack copies cut to the
+  // valid bytes (a few KiB of the 32 KiB each reserves in the ring). Room
+  // for the records not written yet: four times what all the rings hold,
+  // and at least 64 MiB.
   void start_draining() {
     std::vector<RingSetDrainFn> fns;
     std::vector<pollfd> fds;
     uint64_t ring_bytes = 0;
     for (EventSet* set : sets()) {
-      fns.push_back([set](const RecordFn& fn) { return set->drain(fn); });
+      fns.push_back([set, scratch = std::vector<uint8_t>()](const RecordFn& fn) mutable {
+        const PerfLayout layout = set->layout();
+        return set->drain([&](Bytes raw) { fn(cut_stack_copy(raw, layout, scratch)); });
+      });
       for (const pollfd& p : set->poll_fds()) fds.push_back(p);
       ring_bytes += set->ring_bytes() * set->poll_fds().size();
     }
@@ -98,7 +103,9 @@ std::string drain_until(SessionEvents& events, Recorder& recorder, DoneFn&& done
   RingDrainer& drainer = *events.drainer;
   std::string reason;
   while (reason.empty()) {
-    for (const DrainedBatch& batch : drainer.take(std::chrono::milliseconds(100))) events.write(batch, recorder);
+    std::vector<DrainedBatch> batches = drainer.take(std::chrono::milliseconds(100));
+    for (const DrainedBatch& batch : batches) events.write(batch, recorder);
+    drainer.recycle(std::move(batches));
     recorder.tick();
     if (StopSignals::requested()) reason = StopSignals::reason();
     else reason = done();
