@@ -25,7 +25,27 @@ RingDrainer::RingDrainer(std::vector<RingSetDrainFn> sets, std::vector<pollfd> f
   thread_ = std::thread([this] { run(); });
 }
 
-RingDrainer::~RingDrainer() {
+RingDrainer::~RingDrainer() { stop_thread(); }
+
+std::vector<DrainedBatch> RingDrainer::take(std::chrono::milliseconds timeout) {
+  std::vector<DrainedBatch> out;
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    batch_ready_.wait_for(lock, timeout, [this] { return !queue_.empty(); });
+    out = take_queue();
+  }
+  room_.notify_all();
+  return out;
+}
+
+std::vector<DrainedBatch> RingDrainer::finish() {
+  stop_thread();
+  push(pass());  // the thread has ended: this thread owns the rings now
+  std::lock_guard<std::mutex> lock(mutex_);
+  return take_queue();
+}
+
+void RingDrainer::stop_thread() {
   if (!thread_.joinable()) return;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -36,29 +56,7 @@ RingDrainer::~RingDrainer() {
   thread_.join();
 }
 
-std::vector<DrainedBatch> RingDrainer::take(std::chrono::milliseconds timeout) {
-  std::vector<DrainedBatch> out;
-  {
-    std::unique_lock<std::mutex> lock(mutex_);
-    batch_ready_.wait_for(lock, timeout, [this] { return !queue_.empty(); });
-    out.assign(std::make_move_iterator(queue_.begin()), std::make_move_iterator(queue_.end()));
-    queue_.clear();
-    pending_bytes_ = 0;
-  }
-  room_.notify_all();
-  return out;
-}
-
-std::vector<DrainedBatch> RingDrainer::finish() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stopping_ = true;
-  }
-  room_.notify_all();
-  wake();
-  if (thread_.joinable()) thread_.join();
-  push(pass());  // the thread has ended: this thread owns the rings now
-  std::lock_guard<std::mutex> lock(mutex_);
+std::vector<DrainedBatch> RingDrainer::take_queue() {
   std::vector<DrainedBatch> out(std::make_move_iterator(queue_.begin()), std::make_move_iterator(queue_.end()));
   queue_.clear();
   pending_bytes_ = 0;

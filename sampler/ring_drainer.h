@@ -18,7 +18,8 @@
 // stamping a record and publishing it) is in that batch or an earlier one.
 // Memory is bounded: while the batches waiting hold `max_pending_bytes` or
 // more, the thread copies nothing and the records wait in the rings (where
-// the kernel counts any it must drop, as it would without this thread).
+// the kernel counts any it must drop, as it would without this thread); the
+// batches taken and being written hold at most as much again.
 
 #include <poll.h>
 
@@ -89,6 +90,8 @@ class RingDrainer {
 
  private:
   void run();
+  void stop_thread();
+  std::vector<DrainedBatch> take_queue();  // with mutex_ held
   DrainedBatch pass();
   DrainedBatch::Records spare();
   void keep_spares(DrainedBatch& batch);  // with mutex_ held
