@@ -57,6 +57,11 @@ class Recorder : private OffCpuThinner::Output {
   void write_synthesized(Record rec);
   // Between polls: flushes a chunk older than a second; reports progress.
   void tick();
+  // The events were disabled at `time_ns` (CLOCK_MONOTONIC): no record is
+  // later. The end record gives it as the recording's end, where waits
+  // still going end (a thread blocked from before an attach to its end has
+  // no switch-in). Without it the end is when finish() runs.
+  void sampling_stopped(uint64_t time_ns) { stopped_ns_ = time_ns; }
   // Writes the end record and closes the file; `wait_status` is record's command's.
   SessionSummary finish(const std::string& end_reason, std::optional<int> wait_status);
 
@@ -106,6 +111,7 @@ class Recorder : private OffCpuThinner::Output {
   bool kernel_samples_ = false;      // the header's: kernel addresses are collected and named at the end
   KernelAddresses kernel_addresses_;
   std::string kallsyms_path_ = "/proc/kallsyms";
+  std::optional<uint64_t> stopped_ns_;
   Clock::time_point last_perf_map_copy_;
   Clock::time_point started_;
   Clock::time_point last_progress_;

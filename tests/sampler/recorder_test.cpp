@@ -30,6 +30,7 @@ TEST_CASE("Recorder writes the records and an end record, and reports progress t
   CHECK_FALSE(heard[0].done);
   CHECK(heard[0].samples == 0);
 
+  recorder.sampling_stopped(123'456'789);
   SessionSummary summary = recorder.finish("duration", std::nullopt);
   REQUIRE(heard.size() == 2);
   CHECK(heard[1].done);
@@ -42,7 +43,9 @@ TEST_CASE("Recorder writes the records and an end record, and reports progress t
   bool saw_comm = false, saw_end = false;
   while (auto rec = reader.next()) {
     if (auto* c = std::get_if<CommRecord>(&*rec)) saw_comm = c->comm == "worker";
-    if (auto* e = std::get_if<EndRecord>(&*rec)) saw_end = e->json.find("\"end_reason\":\"duration\"") != std::string::npos;
+    if (auto* e = std::get_if<EndRecord>(&*rec))
+      saw_end = e->json.find("\"end_reason\":\"duration\"") != std::string::npos &&
+                e->json.find("\"end_monotonic_ns\":123456789") != std::string::npos;  // where open waits end
   }
   CHECK(saw_comm);
   CHECK(saw_end);
