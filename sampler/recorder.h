@@ -80,7 +80,9 @@ class Recorder : private OffCpuThinner::Output {
     if (c.exec) namespace_files_.forget(c.pid);
   }
   void count(TaskRecord& t) {
-    if (t.pid == t.tid) namespace_files_.forget(t.pid);
+    if (t.pid != t.tid) return;
+    if (t.exit) namespace_files_.process_exited(t.pid, [this](const ImageRecord& image) { write_image(image); });
+    else namespace_files_.forget(t.pid);
   }
   template <typename T>
   void count(T&) {}
