@@ -31,9 +31,10 @@ using ull = unsigned long long;
 }
 
 std::string totals_line(const SessionSummary& s) {
-  std::string out = format_line("swprof: %.2f s, %llu samples from %llu threads (%s), written to %s (%s", s.duration_s,
-                                static_cast<ull>(s.samples), static_cast<ull>(s.threads), s.end_reason.c_str(),
-                                s.output.c_str(), human_bytes(s.file_bytes).c_str());
+  std::string out = format_line("swprof: %.2f s, %llu %s, %llu samples (%s), written to %s (%s", s.duration_s,
+                                static_cast<ull>(s.threads), s.threads == 1 ? "thread" : "threads",
+                                static_cast<ull>(s.samples), s.end_reason.c_str(), s.output.c_str(),
+                                human_bytes(s.file_bytes).c_str());
   if (s.samples)
     out += format_line(", %.0f bytes/sample", static_cast<double>(s.file_bytes) / static_cast<double>(s.samples));
   return out + ")\n";

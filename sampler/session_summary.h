@@ -15,7 +15,7 @@ struct SessionSummary {
   double duration_s = 0;
   uint64_t samples = 0;
   uint64_t kernel_mode_samples = 0;
-  uint64_t threads = 0;
+  uint64_t threads = 0;  // every thread seen, sampled or not (as `swprof info` counts them)
   uint64_t lost = 0;
   uint64_t truncated = 0;
   uint64_t throttles = 0;

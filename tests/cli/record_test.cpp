@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <regex>
 #include <thread>
 
 #include "sampler/proc.h"
@@ -173,4 +174,38 @@ TEST_CASE("record: a JIT's perf map is kept, so a report names its code after th
   CHECK(jitted >= 10);
   auto info = run({swprof_bin(), "info", "--no-unwind", out}, dir.path());
   CHECK(info.out.find("perf map       process " + std::to_string(summarize(out).target_pid)) != std::string::npos);
+}
+
+namespace {
+
+// The thread count of record's summary ("swprof: 0.52 s, 4 threads, ...")
+// and of `info` ("threads: 4"); -1 when a line is missing.
+std::pair<long, long> summary_and_info_threads(const std::string& summary, const std::string& recording,
+                                               const std::string& dir) {
+  std::smatch m;
+  const long in_summary =
+      std::regex_search(summary, m, std::regex(R"(swprof: [0-9.]+ s, ([0-9]+) threads?, )")) ? std::stol(m[1]) : -1;
+  const auto info = run({swprof_bin(), "info", "--no-unwind", recording}, dir);
+  const long in_info = std::regex_search(info.out, m, std::regex(R"(\nthreads: ([0-9]+)\n)")) ? std::stol(m[1]) : -1;
+  return {in_summary, in_info};
+}
+
+}  // namespace
+
+TEST_CASE("record: the summary counts the threads info lists, sampled or not", "[integration]") {
+  TempDir dir;
+  SECTION("a command too short for a sample") {
+    const std::string out = dir.file("true.swprof");
+    auto r = run({swprof_bin(), "record", "-o", out, "/bin/true"}, dir.path());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(summary_and_info_threads(r.err, out, dir.path()) == std::pair<long, long>{1, 1});
+  }
+  SECTION("threads that exit before any sample") {
+    const std::string out = dir.file("threads.swprof");
+    auto r = run({swprof_bin(), "record", "-o", out, workload_bin(), "threads", "3", "0"}, dir.path());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(summary_and_info_threads(r.err, out, dir.path()) == std::pair<long, long>{4, 4});  // main + 3 workers
+  }
 }

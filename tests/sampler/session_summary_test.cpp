@@ -27,7 +27,7 @@ SessionSummary quiet_summary() {
 
 TEST_CASE("the summary of a clean session is two lines", "[summary]") {
   CHECK(format_summary(quiet_summary()) ==
-        "swprof: 1.23 s, 1000 samples from 2 threads (exited), written to out.swprof (2.0 MB, 2097 bytes/sample)\n"
+        "swprof: 1.23 s, 2 threads, 1000 samples (exited), written to out.swprof (2.0 MB, 2097 bytes/sample)\n"
         "swprof: 0 samples lost\n");
   SessionSummary empty = quiet_summary();
   empty.samples = 0;
@@ -44,7 +44,7 @@ TEST_CASE("the summary names every problem of a session, one line each", "[summa
   s.malformed = 4;
   s.kernel_note = "kernel samples off";
   CHECK(format_summary(s) ==
-        "swprof: 1.23 s, 1000 samples from 2 threads (exited), written to out.swprof (2.0 MB, 2097 bytes/sample)\n"
+        "swprof: 1.23 s, 2 threads, 1000 samples (exited), written to out.swprof (2.0 MB, 2097 bytes/sample)\n"
         "swprof: 100 samples (10.0%) landed in the kernel (syscalls, faults); kept with their user stacks\n"
         "swprof: 1000 samples lost (50.0%): lower -F or raise --buffer-size (now 1.0 MB per CPU)\n"
         "swprof: 50 samples (5.0%) had their stack copy cut at --stack-size 32768; raise --stack-size (up to 65528) "
