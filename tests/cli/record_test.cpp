@@ -200,6 +200,9 @@ TEST_CASE("record: the summary counts the threads info lists, sampled or not", "
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
     CHECK(summary_and_info_threads(r.err, out, dir.path()) == std::pair<long, long>{1, 1});
+    // No sample in its millisecond or so of CPU time at -F 999, or one: a hint either way.
+    CHECK(std::regex_search(r.err, std::regex(R"(\nswprof: (no samples|only 1 sample) in .*, and its threads were on one )"
+                                              R"(for .*; try -F 10000 or a longer run)")));
   }
   SECTION("threads that exit before any sample") {
     const std::string out = dir.file("threads.swprof");
