@@ -114,10 +114,9 @@ void write_tree(const Profile& p, double min_percent, std::ostream& out) {
   const CallTree& tree = p.tree;
   const Measure m(p);
   const uint64_t whole = m.whole(tree);
-  char line[64];
-  snprintf(line, sizeof line, "%.2g", min_percent);
   out << "\nCalling-context tree (total%, self%";
-  if (min_percent > 0) out << "; nodes under " << line << (m.time ? "% of the time hidden" : "% of samples hidden");
+  if (min_percent > 0)
+    out << "; nodes under " << plain_number(min_percent) << (m.time ? "% of the time hidden" : "% of samples hidden");
   out << "):\n";
   const double min_samples = min_percent / 100.0 * static_cast<double>(whole);
   struct Item {
@@ -125,6 +124,7 @@ void write_tree(const Profile& p, double min_percent, std::ostream& out) {
     uint32_t depth;
   };
   std::vector<Item> stack;
+  char line[64];
   auto push_children = [&](uint32_t node, uint32_t depth) {
     std::vector<uint32_t> kids = tree.node(node).children;
     std::stable_sort(kids.begin(), kids.end(),
