@@ -258,10 +258,9 @@ class TreeWriter {
 
 void write_tree(const Profile& p, const TextReportOptions& o, const LineWriter& w) {
   const Measure m(p);
-  char line[64];
-  snprintf(line, sizeof line, "%.2g", o.min_percent);
   std::string head = "Calling-context tree (total%, self%";
-  if (o.min_percent > 0) head += std::string("; nodes under ") + line + (m.time ? "% of the time hidden" : "% of samples hidden");
+  if (o.min_percent > 0)
+    head += "; nodes under " + plain_number(o.min_percent) + (m.time ? "% of the time hidden" : "% of samples hidden");
   w.text("");
   w.text(head + "):");
   TreeWriter(p, o, w).write();

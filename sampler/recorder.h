@@ -76,10 +76,14 @@ class Recorder : private OffCpuThinner::Output {
   void count(MappingRecord& m) { fill_build_id(m); }
   void count(LostRecord& l) { summary_.lost += l.count; }
   void count(ThrottleRecord& t) { summary_.throttles += t.throttled; }
+  // A thread counts once seen, sampled or not: by a sample, its name (a
+  // start, exec or rename) or its fork or exit; as `info` counts them.
   void count(CommRecord& c) {
+    tids_.insert(c.tid);
     if (c.exec) namespace_files_.forget(c.pid);
   }
   void count(TaskRecord& t) {
+    tids_.insert(t.tid);
     if (t.pid != t.tid) return;
     if (t.exit) namespace_files_.process_exited(t.pid, [this](const ImageRecord& image) { write_image(image); });
     else namespace_files_.forget(t.pid);
@@ -106,7 +110,7 @@ class Recorder : private OffCpuThinner::Output {
   SessionProgressFn progress_;
   std::optional<RecordingWriter> writer_;
   SessionSummary summary_;
-  std::unordered_set<uint32_t> tids_;
+  std::unordered_set<uint32_t> tids_;  // every thread seen (summary.threads)
   std::map<std::string, BuildId> build_ids_;  // of images ([vdso])
   NamespaceFiles namespace_files_;
   bool unflushed_ = false;  // records written since the last FlushRecord

@@ -102,8 +102,8 @@ TEST_CASE("bad input: attach to a PID that does not exist or has exited", "[inte
 }
 
 TEST_CASE("bad input: permission denied names perf_event_paranoid", "[integration]") {
-  if (geteuid() != 0 || access("/usr/bin/setpriv", X_OK) != 0) {
-    WARN("needs root and setpriv to act as an unprivileged user; skipped");
+  if (const std::string reason = nobody_skip_reason(); !reason.empty()) {
+    WARN(reason << "; skipped");
     return;
   }
   TempDir dir;

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <thread>
 
 #include "sampler/proc.h"
@@ -207,4 +208,41 @@ TEST_CASE("record: a FILE.old that is a directory fails before the command runs"
   CHECK(r.err == "swprof: error: cannot keep the previous recording '" + out + "' as '" + out + ".old': it is a directory\n");
   CHECK(read_file(out) == "the previous recording");
   CHECK_FALSE(std::filesystem::exists(dir.file("ran")));
+}
+
+namespace {
+
+// The thread count of record's summary ("swprof: 0.52 s, 4 threads, ...")
+// and of `info` ("threads: 4"); -1 when a line is missing.
+std::pair<long, long> summary_and_info_threads(const std::string& summary, const std::string& recording,
+                                               const std::string& dir) {
+  std::smatch m;
+  const long in_summary =
+      std::regex_search(summary, m, std::regex(R"(swprof: [0-9.]+ s, ([0-9]+) threads?, )")) ? std::stol(m[1]) : -1;
+  const auto info = run({swprof_bin(), "info", "--no-unwind", recording}, dir);
+  const long in_info = std::regex_search(info.out, m, std::regex(R"(\nthreads: ([0-9]+)\n)")) ? std::stol(m[1]) : -1;
+  return {in_summary, in_info};
+}
+
+}  // namespace
+
+TEST_CASE("record: the summary counts the threads info lists, sampled or not", "[integration]") {
+  TempDir dir;
+  SECTION("a command too short for a sample") {
+    const std::string out = dir.file("true.swprof");
+    auto r = run({swprof_bin(), "record", "-o", out, "/bin/true"}, dir.path());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(summary_and_info_threads(r.err, out, dir.path()) == std::pair<long, long>{1, 1});
+    // No sample in its millisecond or so of CPU time at -F 999, or one: a hint either way.
+    CHECK(std::regex_search(r.err, std::regex(R"(\nswprof: (no samples|only 1 sample) in .*, and its threads were on one )"
+                                              R"(for .*; try -F 10000 or a longer run)")));
+  }
+  SECTION("threads that exit before any sample") {
+    const std::string out = dir.file("threads.swprof");
+    auto r = run({swprof_bin(), "record", "-o", out, workload_bin(), "threads", "3", "0"}, dir.path());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(summary_and_info_threads(r.err, out, dir.path()) == std::pair<long, long>{4, 4});  // main + 3 workers
+  }
 }

@@ -44,6 +44,7 @@ void check_report(const std::vector<std::string>& args, const std::string& expec
   CHECK(out == expected);
   // Nothing was looked up on this machine: no warnings about binaries.
   CHECK(r.err.find("cannot open") == std::string::npos);
+  CHECK(r.err.find("is missing") == std::string::npos);
 }
 
 }  // namespace

@@ -24,6 +24,16 @@ TEST_CASE("text: header, top table and a pruned tree") {
   CHECK(s.find("  rec  [app]", s.find("Calling-context tree")) == std::string::npos);
 }
 
+TEST_CASE("text: the tree's threshold is written as given, never with an exponent") {
+  for (const auto& [min_percent, shown] : {std::pair{100.0, "100"}, {12.5, "12.5"}, {0.001, "0.001"}}) {
+    std::ostringstream out;
+    TextReportOptions o;
+    o.min_percent = min_percent;
+    write_text_report(sample_profile(), o, out);
+    CHECK_THAT(out.str(), Catch::Contains("(total%, self%; nodes under " + std::string(shown) + "% of samples hidden)"));
+  }
+}
+
 TEST_CASE("text: off-CPU and wall profiles say what is weighed, and measure shares and columns in time") {
   std::ostringstream wall;
   write_text_report(wall_profile(), TextReportOptions{}, wall);

@@ -61,6 +61,19 @@ TEST_CASE("Recorder without a progress callback stays silent and records the com
   CHECK(exit_code_from_wait_status(summary.wait_status) == 7);
 }
 
+TEST_CASE("Recorder counts every thread it sees, sampled or not, as info does", "[recorder]") {
+  TempDir dir;
+  Recorder recorder(PerfLayout{kSampleType, kX86_64RegsMask}, {});
+  recorder.open(dir.file("rec.swprof"), RecordingHeader{});
+  recorder.write_synthesized(CommRecord{1, 42, 42, true, "app"});
+  recorder.write_synthesized(TaskRecord{false, 2, 42, 42, 43, 42});  // a thread never named nor sampled
+  recorder.write_synthesized(TaskRecord{true, 3, 42, 42, 43, 42});
+  recorder.write_synthesized(TaskRecord{false, 4, 44, 42, 44, 42});  // a child process
+  const SessionSummary summary = recorder.finish("exited", 0);
+  CHECK(summary.samples == 0);
+  CHECK(summary.threads == 3);
+}
+
 TEST_CASE("Recorder writes off-CPU rings: switch records always, samples through the thinner, losses apart",
           "[recorder]") {
   using namespace swprof::testing;

@@ -12,11 +12,23 @@
 #include <thread>
 
 #include "recording/recording_reader.h"
+#include "support/temp_dir.h"
 
 namespace swprof::testing {
 
 std::string swprof_bin() { return SWPROF_BIN; }
 std::string workload_bin() { return WORKLOAD_BIN; }
+
+std::string nobody_skip_reason() {
+  if (geteuid() != 0 || access("/usr/bin/setpriv", X_OK) != 0) return "needs root and setpriv to act as nobody";
+  const TempDir dir;
+  const ProcessResult r = run({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/test",
+                               "-x", workload_bin()},
+                              dir.path());
+  if (r.exit_code != 0)
+    return "nobody may not run the test programs such as " + workload_bin() + " (a folder above is private)";
+  return {};
+}
 
 namespace {
 
