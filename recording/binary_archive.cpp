@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <new>
 
 #include "common/error.h"
 #include "common/format.h"
@@ -19,10 +20,14 @@ namespace {
 // An index entry's fixed part: kind, build-id size, path size, three u64.
 constexpr size_t kMinIndexEntryBytes = 1 + 1 + 2 + 3 * 8;
 constexpr uint8_t kMaxBuildIdBytes = 20;
-// What is read of a frame at a time, copying it.
+// What is read of a frame at a time, copying or inflating it.
 constexpr size_t kFrameChunkBytes = size_t{1} << 20;
+// A zstd frame header's largest size (ZSTD_FRAMEHEADERSIZE_MAX, of zstd's
+// static-only API).
+constexpr size_t kMaxFrameHeaderBytes = 18;
 
 using ZstdCCtx = std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)>;
+using ZstdDCtx = std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)>;
 
 void put_entry(ByteWriter& w, const ArchiveEntry& e) {
   w.put(static_cast<uint8_t>(e.kind));
@@ -301,16 +306,59 @@ const ArchiveEntry* BinaryArchive::find_binary_at(const std::string& path) const
   return nullptr;
 }
 
+void BinaryArchive::refuse_inflation(const ArchiveEntry& entry) const {
+  if (const std::string problem = archive_inflation_problem(entry.raw_size, entry.compressed_size); !problem.empty())
+    throw Error("archive '" + path_ + "': the copy of " + entry.path + " " + problem);
+}
+
 std::vector<uint8_t> BinaryArchive::read(const ArchiveEntry& entry) const {
-  std::vector<uint8_t> compressed(entry.compressed_size);
-  if (!read_at(compressed.data(), compressed.size(), entry.offset)) damaged("cannot read the copy of " + entry.path);
-  const unsigned long long size = ZSTD_getFrameContentSize(compressed.data(), compressed.size());
-  if (size != entry.raw_size) damaged("the copy of " + entry.path + " is not the size its index says");
-  std::vector<uint8_t> raw(entry.raw_size);
-  const size_t n = ZSTD_decompress(raw.data(), raw.size(), compressed.data(), compressed.size());
-  if (ZSTD_isError(n) || n != raw.size())
-    damaged("the copy of " + entry.path + " is corrupt" + (ZSTD_isError(n) ? std::string(" (") + ZSTD_getErrorName(n) + ")" : ""));
+  refuse_inflation(entry);
+  std::vector<uint8_t> raw;
+  try {
+    raw.reserve(entry.raw_size);
+  } catch (const std::bad_alloc&) {
+    throw Error("archive '" + path_ + "': not enough memory for the copy of " + entry.path + " (" +
+                human_bytes(entry.raw_size) + ")");
+  }
+  read(entry, [&](Bytes piece) { raw.insert(raw.end(), piece.begin(), piece.end()); });
   return raw;
+}
+
+// The frame is read kFrameChunkBytes at a time and inflated into a buffer of
+// zstd's block size, so that only the window of the frame (what its header
+// asks, at most zstd's default limit of 128 MiB) is held. The frame must
+// hold exactly the entry's bytes: its content size is the index's raw size
+// (zstd checks the bytes against it and the checksum at the frame's end),
+// and it ends where the index says.
+void BinaryArchive::read(const ArchiveEntry& entry, const std::function<void(Bytes)>& sink) const {
+  refuse_inflation(entry);
+  const std::string copy = "the copy of " + entry.path;
+  uint8_t head[kMaxFrameHeaderBytes];
+  const size_t head_size = static_cast<size_t>(std::min<uint64_t>(sizeof head, entry.compressed_size));
+  if (!read_at(head, head_size, entry.offset)) damaged("cannot read " + copy);
+  if (ZSTD_getFrameContentSize(head, head_size) != entry.raw_size) damaged(copy + " is not the size its index says");
+  ZstdDCtx dctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
+  if (!dctx) throw Error("cannot create a zstd decompression context");
+  std::vector<uint8_t> in(static_cast<size_t>(std::min<uint64_t>(entry.compressed_size, kFrameChunkBytes)));
+  std::vector<uint8_t> out(ZSTD_DStreamOutSize());
+  ZSTD_inBuffer i{in.data(), 0, 0};
+  uint64_t read_bytes = 0;
+  size_t left = 1;  // zstd's hint: 0 once the frame is whole and flushed
+  while (left != 0) {
+    if (i.pos == i.size && read_bytes < entry.compressed_size) {
+      i.size = static_cast<size_t>(std::min<uint64_t>(in.size(), entry.compressed_size - read_bytes));
+      i.pos = 0;
+      if (!read_at(in.data(), i.size, entry.offset + read_bytes)) damaged("cannot read " + copy);
+      read_bytes += i.size;
+    }
+    const size_t before = i.pos;
+    ZSTD_outBuffer o{out.data(), out.size(), 0};
+    left = ZSTD_decompressStream(dctx.get(), &o, &i);
+    if (ZSTD_isError(left)) damaged(copy + " is corrupt (" + ZSTD_getErrorName(left) + ")");
+    if (o.pos > 0) sink(Bytes(out.data(), o.pos));
+    if (left != 0 && i.pos == before && o.pos == 0) damaged(copy + " is cut short");
+  }
+  if (i.pos != i.size || read_bytes != entry.compressed_size) damaged(copy + " is followed by bytes its frame does not hold");
 }
 
 std::shared_ptr<const BinaryArchive> find_archive(const std::string& recording, const std::string& explicit_path) {

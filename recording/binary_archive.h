@@ -15,9 +15,13 @@
 //   trailer   u64 index_offset, u32 entry_count, u32 index_size, 8 bytes "SWPARCIX"
 //
 // Every size read is checked against the file and against kMaxArchiveEntryBytes
-// before anything is allocated: a cut or damaged archive gives one Error.
+// before anything is allocated: a cut or damaged archive gives one Error. An
+// entry is inflated only when its raw size is at most kMaxArchiveInflation
+// times its compressed size: what an archive costs in memory is bounded by
+// its size.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -133,14 +137,21 @@ class BinaryArchive {
   // gives no build-id (a perf.data names only the files samples landed in).
   const ArchiveEntry* find_binary_at(const std::string& path) const;
   // The entry's bytes, decompressed and checked (size, checksum); throws
-  // Error when they are damaged. Safe from several threads.
+  // Error when they are damaged or inflate more than kMaxArchiveInflation
+  // times (archive_inflation_problem). Safe from several threads.
   std::vector<uint8_t> read(const ArchiveEntry& entry) const;
+  // The same, handed to `sink` a piece at a time as they are inflated, so
+  // that the whole file is never held here: an Error after some pieces
+  // (a checksum that does not hold) means the pieces are to be dropped.
+  void read(const ArchiveEntry& entry, const std::function<void(Bytes)>& sink) const;
 
  private:
   friend class ArchiveWriter;  // copies entries' frames as they are
   BinaryArchive() = default;
   void load_index(uint64_t file_bytes);
   bool read_at(void* dst, size_t n, uint64_t offset) const;
+  // Throws Error when the entry inflates more than the bounds allow.
+  void refuse_inflation(const ArchiveEntry& entry) const;
   [[noreturn]] void damaged(const std::string& what) const;
 
   std::string path_;

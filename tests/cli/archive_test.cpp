@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "recording/binary_archive.h"
+#include "support/archive_image.h"
 #include "support/cli_harness.h"
 #include "support/compressed_dwarf.h"
 #include "support/perf_data_image.h"
@@ -237,6 +238,33 @@ TEST_CASE("archive: a run stopped by the file size limit leaves the archive it w
   }
   fs::remove(t.app);
   CHECK(t.script() == before);
+}
+
+TEST_CASE("archive: an entry that would inflate far beyond its bytes is one warning for report and info, which go on",
+          "[integration][archive]") {
+  Traveller t;
+  t.archived();
+  const std::string archive = t.recording + ".archive";
+  const auto good = swprof::BinaryArchive::open(archive);
+  REQUIRE(good->find_binary_at(t.app));
+  const swprof::ArchiveEntry entry = *good->find_binary_at(t.app);
+  // The program's entry, its build-id and path, now 256 MiB of zeros in 8 KB
+  // (the libraries, on disk, are not needed).
+  const uint64_t claimed = uint64_t{256} << 20;
+  const std::vector<uint8_t> bomb =
+      archive_image({{0, entry.build_id, entry.path, zstd_zero_frame(claimed), claimed}});
+  std::ofstream(archive, std::ios::binary | std::ios::trunc).write(reinterpret_cast<const char*>(bomb.data()), bomb.size());
+  fs::remove(t.app);
+
+  const std::string warning = "archive '" + archive + "': the copy of " + t.app + " claims 268435456 bytes uncompressed";
+  for (const char* command : {"report", "info"}) {
+    INFO(command);
+    auto r = t.swprof({command, t.recording});
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.err.find(warning) != std::string::npos);
+    CHECK(r.err.find(t.app + " is not taken from it") != std::string::npos);
+  }
 }
 
 TEST_CASE("archive: another user's perf.data naming a file only root may read, by device and inode, has it not "

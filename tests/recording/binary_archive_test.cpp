@@ -9,6 +9,8 @@
 
 #include "common/error.h"
 #include "recording/binary_archive.h"
+#include "support/archive_image.h"
+#include "support/peak_rss.h"
 #include "support/temp_dir.h"
 
 using namespace swprof;
@@ -238,4 +240,33 @@ TEST_CASE("binary archive: the writer leaves out a file that compresses more tha
   auto written = BinaryArchive::open(dir.file("zeros.archive"));
   REQUIRE(written->entries().size() == 1);
   CHECK(text_of(written->read(written->entries()[0])) == numbers(1 << 20));
+}
+
+TEST_CASE("binary archive: an entry claiming to inflate far beyond its bytes is refused, naming it, before any "
+          "memory is taken",
+          "[recording][archive]") {
+  TempDir dir;
+  // 512 MiB of zeros in 16 KB: the reader would hold 512 MiB for it.
+  const uint64_t claimed = uint64_t{512} << 20;
+  const std::vector<uint8_t> bomb = zstd_zero_frame(claimed);
+  const std::vector<uint8_t> plain = zstd_zero_frame(1024);  // 1 KiB in 18 bytes: within the bound
+  write_file(dir.file("bomb.archive"),
+             archive_image({{0, kIdA, "/usr/bin/bomb", bomb, claimed}, {1, kIdB, "/usr/lib/debug/small", plain, 1024}}));
+  auto a = BinaryArchive::open(dir.file("bomb.archive"));
+  REQUIRE(a->entries().size() == 2);
+  reset_peak_rss();
+  const size_t before = rss_kb();
+  std::string problem;
+  try {
+    a->read(a->entries()[0]);
+  } catch (const Error& e) {
+    problem = e.what();
+  }
+  size_t pieces = 0;
+  CHECK_THROWS_WITH(a->read(a->entries()[0], [&](Bytes) { ++pieces; }), Catch::Contains("/usr/bin/bomb"));
+  CHECK(peak_rss_kb() < before + 16 * 1024);  // KB: nothing like 512 MiB
+  CHECK(pieces == 0);
+  CHECK(problem == "archive '" + dir.file("bomb.archive") + "': the copy of /usr/bin/bomb claims 536870912 bytes " +
+                       "uncompressed from " + std::to_string(bomb.size()) + ", more than 64 times as many");
+  CHECK(a->read(a->entries()[1]) == std::vector<uint8_t>(1024, 0));  // the others are read as ever
 }
