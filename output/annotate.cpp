@@ -120,6 +120,7 @@ class Annotator {
     const ElfBinary& binary = *f.mapping->binary;
     out.ranges = code_ranges(binary, f);
     disassemble(binary, out);
+    if (out.instructions.empty()) return out;  // the notes say why
     place_samples(f, out);
     add_lines(f.mapping->binary, out);
     return out;

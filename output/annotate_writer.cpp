@@ -202,6 +202,7 @@ void write_annotation_text(const Profile& profile, const Annotation& annotation,
   m.time = profile.weight_kind != WeightKind::kCpu;
   m.whole = m.of(annotation.samples, annotation.weight);
   write_header(profile, annotation, m, out);
+  if (annotation.functions.empty()) out << "\nNo samples.\n";
   for (const AnnotatedFunction& f : annotation.functions) {
     write_function_header(f, m, out);
     write_lines(f, m, out);
