@@ -32,17 +32,23 @@ struct AnnotateArgs {
   SymbolizeArgs symbols;
 };
 
-// One argument is the FILE when it is a recording (a file that reads as
-// one), else the FUNCTION.
-void resolve_arguments(AnnotateArgs& a, bool file_given) {
-  if (file_given || a.function.empty()) return;
+bool is_recording(const std::string& path) {
   try {
-    if (detect_input(a.function) == InputKind::kRecording) {
-      a.path = a.function;
-      a.function.clear();
-    }
+    return detect_input(path) == InputKind::kRecording;
   } catch (const Error&) {
-    // Not a readable file: a function pattern.
+    return false;  // no readable file: a function pattern
+  }
+}
+
+// FUNCTION and FILE in either order: an argument that names a recording is
+// the FILE (one argument alone is the FUNCTION otherwise).
+void resolve_arguments(AnnotateArgs& a, bool file_given) {
+  if (a.function.empty() || !is_recording(a.function)) return;
+  if (!file_given) {
+    a.path = a.function;
+    a.function.clear();
+  } else if (!is_recording(a.path)) {
+    std::swap(a.function, a.path);
   }
 }
 
@@ -79,7 +85,7 @@ std::function<int()> add_annotate_command(CLI::App& app) {
   auto a = std::make_shared<AnnotateArgs>();
   sub->add_option("function", a->function,
                   "function name pattern (RE2, as --include's); default: the hottest functions (--top)");
-  auto* file = sub->add_option("file", a->path, "recording or perf.data file (default swprof.data)");
+  auto* file = sub->add_option("file", a->path, "recording or perf.data file (default swprof.data); the two arguments in either order");
   sub->add_option("-f,--format", a->format, "text (default) or json")->check(choices({"text", "json"}));
   sub->add_option("-o,--output", a->output, "write here instead of standard output");
   add_number(sub, "--top", a->top, {1, 1000000, true}, "functions shown, the hottest first (default 5)");

@@ -178,6 +178,42 @@ TEST_CASE("annotate: perf.data files, with and without a call graph", "[integrat
   }
 }
 
+TEST_CASE("annotate: inlined code counts at its call line and, one level in, at its own lines",
+          "[integration][annotate]") {
+  TempDir dir;
+  const std::string program = std::string(KNOWN_STACK_DIR) + "/known_inline";
+  succeeded(swprof_in(dir, {"record", "-F", "999", "-o", dir.file("inline.swprof"), "--", program, "0.3"}));
+  // The inlined function's name selects the function it is inlined into.
+  const json functions = annotate_json(dir, {"spin_inlined", dir.file("inline.swprof")});
+  REQUIRE(functions.size() == 1);
+  const json& f = functions[0];
+  CHECK(f["function"] == "spin_caller");
+  const std::string source = std::string(SYM_SOURCE_DIR) + "/known_inline.c";
+  const auto line_of = [&](const std::string& marker) {
+    std::istringstream in(read_file(source));
+    std::string line;
+    for (uint32_t n = 1; std::getline(in, line); ++n)
+      if (line.find(marker) != std::string::npos) return n;
+    return 0u;
+  };
+  uint64_t at_call = 0, in_loop = 0;
+  for (const json& l : f["lines"]) {
+    if (l["depth"] == 0 && l["line"] == line_of("@spin-call")) at_call += l["samples"].get<uint64_t>();
+    if (l["depth"] == 1 && l["function"] == "spin_inlined" && l["line"] == line_of("@spin-loop"))
+      in_loop += l["samples"].get<uint64_t>();
+  }
+  const uint64_t samples = f["samples"];
+  CHECK(at_call > samples * 8 / 10);
+  CHECK(in_loop > samples * 8 / 10);
+  // Its instructions carry the chain: spin_caller's call line, then the loop.
+  bool chained = false;
+  for (const json& i : f["instructions"])
+    if (i.contains("inlined") && i["inlined"][0]["function"] == "spin_inlined" && i["line"] == line_of("@spin-call") &&
+        i["inlined"][0]["line"] == line_of("@spin-loop"))
+      chained = true;
+  CHECK(chained);
+}
+
 TEST_CASE("annotate: bad input is one clear line", "[cli][annotate]") {
   TempDir dir;
   const std::string profile = std::string(GOLDEN_DIR) + "/report/profile.json";
