@@ -316,13 +316,13 @@ Annotation annotate(const Profile& profile, const AnnotateOptions& options) {
   if (profile.addresses.detail() == AddressDetail::kNone)
     throw Error("'" + profile.source + "' has no samples by address: annotate needs a recording");
   std::optional<NameFilter> filter;
-  if (!options.function.empty()) filter.emplace(options.function, "function");
+  if (!options.frame && !options.function.empty()) filter.emplace(options.function, "function");
   Annotation a;
   a.samples = profile.tree.total();
   a.weight = profile.tree.total_weight();
   std::vector<FunctionSamples> chosen;
   for (FunctionSamples& f : functions_with_samples(profile))
-    if (!filter || selected(profile, f, *filter)) chosen.push_back(std::move(f));
+    if (options.frame ? f.frame == *options.frame : !filter || selected(profile, f, *filter)) chosen.push_back(std::move(f));
   if (chosen.empty() && filter)
     throw Error("no function matching '" + options.function + "' has samples in '" + profile.source + "'");
   a.matched = chosen.size();

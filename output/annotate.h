@@ -19,6 +19,7 @@
 // inlined function show where inside it the time went.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,9 @@ struct AnnotateOptions {
   // is selected when its name matches, or the name of a function inlined
   // into it at a sampled address does.
   std::string function;
+  // A frame of the profile's CallTree (a function a view has selected):
+  // that function alone, in whichever binary; the pattern is then not used.
+  std::optional<uint32_t> frame;
   // At most this many functions, the hottest first (also of those a pattern
   // selects).
   size_t top = 5;
