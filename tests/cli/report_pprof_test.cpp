@@ -1,6 +1,7 @@
 // `swprof report --format pprof` end to end: real recordings of known
-// programs, read back by `go tool pprof` (-top, -raw) and by the generated
-// classes, compared with swprof's own reports.
+// programs, read back by `go tool pprof` (-top, -raw; -list, -disasm,
+// -lines and -peek on the addresses) and by the generated classes, compared
+// with swprof's own reports.
 
 #include <algorithm>
 #include <catch2/catch.hpp>
