@@ -30,6 +30,7 @@ std::function<int()> add_dump_command(CLI::App& app);
 std::function<int()> add_info_command(CLI::App& app);
 std::function<int()> add_script_command(CLI::App& app);
 std::function<int()> add_report_command(CLI::App& app);
+std::function<int()> add_annotate_command(CLI::App& app);
 std::function<int()> add_flamegraph_command(CLI::App& app);
 std::function<int()> add_diff_command(CLI::App& app);
 std::function<int()> add_merge_command(CLI::App& app);

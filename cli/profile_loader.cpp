@@ -44,13 +44,15 @@ class ProgressLine {
   double last_shown_ = -1;
 };
 
-void print_summary(const Profile& profile, const char* command) {
+// Without `stacks` (nothing was unwound past the leaf), no share of complete ones.
+void print_summary(const Profile& profile, const char* command, bool stacks) {
   const UnwindStats& u = profile.unwind;
   std::fprintf(stderr, "swprof %s: %" PRIu64 " samples", command, profile.samples_read);
   if (profile.samples_kept != profile.samples_read) std::fprintf(stderr, " (%" PRIu64 " kept)", profile.samples_kept);
-  std::fprintf(stderr, " in %.2f s (%.0f samples/s), %.1f%% complete stacks\n", profile.build_seconds,
-               profile.build_seconds > 0 ? static_cast<double>(profile.samples_read) / profile.build_seconds : 0.0,
-               percent(u.complete, u.unwindable()));
+  std::fprintf(stderr, " in %.2f s (%.0f samples/s)", profile.build_seconds,
+               profile.build_seconds > 0 ? static_cast<double>(profile.samples_read) / profile.build_seconds : 0.0);
+  if (stacks) std::fprintf(stderr, ", %.1f%% complete stacks", percent(u.complete, u.unwindable()));
+  std::fprintf(stderr, "\n");
   for (const auto& w : profile.warnings) std::fprintf(stderr, "swprof: warning: %s\n", terminal_safe(w).c_str());
 }
 
@@ -85,7 +87,7 @@ Profile load_profile(const std::string& path, InputKind kind, ProfileArgs& args,
     return profile;
   }
   progress.clear();
-  print_summary(profile, command);
+  print_summary(profile, command, !args.leaf_only);
   return profile;
 }
 

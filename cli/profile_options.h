@@ -31,6 +31,11 @@ struct ProfileArgs {
   // Cleared by outputs that show no file:line (text, folded), not an option:
   // DWARF is then opened only for inline frames, and not at all with --no-inline.
   bool source_lines = true;
+  // Set by the outputs that show addresses (annotate, pprof), not an option.
+  AddressDetail addresses = AddressDetail::kNone;
+  // Set by annotate, not an option: each sample's leaf is all it reads, so
+  // nothing is unwound past the sampled registers.
+  bool leaf_only = false;
   SymbolizeArgs symbols;
   bool symbols_applied = false;  // apply_symbols() ran for this command
 
@@ -81,6 +86,8 @@ struct ProfileArgs {
     o.symbols = symbols.to_options();
     o.symbols.lines = source_lines || o.symbols.inline_frames;  // inline frames come with DWARF's lines
     o.timeline = timeline;
+    o.addresses = addresses;
+    if (leaf_only) o.unwind.max_depth = 1;
     return o;
   }
 

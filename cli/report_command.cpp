@@ -109,6 +109,9 @@ std::function<int()> add_report_command(CLI::App& app) {
     if (by_thread && !args.thread_names && kind == InputKind::kRecording) args.per_thread = true;
     if (format == ReportFormat::kSpeedscope && kind == InputKind::kRecording) args.timeline = !by_context;
     args.source_lines = by_context || shows_source_lines(format);  // a context's stack shows file:line
+    // pprof's locations are addresses, each with its lines (-list, -disasm).
+    if (format == ReportFormat::kPprof && !by_context && kind == InputKind::kRecording)
+      args.addresses = AddressDetail::kStacks;
     const Profile profile = load_profile(a->path, kind, args, "report");
     if (by_context) write_context_stack(profile, context_id, out.stream());
     else write_report(profile, format, *a, out.stream());

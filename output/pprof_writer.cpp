@@ -86,7 +86,8 @@ class PprofBuilder {
   pb::Profile build() {
     describe_run();
     main_mapping();
-    add_samples();
+    if (p_.addresses.detail() == AddressDetail::kStacks) add_address_samples();
+    else add_samples();
     return std::move(msg_);
   }
 
@@ -135,6 +136,12 @@ class PprofBuilder {
   // pprof takes mapping[0] for the main program: the first file mapped,
   // or (a profile read from JSON) the module named as the command.
   void main_mapping() {
+    const std::vector<CodeMapping>& code = p_.addresses.mappings();
+    for (uint32_t i = 0; i < code.size() && !p_.mapped_files.empty(); ++i)
+      if (code[i].path == p_.mapped_files.front().path) {
+        code_mapping(i);
+        return;
+      }
     if (!p_.mapped_files.empty()) {
       mapping_for(basename_of(p_.mapped_files.front().path), false);
       return;
@@ -166,6 +173,25 @@ class PprofBuilder {
     m->set_filename(str(f.path));
     if (!f.build_id.empty()) m->set_build_id(str(f.build_id));
     return it->second;
+  }
+
+  // The mapping of a binary's code as the addresses place it (at its ELF
+  // addresses: profile/address_counts.h), made on first use.
+  uint64_t code_mapping(uint32_t index) {
+    if (code_mappings_.empty()) code_mappings_.resize(p_.addresses.mappings().size());
+    uint64_t& id = code_mappings_[index];
+    if (id) return id;
+    const CodeMapping& c = p_.addresses.mappings()[index];
+    pb::Mapping* m = msg_.add_mapping();
+    id = static_cast<uint64_t>(msg_.mapping_size());
+    m->set_id(id);
+    m->set_has_functions(true);
+    m->set_memory_start(c.start);
+    m->set_memory_limit(c.limit);
+    m->set_file_offset(c.file_offset);
+    m->set_filename(str(c.path));
+    if (!c.build_id.empty()) m->set_build_id(str(c.build_id));
+    return id;
   }
 
   // A frame with a source file: its mapping has file names, lines and
@@ -257,6 +283,52 @@ class PprofBuilder {
     if (thread_root) add_thread_labels(s, *thread_root);
   }
 
+  // The location of one sampled address (AddressCounts), made on first
+  // use: its address, and its functions innermost first, each at its line.
+  uint64_t address_location(uint32_t index) {
+    if (address_locations_.empty()) address_locations_.resize(p_.addresses.locations().size());
+    uint64_t& id = address_locations_[index];
+    if (id) return id;
+    const CodeLocation& c = p_.addresses.locations()[index];
+    const CctFrame& real = p_.tree.frame(c.function());
+    const uint64_t mapping = c.mapping != CodeLocation::kNoMapping ? code_mapping(c.mapping)
+                                                                  : mapping_for(real.module, real.flags & kCctKernel);
+    pb::Location* loc = msg_.add_location();
+    id = static_cast<uint64_t>(msg_.location_size());
+    loc->set_id(id);
+    loc->set_mapping_id(mapping);
+    loc->set_address(c.address);
+    for (const CodeLine& l : c.lines) {
+      const CctFrame& frame = p_.tree.frame(l.frame);
+      pb::Line* line = loc->add_line();
+      line->set_function_id(function_for(frame));
+      line->set_line(l.line);
+      if (!frame.file.empty()) note_lines(mapping);
+    }
+    return id;
+  }
+
+  // The thread root atop `node`'s stack, if any.
+  std::optional<uint32_t> thread_root_of(uint32_t node) const {
+    while (node != CallTree::kRoot && p_.tree.node(node).parent != CallTree::kRoot) node = p_.tree.node(node).parent;
+    if (node == CallTree::kRoot) return std::nullopt;
+    const uint32_t frame = p_.tree.node(node).frame;
+    return (p_.tree.frame(frame).flags & kCctThread) ? std::optional<uint32_t>(frame) : std::nullopt;
+  }
+
+  // One sample per distinct stack of addresses under a node of the tree,
+  // in the order the recording first had them.
+  void add_address_samples() {
+    const AddressCounts& counts = p_.addresses;
+    for (const AddressStack& stack : counts.stacks()) {
+      pb::Sample* s = msg_.add_sample();
+      for (uint32_t location : counts.stack_locations(stack)) s->add_location_id(address_location(location));
+      s->add_value(static_cast<int64_t>(stack.samples));
+      s->add_value(static_cast<int64_t>(stack.weight));
+      if (const std::optional<uint32_t> root = thread_root_of(stack.node)) add_thread_labels(s, *root);
+    }
+  }
+
   // Depth first in the tree's (sorted) child order, so the output is
   // deterministic.
   void add_samples() {
@@ -277,6 +349,8 @@ class PprofBuilder {
   std::unordered_map<std::string, uint64_t> mappings_;                 // by module
   std::unordered_map<std::string, uint64_t> functions_;                // by name NUL file
   std::map<std::vector<uint32_t>, uint64_t> locations_;                // by frame chain
+  std::vector<uint64_t> code_mappings_;      // by AddressCounts mapping; 0 until made
+  std::vector<uint64_t> address_locations_;  // by AddressCounts location; 0 until made
 };
 
 // zlib's deflate with a gzip wrapper (RFC 1952), as pprof files are stored.

@@ -3,14 +3,16 @@
 // (output/proto/profile.proto), gzipped, as `go tool pprof`, Pyroscope,
 // Parca and Grafana read it.
 //
-// The profile is written from the calling-context tree, which keeps names and
-// not addresses: a location stands for one distinct frame of the tree (a
-// function with the functions inlined into it, innermost first), not for one
-// instruction address, and its address is 0. Its lines carry the line each
-// frame has in the tree (the function's declaration when known). Mappings
-// come from the recording's mapping records (path, build-id, address range
-// of the first executable mapping of each file); a profile read from JSON
-// names its mappings by module only.
+// From a recording (a profile with AddressDetail::kStacks), a location is
+// one sampled instruction address at its binary's own (ELF) addresses, its
+// lines the functions there, innermost first, each at its line; a mapping
+// is the executable mapping of a binary the samples were in, placed at the
+// binary's own addresses (docs/pprof-format.md says why). A profile without
+// addresses (read from JSON) is written from the calling-context tree: a
+// location stands for one distinct frame of the tree (a function with the
+// functions inlined into it), its address 0, its lines the line each frame
+// has in the tree; mappings are named by module only, or from the
+// recording's mapping records when it has them.
 
 #include <ostream>
 

@@ -25,7 +25,9 @@ class CallTreeSink : public SampleSink {
         timeline_(options.timeline),
         functions_(profile.tree, options.filter.include, options.filter.exclude),
         stacks_(profile.tree, options.thread_roots, options.filter.reverse),
-        leaves_(profile.tree) {}
+        leaves_(profile.tree) {
+    if (options.addresses != AddressDetail::kNone) addresses_.emplace(profile.tree, profile.addresses, options.addresses);
+  }
 
   void begin(const RecordingHeader& header) override {
     profile_.weight_kind = resolve_weight_kind(header, asked_);
@@ -44,6 +46,7 @@ class CallTreeSink : public SampleSink {
     const uint32_t leaf = leaves_.node_at(stack);
     profile_.tree.add_self(leaf, 1, s.weight, off_cpu ? s.weight : 0);
     if (timeline_) profile_.timeline.push_back({s.unwound.time, s.weight, s.unwound.tid, leaf});
+    if (addresses_) addresses_->add(s, leaf, s.weight);
     count_kept(s);
   }
 
@@ -62,6 +65,7 @@ class CallTreeSink : public SampleSink {
   StackFilter functions_;  // include/exclude; compiles the patterns before any work
   StackBuilder stacks_;
   LeafCache leaves_;
+  std::optional<AddressCounter> addresses_;  // only when asked for
 };
 
 PipelineOptions pipeline_options(const ProfileOptions& options) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "profile/address_counts.h"
 #include "profile/call_tree.h"
 #include "profile/pipeline.h"
 #include "profile/sample_filter.h"
@@ -49,6 +50,10 @@ struct ProfileOptions {
   // Keep Profile::timeline (speedscope's time order); off, nothing is kept
   // per sample.
   bool timeline = false;
+  // Keep Profile::addresses: self samples per leaf address (annotate), or
+  // also every sample's stack of addresses (pprof). Off, a sample costs
+  // nothing more than its function's node.
+  AddressDetail addresses = AddressDetail::kNone;
   // Called every so often while reading (on the calling thread).
   std::function<void(const ProfileProgress&)> progress;
 };
@@ -81,6 +86,9 @@ struct Profile {
   // time order, its leaf a node of `tree` (so its stack runs as the tree's:
   // leaf first with --reverse, under its thread root with thread roots).
   std::vector<TimelineSample> timeline;
+  // Only when ProfileOptions::addresses asked for them: the samples by code
+  // address, their lines naming frames of `tree`.
+  AddressCounts addresses;
 
   double duration_seconds() const {
     return last_time > first_time ? static_cast<double>(last_time - first_time) / 1e9 : 0.0;

@@ -218,6 +218,12 @@ PerfParsed PerfRecordParser::sample(Bytes raw, uint16_t misc) {
   }
   // A stack to unwind wins over the chain (perf's dwarf mode copies both).
   if (s.abi != PERF_SAMPLE_REGS_ABI_NONE && !s.stack.empty()) s.user_chain = {};
+  // Without a call graph (`perf record` without -g), the sampled address
+  // alone: a chain of one frame, the kernel's or the user code's.
+  if (!(a->sample_type & PERF_SAMPLE_CALLCHAIN) && s.stack.empty() && (a->sample_type & PERF_SAMPLE_IP)) {
+    const size_t ip_at = sizeof(perf_event_header) + ((a->sample_type & PERF_SAMPLE_IDENTIFIER) ? 8 : 0);
+    (s.in_kernel ? s.kernel_chain : s.user_chain) = raw.subspan(ip_at, 8);
+  }
   return {s, {}};
 }
 

@@ -122,6 +122,13 @@ TEST_CASE("every command's -o /dev/full: one line, exit 2, /dev/full untouched",
     CHECK(line_count(r.err) == 1);
     CHECK(r.err == "swprof: error: cannot write '/dev/full': No space left on device\n");
   }
+  // annotate reads recordings only: the summary of the one read, then the error.
+  const ProcessResult annotated =
+      run({swprof_bin(), "annotate", std::string(GOLDEN_DIR) + "/recording/known_tiny.swprof", "-o", "/dev/full"},
+          dir.path());
+  CHECK(annotated.exit_code == 2);
+  CHECK(line_count(annotated.err) == 2);
+  CHECK(annotated.err.find("swprof: error: cannot write '/dev/full': No space left on device\n") != std::string::npos);
   const struct stat after = stat_of("/dev/full");
   CHECK(S_ISCHR(after.st_mode));
   CHECK(after.st_rdev == before.st_rdev);

@@ -12,6 +12,7 @@
 
 #include "support/cli_harness.h"
 #include "support/portable_recording.h"
+#include "support/pprof_text.h"
 #include "support/read_file.h"
 #include "support/temp_dir.h"
 
@@ -29,14 +30,17 @@ std::string without_checkout(std::string text) {
   return text;
 }
 
-void check_report(const std::vector<std::string>& args, const std::string& expected_name) {
-  std::vector<std::string> argv = {swprof_bin(), "report", recording_dir() + "/known_tiny.swprof"};
+// `swprof COMMAND known_tiny.swprof ARGS...`'s output; `decode` turns it
+// into the text compared (pprof's binary into its text form).
+void check_command(const std::string& command, const std::vector<std::string>& args, const std::string& expected_name,
+                   std::string (*decode)(const std::string&) = nullptr) {
+  std::vector<std::string> argv = {swprof_bin(), command, recording_dir() + "/known_tiny.swprof"};
   argv.insert(argv.end(), args.begin(), args.end());
   TempDir scratch;
   auto r = run(argv, scratch.path());
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  const std::string out = without_checkout(r.out);
+  const std::string out = without_checkout(decode ? decode(r.out) : r.out);
   const std::string expected_path = recording_dir() + "/" + expected_name;
   if (std::getenv("SWPROF_UPDATE_GOLDEN")) std::ofstream(expected_path, std::ios::binary) << out;
   const std::string expected = read_file(expected_path);
@@ -47,6 +51,10 @@ void check_report(const std::vector<std::string>& args, const std::string& expec
   CHECK(r.err.find("is missing") == std::string::npos);
 }
 
+void check_report(const std::vector<std::string>& args, const std::string& expected_name) {
+  check_command("report", args, expected_name);
+}
+
 }  // namespace
 
 TEST_CASE("golden: stored recording: text report") { check_report({}, "expected.txt"); }
@@ -55,6 +63,13 @@ TEST_CASE("golden: stored recording: folded with modules") {
   check_report({"-f", "folded", "--modules"}, "expected-modules.folded");
 }
 TEST_CASE("golden: stored recording: json") { check_report({"-f", "json"}, "expected.json"); }
+// Every sampled address a location, at the binary's own addresses.
+TEST_CASE("golden: stored recording: pprof") { check_command("report", {"-f", "pprof"}, "expected.pprof.txt", pprof_text); }
+// The recorded image has no DWARF: instructions without lines.
+TEST_CASE("golden: stored recording: annotate") { check_command("annotate", {"spin"}, "expected-annotate.txt"); }
+TEST_CASE("golden: stored recording: annotate json") {
+  check_command("annotate", {"spin", "-f", "json"}, "expected-annotate.json");
+}
 TEST_CASE("golden: stored recording: a copy in another folder reports the same") {
   TempDir scratch;
   const std::string copy = scratch.file("copy.swprof");

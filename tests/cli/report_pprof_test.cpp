@@ -1,6 +1,7 @@
 // `swprof report --format pprof` end to end: real recordings of known
-// programs, read back by `go tool pprof` (-top, -raw) and by the generated
-// classes, compared with swprof's own reports.
+// programs, read back by `go tool pprof` (-top, -raw; -list, -disasm,
+// -lines and -peek on the addresses) and by the generated classes, compared
+// with swprof's own reports.
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -127,6 +128,40 @@ std::map<std::string, int64_t> samples_by_stack(const pb::Profile& p) {
   return out;
 }
 
+// The rows of `pprof -list` and `-disasm`: "FLAT CUM KEY: TEXT", FLAT a
+// number or "." (none); KEY a source line's number or an instruction's
+// address.
+struct ListingRow {
+  int64_t flat = 0;
+  std::string key;
+  std::string text;
+};
+
+std::vector<ListingRow> listing_rows(const std::string& listing) {
+  std::vector<ListingRow> rows;
+  std::istringstream in(listing);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string flat, cum, key;
+    if (!(fields >> flat >> cum >> key) || key.size() < 2 || key.back() != ':') continue;
+    if (flat != "." && flat.find_first_not_of("0123456789") != std::string::npos) continue;
+    ListingRow row;
+    row.flat = flat == "." ? 0 : std::stoll(flat);
+    row.key = key.substr(0, key.size() - 1);
+    std::getline(fields >> std::ws, row.text);
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+size_t hottest_row(const std::vector<ListingRow>& rows) {
+  size_t at = 0;
+  for (size_t i = 0; i < rows.size(); ++i)
+    if (rows[i].flat > rows[at].flat) at = i;
+  return at;
+}
+
 }  // namespace
 
 TEST_CASE("report pprof: go tool pprof -top shows the text report's top function and flat share", "[integration]") {
@@ -169,9 +204,11 @@ TEST_CASE("report pprof: -raw shows inline frames as lines of one location, line
   const auto ends_with = [](const std::string& s, const std::string& end) {
     return s.size() >= end.size() && s.compare(s.size() - end.size(), end.size(), end) == 0;
   };
-  CHECK(ends_with(where, "known_inline.c:" + std::to_string(marked_line(source, "@spin-inlined-decl"))));
+  // Each at the line of its address: the loop in spin_inlined, the call in
+  // spin_caller it was inlined at.
+  CHECK(ends_with(where, "known_inline.c:" + std::to_string(marked_line(source, "@spin-loop"))));
   CHECK(caller == "spin_caller");
-  CHECK(ends_with(caller_where, "known_inline.c:" + std::to_string(marked_line(source, "@spin-caller-decl"))));
+  CHECK(ends_with(caller_where, "known_inline.c:" + std::to_string(marked_line(source, "@spin-call"))));
   CHECK(raw.find("samples/count cpu/nanoseconds") != std::string::npos);
   CHECK(raw.find("thread:[known_inline]") != std::string::npos);
   CHECK(raw.find("thread_id:[") != std::string::npos);
@@ -248,4 +285,44 @@ TEST_CASE("report pprof: refuses to write its binary output to a terminal", "[cl
   auto redirected = run({swprof_bin(), "report", profile, "-f", "pprof"}, dir.path());
   CHECK(redirected.exit_code == 0);
   CHECK(read_pprof(redirected.out).sample_size() > 0);
+}
+
+TEST_CASE("report pprof: addresses: -list, -disasm, -lines and -peek find the hot line and its instruction",
+          "[integration]") {
+  TempDir dir;
+  // known_hot_line is position-independent: loaded at a random base, its
+  // addresses in the profile are still the binary's own.
+  const std::string rec = record(dir, {program("known_hot_line")}, "hot.swprof");
+  const std::string prof = report_pprof(dir, rec, "hot.pb.gz");
+  const std::string hot = std::to_string(marked_line(std::string(SYM_SOURCE_DIR) + "/known_hot_line.c", "@hot-line"));
+
+  const std::string list =
+      go_pprof(dir, {"-list", "hash_buf", "-sample_index=samples", "-source_path", SYM_SOURCE_DIR, prof}).out;
+  INFO(list);
+  const std::vector<ListingRow> lines = listing_rows(list);
+  REQUIRE_FALSE(lines.empty());
+  CHECK(lines[hottest_row(lines)].key == hot);
+  CHECK(lines[hottest_row(lines)].text.find("@hot-line") != std::string::npos);
+
+  // -disasm reads the instructions from the binary, by its symbols' addresses.
+  const std::string disasm = go_pprof(dir, {"-disasm", "hash_buf", "-sample_index=samples", prof}).out;
+  INFO(disasm);
+  const std::vector<ListingRow> insns = listing_rows(disasm);
+  size_t div = insns.size();
+  for (size_t i = 0; i < insns.size(); ++i)
+    if (insns[i].text.rfind("DIV", 0) == 0) div = i;
+  REQUIRE(div < insns.size());
+  const size_t hottest = hottest_row(insns);
+  CHECK(hottest >= div);
+  CHECK(hottest <= div + 3);
+
+  const TopRow top_line = first_top_row(go_pprof(dir, {"-lines", "-top", "-sample_index=samples", prof}).out);
+  CHECK(top_line.function.rfind("hash_buf ", 0) == 0);
+  CHECK(top_line.function.size() > hot.size());
+  CHECK(top_line.function.substr(top_line.function.size() - hot.size() - 17) == "known_hot_line.c:" + hot);
+
+  const std::string peek = go_pprof(dir, {"-peek", "hash_buf", prof}).out;
+  INFO(peek);
+  CHECK(peek.find("| hash_buf") != std::string::npos);
+  CHECK(peek.find("|   run") != std::string::npos);
 }

@@ -2,8 +2,9 @@
  * (tests/cli/report_pprof_test.cpp): main -> spin_caller -> spin_inlined,
  * where spin_inlined is always inlined into spin_caller and nearly every
  * sample lands in its loop, so the hottest location of a profile has two
- * lines: spin_inlined, then spin_caller. The "@..." comments mark the
- * declaration lines the test expects; keep each on the line it describes.
+ * lines: spin_inlined at its loop, then spin_caller at its call. The
+ * "@..." comments mark the lines the test expects; keep each on the line it
+ * describes.
  *
  *   known_inline [SECONDS]   spins for that much CPU time (default 0.5)
  */
@@ -18,14 +19,14 @@ static double cpu_now(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static inline __attribute__((always_inline)) void spin_inlined(unsigned long n) { /* @spin-inlined-decl */
-  for (unsigned long i = 0; i < n; ++i) sink += i * 2654435761u;
+static inline __attribute__((always_inline)) void spin_inlined(unsigned long n) {
+  for (unsigned long i = 0; i < n; ++i) sink += i * 2654435761u; /* @spin-loop */
 }
 
-__attribute__((noinline, noipa)) void spin_caller(double seconds) { /* @spin-caller-decl */
+__attribute__((noinline, noipa)) void spin_caller(double seconds) {
   const double end = cpu_now() + seconds;
   do {
-    spin_inlined(2000000);
+    spin_inlined(2000000); /* @spin-call */
   } while (cpu_now() < end);
   sink++;
 }

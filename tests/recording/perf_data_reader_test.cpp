@@ -201,6 +201,44 @@ TEST_CASE("recording: perf.data: a -g sample keeps its user chain, an MMAP is co
   CHECK(reader.status().skipped.at("kernel and module mappings") == 1);
 }
 
+TEST_CASE("recording: perf.data: a sample without a call graph is its sampled address alone",
+          "[recording][perf_data]") {
+  PerfDataImage img;
+  PerfImageEvent e;
+  e.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
+  e.ids = {5};
+  img.add_event(e);
+  img.add_record(img.mmap(7, 0x10000, 0x1000, 0, "/bin/x", 1));
+  PerfImageSample user;
+  user.id = 5;
+  user.pid = user.tid = 7;
+  user.ip = 0x10010;
+  user.time = 2;
+  img.add_record(img.sample(user));
+  PerfImageSample kernel = user;
+  kernel.misc = 1;  // PERF_RECORD_MISC_KERNEL
+  kernel.ip = 0xffffffff81000100ull;
+  kernel.time = 3;
+  img.add_record(img.sample(kernel));
+  const ByteVector file = img.build();
+  PerfDataReader reader(Bytes(file.data(), file.size()), "plain.data");
+  REQUIRE(reader.next());  // the mapping
+  const auto first = reader.next();
+  REQUIRE(first);
+  const auto& in_user = std::get<SampleView>(*first);
+  REQUIRE(in_user.user_chain_depth() == 1);
+  uint64_t pc;
+  std::memcpy(&pc, in_user.user_chain.data(), 8);
+  CHECK(pc == 0x10010);
+  CHECK(in_user.kernel_depth() == 0);
+  const auto second = reader.next();
+  REQUIRE(second);
+  const auto& in_kernel = std::get<SampleView>(*second);
+  CHECK(in_kernel.user_chain_depth() == 0);
+  REQUIRE(in_kernel.kernel_depth() == 1);
+  CHECK(in_kernel.kernel_ip(0) == 0xffffffff81000100ull);
+}
+
 TEST_CASE("recording: perf.data: compressed records, one record split across them", "[recording][perf_data]") {
   const PerfDataImage plain = dwarf_image();
   const ByteVector plain_file = plain.build();

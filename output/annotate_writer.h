@@ -1,0 +1,19 @@
+#pragma once
+// The outputs of `swprof annotate` (docs/annotate.md): text for a person,
+// JSON for tools.
+
+#include <ostream>
+
+#include "output/annotate.h"
+
+namespace swprof {
+
+// The recording's header, a note on skid, then each function: its samples,
+// its source lines and its instructions with theirs. Every name, path and
+// source line is escaped for a terminal.
+void write_annotation_text(const Profile& profile, const Annotation& annotation, std::ostream& out);
+
+// An array of the functions, each with its lines and instructions.
+void write_annotation_json(const Annotation& annotation, std::ostream& out);
+
+}  // namespace swprof
