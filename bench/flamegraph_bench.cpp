@@ -2,15 +2,20 @@
 // write the page, its size, and what the page itself measures in headless
 // Chromium: loading the HTML up to the viewer script, then the script's JSON
 // parse, set-up, first layout and draw; then search, zoom, redraw and hover.
+// Then the same for recordings of N samples with their time order
+// (--samples N: synthetic_timed_profile, 8 threads).
 //
-//   swprof_flamegraph_bench [--keep DIR] [FRAMES...]     (default 10000 100000)
+//   swprof_flamegraph_bench [--keep DIR] [--samples N]... [FRAMES...]
+//       (default 10000 100000, and --samples 30000 --samples 300000)
 //
 // Also times read_folded on the same profile written as folded stacks.
 // Prints Markdown tables (see bench/RESULTS.md). --keep writes each
-// page to DIR/flamegraph_FRAMES.html for a look in a browser.
+// page to DIR/flamegraph_FRAMES.html (DIR/timed_SAMPLES.html) for a look in
+// a browser.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -48,6 +53,11 @@ constexpr const char* kDriver = R"(
   t0 = performance.now();
   for (var k = 0; k < 100; k++) fire('mousemove', 50 + 10 * k, r.y + r.height / 2);
   out.hoverMs = (performance.now() - t0) / 100;
+)";
+
+// The page of a recording with a timeline: its load, as above.
+constexpr const char* kTimedDriver = R"(
+  out.state = api.state();
 )";
 
 double ms_since(std::chrono::steady_clock::time_point start) {
@@ -99,21 +109,56 @@ void folded_table(const std::vector<uint32_t>& sizes) {
   }
 }
 
+// Page size and load time of recordings of N samples (with their timeline).
+void timed_table(const std::vector<uint32_t>& sizes, const std::string& keep) {
+  if (sizes.empty()) return;
+  std::cout << "\n| samples | page MB | write ms | HTML load ms | script total ms |\n|---|---|---|---|---|\n";
+  for (uint32_t samples : sizes) {
+    const swprof::Profile profile = swprof::testing::synthetic_timed_profile(samples);
+    std::string page;
+    double write_ms = 1e300;
+    for (int run = 0; run < 3; ++run) {
+      const auto start = std::chrono::steady_clock::now();
+      std::ostringstream out;
+      swprof::write_flamegraph(profile.tree, {}, out);
+      write_ms = std::min(write_ms, ms_since(start));
+      page = out.str();
+    }
+    if (!keep.empty()) std::ofstream(keep + "/timed_" + std::to_string(samples) + ".html") << page;
+    swprof::testing::TempDir dir;
+    const auto run = swprof::testing::run_in_chromium(page, kTimedDriver, nlohmann::json::object(), dir.path());
+    const auto& r = run.results;
+    if (r.contains("exception") || !r["errors"].empty()) {
+      std::cerr << "page failed: " << r.dump() << "\n";
+      std::exit(1);
+    }
+    const auto& t = r["state"]["timing"];
+    std::cout << "| " << samples << " | " << fixed(page.size() / 1e6, 2) << " | " << fixed(write_ms) << " | "
+              << fixed(t["scriptStartMs"]) << " | " << fixed(t["initMs"]) << " |\n";
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string keep;
-  std::vector<uint32_t> sizes;
+  std::vector<uint32_t> sizes, timed;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--keep" && i + 1 < argc)
       keep = argv[++i];
+    else if (arg == "--samples" && i + 1 < argc)
+      timed.push_back(static_cast<uint32_t>(std::stoul(argv[++i])));
     else
       sizes.push_back(static_cast<uint32_t>(std::stoul(arg)));
   }
-  if (sizes.empty()) sizes = {10000, 100000};
+  if (sizes.empty() && timed.empty()) {
+    sizes = {10000, 100000};
+    timed = {30000, 300000};
+  }
 
-  std::cout << "| frames | page MB | write ms | HTML load ms | JSON parse ms | set-up ms | layout ms | draw ms "
+  if (!sizes.empty())
+    std::cout << "| frames | page MB | write ms | HTML load ms | JSON parse ms | set-up ms | layout ms | draw ms "
                "| script total ms | search ms | click-zoom ms | relayout+draw ms | hover ms | rects | merged |\n"
                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (uint32_t frames : sizes) {
@@ -145,6 +190,7 @@ int main(int argc, char** argv) {
               << " | " << fixed(r["hoverMs"], 2) << " | " << r["state"]["rects"] << " | " << r["state"]["mergedBlocks"]
               << " |\n";
   }
-  folded_table(sizes);
+  if (!sizes.empty()) folded_table(sizes);
+  timed_table(timed, keep);
   return 0;
 }
