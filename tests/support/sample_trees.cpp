@@ -12,6 +12,12 @@ void add_stack(CallTree& tree, const std::vector<CctFrame>& stack, uint64_t coun
   tree.add(ids, count, count * 1000000);
 }
 
+void add_timed_stack(Profile& profile, const std::vector<CctFrame>& stack, uint32_t tid, uint64_t time, uint64_t weight) {
+  std::vector<uint32_t> ids;
+  for (const CctFrame& f : stack) ids.push_back(profile.tree.intern(f));
+  profile.timeline.push_back({time, weight, tid, profile.tree.add(ids, 1, weight)});
+}
+
 CallTree small_tree() {
   const CctFrame main_f{"main", "prog", "src/main.c", 10, 0};
   const CctFrame parse{"parse_input", "prog", "src/parse.c", 42, 0};

@@ -21,6 +21,9 @@ CallTree small_tree();
 
 // Adds a stack given as frames, root first.
 void add_stack(CallTree& tree, const std::vector<CctFrame>& stack, uint64_t count);
+// Adds one sample of a stack (root first) by `tid` at `time` (monotonic ns)
+// to the profile's tree and timeline, as build_profile with a timeline does.
+void add_timed_stack(Profile& profile, const std::vector<CctFrame>& stack, uint32_t tid, uint64_t time, uint64_t weight);
 
 // `frames` distinct frames, each in exactly one node, in a random tree
 // (fixed seed) a few dozen levels deep with some wide fan-outs, names as long
