@@ -55,9 +55,32 @@ constexpr const char* kDriver = R"(
   out.hoverMs = (performance.now() - t0) / 100;
 )";
 
-// The page of a recording with a timeline: its load, as above.
+// The page of a recording with a timeline: its load, as above; the
+// sandwich of its function with the most samples (the list, the two trees
+// and their drawing); the time order's first draw (its spans made), a draw
+// zoomed to a tenth of the time, and hovering the lanes.
 constexpr const char* kTimedDriver = R"(
   out.state = api.state();
+  var t0 = performance.now();
+  api.selectFunction(api.functions()[0].name);
+  out.sandwichMs = performance.now() - t0;
+  t0 = performance.now();
+  api.showView('time');
+  out.timeFirstMs = performance.now() - t0;
+  var timeline = api.timeline();
+  out.blocks = timeline.lanes.reduce(function (n, l) { return n + l.blocks.length; }, 0);
+  t0 = performance.now();
+  api.setTimeRange(timeline.end * 0.45, timeline.end * 0.55);
+  out.timeZoomMs = performance.now() - t0;
+  api.setTimeRange(0, timeline.end);
+  var box = document.getElementById('lanes').getBoundingClientRect();
+  var y = box.top + 22 + 20 + 4 * 18 + 9;
+  t0 = performance.now();
+  for (var k = 0; k < 100; k++) {
+    document.getElementById('lanes').dispatchEvent(new MouseEvent('mousemove', { clientX: box.left + 10 + 12 * k, clientY: y, bubbles: true }));
+  }
+  out.timeHoverMs = (performance.now() - t0) / 100;
+  out.after = api.state();
 )";
 
 double ms_since(std::chrono::steady_clock::time_point start) {
@@ -109,10 +132,13 @@ void folded_table(const std::vector<uint32_t>& sizes) {
   }
 }
 
-// Page size and load time of recordings of N samples (with their timeline).
+// Page size, load and the new views' times for recordings of N samples
+// (with their timeline).
 void timed_table(const std::vector<uint32_t>& sizes, const std::string& keep) {
   if (sizes.empty()) return;
-  std::cout << "\n| samples | page MB | write ms | HTML load ms | script total ms |\n|---|---|---|---|---|\n";
+  std::cout << "\n| samples | blocks | page MB | write ms | HTML load ms | script total ms | sandwich ms (list, trees) "
+               "| time order first draw ms (spans) | time zoom ms | time hover ms |\n"
+               "|---|---|---|---|---|---|---|---|---|---|\n";
   for (uint32_t samples : sizes) {
     const swprof::Profile profile = swprof::testing::synthetic_timed_profile(samples);
     std::string page;
@@ -120,7 +146,7 @@ void timed_table(const std::vector<uint32_t>& sizes, const std::string& keep) {
     for (int run = 0; run < 3; ++run) {
       const auto start = std::chrono::steady_clock::now();
       std::ostringstream out;
-      swprof::write_flamegraph(profile.tree, {}, out);
+      swprof::write_flamegraph(profile, {}, out);
       write_ms = std::min(write_ms, ms_since(start));
       page = out.str();
     }
@@ -133,8 +159,11 @@ void timed_table(const std::vector<uint32_t>& sizes, const std::string& keep) {
       std::exit(1);
     }
     const auto& t = r["state"]["timing"];
-    std::cout << "| " << samples << " | " << fixed(page.size() / 1e6, 2) << " | " << fixed(write_ms) << " | "
-              << fixed(t["scriptStartMs"]) << " | " << fixed(t["initMs"]) << " |\n";
+    const auto& a = r["after"]["timing"];
+    std::cout << "| " << samples << " | " << r["blocks"] << " | " << fixed(page.size() / 1e6, 2) << " | " << fixed(write_ms)
+              << " | " << fixed(t["scriptStartMs"]) << " | " << fixed(t["initMs"]) << " | " << fixed(r["sandwichMs"]) << " ("
+              << fixed(a["listMs"]) << ", " << fixed(a["sandwichBuildMs"]) << ") | " << fixed(r["timeFirstMs"]) << " ("
+              << fixed(a["timeSpansMs"]) << ") | " << fixed(r["timeZoomMs"]) << " | " << fixed(r["timeHoverMs"], 2) << " |\n";
   }
 }
 
