@@ -50,8 +50,14 @@ constexpr const char* kDriver = R"(
   out.zoomMs = performance.now() - t0;
   api.reset();
   out.redraw = api.benchmark(10);
+  var viewport = document.getElementById('viewport').getBoundingClientRect();
+  var y = (viewport.top + viewport.bottom) / 2;  // a row of frames (or merged ones) mid-view
+  out.hoverHits = 0;
   t0 = performance.now();
-  for (var k = 0; k < 100; k++) fire('mousemove', 50 + 10 * k, r.y + r.height / 2);
+  for (var k = 0; k < 100; k++) {
+    fire('mousemove', 50 + 10 * k, y);
+    out.hoverHits += api.tooltip().visible ? 1 : 0;
+  }
   out.hoverMs = (performance.now() - t0) / 100;
 )";
 
@@ -69,6 +75,7 @@ constexpr const char* kTimedDriver = R"(
   out.timeFirstMs = performance.now() - t0;
   var timeline = api.timeline();
   out.blocks = timeline.lanes.reduce(function (n, l) { return n + l.blocks.length; }, 0);
+  out.allBlocks = timeline.cut ? timeline.cut.blocks : out.blocks;
   t0 = performance.now();
   api.setTimeRange(timeline.end * 0.45, timeline.end * 0.55);
   out.timeZoomMs = performance.now() - t0;
@@ -160,7 +167,9 @@ void timed_table(const std::vector<uint32_t>& sizes, const std::string& keep) {
     }
     const auto& t = r["state"]["timing"];
     const auto& a = r["after"]["timing"];
-    std::cout << "| " << samples << " | " << r["blocks"] << " | " << fixed(page.size() / 1e6, 2) << " | " << fixed(write_ms)
+    std::string blocks = r["blocks"].dump();
+    if (r["allBlocks"] != r["blocks"]) blocks += " (of " + r["allBlocks"].dump() + ": bounded)";
+    std::cout << "| " << samples << " | " << blocks << " | " << fixed(page.size() / 1e6, 2) << " | " << fixed(write_ms)
               << " | " << fixed(t["scriptStartMs"]) << " | " << fixed(t["initMs"]) << " | " << fixed(r["sandwichMs"]) << " ("
               << fixed(a["listMs"]) << ", " << fixed(a["sandwichBuildMs"]) << ") | " << fixed(r["timeFirstMs"]) << " ("
               << fixed(a["timeSpansMs"]) << ") | " << fixed(r["timeZoomMs"]) << " | " << fixed(r["timeHoverMs"], 2) << " |\n";
@@ -188,7 +197,7 @@ int main(int argc, char** argv) {
 
   if (!sizes.empty())
     std::cout << "| frames | page MB | write ms | HTML load ms | JSON parse ms | set-up ms | layout ms | draw ms "
-               "| script total ms | search ms | click-zoom ms | relayout+draw ms | hover ms | rects | merged |\n"
+               "| script total ms | search ms | click-zoom ms | relayout+draw ms | hover ms (on a frame) | rects | merged |\n"
                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (uint32_t frames : sizes) {
     const swprof::CallTree tree = swprof::testing::synthetic_tree(frames);
@@ -216,7 +225,7 @@ int main(int argc, char** argv) {
               << fixed(t["scriptStartMs"]) << " | " << fixed(t["parseMs"]) << " | " << fixed(setup) << " | " << fixed(t["layoutMs"]) << " | "
               << fixed(t["drawMs"]) << " | " << fixed(t["initMs"]) << " | " << fixed(r["searchMs"]) << " | "
               << fixed(r["zoomMs"]) << " | " << fixed(r["redraw"]["layoutMs"].get<double>() + r["redraw"]["drawMs"].get<double>())
-              << " | " << fixed(r["hoverMs"], 2) << " | " << r["state"]["rects"] << " | " << r["state"]["mergedBlocks"]
+              << " | " << fixed(r["hoverMs"], 2) << " (" << r["hoverHits"] << "%) | " << r["state"]["rects"] << " | " << r["state"]["mergedBlocks"]
               << " |\n";
   }
   if (!sizes.empty()) folded_table(sizes);
