@@ -13,7 +13,6 @@ namespace {
 
 // One thread's samples, in time order.
 struct ThreadSamples {
-  uint32_t tid = 0;
   std::vector<const TimelineSample*> samples;
 };
 
@@ -25,8 +24,10 @@ struct SampleSpan {
   uint64_t of(const TimelineSample& s) const { return weight_is_time ? s.weight : period_ns; }
 };
 
+// Rounded to the nearest µs.
 uint64_t microseconds(uint64_t time_ns, uint64_t origin_ns) {
-  return time_ns > origin_ns ? (time_ns - origin_ns + 500) / 1000 : 0;
+  const uint64_t ns = time_ns > origin_ns ? time_ns - origin_ns : 0;
+  return ns / 1000 + (ns % 1000 >= 500);
 }
 
 // Merges a thread's samples into blocks (see the header for the rule).
@@ -36,20 +37,23 @@ std::vector<TimeBlock> thread_blocks(const ThreadSamples& thread, const SampleSp
   const auto& samples = thread.samples;
   uint64_t previous_end = 0;  // ns; the end of the last block
   uint64_t previous_span = 0;
+  // The samples' times, never going back (the timeline is in time order;
+  // a profile put together otherwise still gives blocks that do not overlap).
+  auto time_of = [&](size_t i, uint64_t at_least) { return std::max(samples[i]->time, at_least); };
+  uint64_t time = 0;
   for (size_t i = 0; i < samples.size(); ++i) {
     const TimelineSample& s = *samples[i];
+    time = time_of(i, time);
     const uint32_t node = page_node[s.node];
+    const uint64_t next = i + 1 < samples.size() ? time_of(i + 1, time) : UINT64_MAX;
     uint64_t d = span.of(s);
-    if (d == 0) d = i + 1 < samples.size() ? samples[i + 1]->time - s.time : previous_span;
+    if (d == 0) d = next != UINT64_MAX ? next - time : previous_span;
     previous_span = d;
-    uint64_t end = s.time + d;
-    if (i + 1 < samples.size()) {
-      const uint64_t next = samples[i + 1]->time;
-      if (end > next || next - end <= d / 2) end = next;
-    }
+    uint64_t end = d > UINT64_MAX - time ? UINT64_MAX : time + d;
+    if (next != UINT64_MAX && (end > next || next - end <= d / 2)) end = next;
     if (node == 0) continue;  // no frame on the page
-    const uint64_t start_us = microseconds(s.time, origin_ns);
-    const bool touches = !blocks.empty() && previous_end == s.time;
+    const uint64_t start_us = microseconds(time, origin_ns);
+    const bool touches = !blocks.empty() && previous_end == time;
     if (touches && blocks.back().node == node) {
       blocks.back().end_us = microseconds(end, origin_ns);
       ++blocks.back().samples;
@@ -90,9 +94,7 @@ TimeOrder time_order(const Profile& profile, std::span<const uint32_t> page_node
   if (profile.timeline.empty()) return order;
   std::map<uint32_t, ThreadSamples> threads;
   for (const TimelineSample& s : profile.timeline) {
-    ThreadSamples& t = threads[s.tid];
-    t.tid = s.tid;
-    t.samples.push_back(&s);
+    threads[s.tid].samples.push_back(&s);
   }
   const uint64_t first = profile.timeline.front().time;
   const uint64_t started = profile.header.start_monotonic_ns;

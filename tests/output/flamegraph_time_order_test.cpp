@@ -148,6 +148,21 @@ TEST_CASE("time order: bounded, the blocks that start before the latest time tha
   CHECK(t.order(0).lanes.empty());
 }
 
+TEST_CASE("time order: samples out of time order still give blocks in order, none overlapping", "[time_order]") {
+  TimedProfile t;
+  t.at(5, 1, "a").at(3, 1, "a").at(4, 1, "b").at(8, 1, "c", UINT64_MAX);  // not sorted; a weight without end
+  order_timeline(t.p.timeline);
+  std::swap(t.p.timeline[0], t.p.timeline[2]);  // 5, 4, 3, 8 ms
+  const TimeOrder order = time_order(t.p, t.identity());
+  REQUIRE(order.lanes.size() == 1);
+  const auto& b = order.lanes[0].blocks;
+  for (size_t i = 0; i < b.size(); ++i) {
+    CHECK(b[i].start_us <= b[i].end_us);
+    if (i) CHECK(b[i - 1].end_us <= b[i].start_us);
+  }
+  CHECK(b.back().start_us == 8000);
+}
+
 TEST_CASE("time order: none without a timeline", "[time_order]") {
   const Profile p = sample_profile();
   const TimeOrder order = time_order(p, std::vector<uint32_t>(p.tree.nodes().size(), 0));
