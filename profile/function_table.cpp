@@ -22,12 +22,9 @@ class RowIndex {
     std::unordered_map<std::string, uint32_t> by_key;
     for (uint32_t f = 0; f < tree.frames().size(); ++f) {
       const CctFrame& frame = tree.frame(f);
-      if (frame.flags & kCctThread) continue;
+      std::string key = function_key(frame, mode);
+      if (key.empty()) continue;
       const bool inlined = frame.flags & kCctInline;
-      const uint8_t flags = mode == InlineRows::kSeparate ? frame.flags : frame.flags & ~kCctInline;
-      std::string key = frame.function;
-      key.push_back('\0');
-      key.append(frame.module).push_back(static_cast<char>(flags));
       auto [it, added] = by_key.try_emplace(std::move(key), static_cast<uint32_t>(rows_.size()));
       if (added) rows_.push_back(FunctionRow{f});
       else if (!inlined && (tree.frame(rows_[it->second].frame).flags & kCctInline)) rows_[it->second].frame = f;
@@ -151,6 +148,15 @@ std::vector<std::string> inline_rows_names() {
   std::vector<std::string> names;
   for (InlineRows r : kInlineRows) names.push_back(inline_rows_name(r));
   return names;
+}
+
+std::string function_key(const CctFrame& frame, InlineRows rows) {
+  if (frame.flags & kCctThread) return {};
+  const uint8_t flags = rows == InlineRows::kSeparate ? frame.flags : frame.flags & ~kCctInline;
+  std::string key = frame.function;
+  key.push_back('\0');
+  key.append(frame.module).push_back(static_cast<char>(flags));
+  return key;
 }
 
 std::vector<FunctionRow> function_table(const Profile& profile, InlineRows mode) {

@@ -95,3 +95,16 @@ TEST_CASE("function table: separate keeps inlined copies in rows of their own, t
   CHECK(parse_inline_rows("caller") == InlineRows::kCaller);
   CHECK_THROWS_AS(parse_inline_rows("none"), Error);
 }
+
+TEST_CASE("function table: function_key makes a function's inlined copies one function, except under separate") {
+  const CctFrame out_of_line = fn("compare");
+  const CctFrame guessed = fn("compare", "app", kCctGuess);
+  for (InlineRows rows : {InlineRows::kMerge, InlineRows::kCaller}) {
+    CHECK(function_key(kInlinedCompare, rows) == function_key(out_of_line, rows));
+    CHECK(function_key(guessed, rows) != function_key(out_of_line, rows));
+  }
+  CHECK(function_key(kInlinedCompare, InlineRows::kSeparate) != function_key(out_of_line, InlineRows::kSeparate));
+  CHECK(function_key(fn("compare", "lib"), InlineRows::kMerge) != function_key(out_of_line, InlineRows::kMerge));
+  CHECK(function_key(fn("worker [7]", "[thread]", kCctThread), InlineRows::kMerge).empty());
+  CHECK_FALSE(function_key(out_of_line, InlineRows::kMerge).empty());
+}
