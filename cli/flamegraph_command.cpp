@@ -41,6 +41,9 @@ std::function<int()> add_flamegraph_command(CLI::App& app) {
     options.min_fraction = a->min_percent / 100.0;
     const InputKind kind = detect_input(a->path);
     a->profile.timeline = kind == InputKind::kRecording;  // the page's time order
+    // Each function's source lines in the details panel (the leaves'
+    // addresses: a hash probe per sample).
+    if (kind == InputKind::kRecording) a->profile.addresses = AddressDetail::kLeaves;
     const Profile profile = load_profile(a->path, kind, a->profile, "flamegraph", /*folded=*/true);
     const FlamegraphLabels labels = flamegraph_labels(profile, kind, a->title);
     options.title = labels.title;
@@ -50,6 +53,7 @@ std::function<int()> add_flamegraph_command(CLI::App& app) {
       options.off_cpu = true;
       options.unit = "nanoseconds";
     }
+    options.source_lines = flamegraph_source_lines(profile, options.off_cpu);
     const CallTree& tree = profile.tree;
     if (tree.total() == 0) throw Error("no samples to draw" + std::string(a->profile.filters_given() ? " (the filters kept none)" : ""));
     write_flamegraph(profile, options, out.stream());

@@ -294,15 +294,23 @@
     const sourceLines = data.sourceLines || null;
     function sourceLinesOf(g) {
       if (!sourceLines || g < 0) return [];
-      const rows = [];
+      // One row per file:line, over the function's frames (its out-of-line
+      // code and its inlined copies).
+      const byLine = new Map();
       let sum = 0;
       for (let k = 0; k < sourceLines.frame.length; k++) {
         const f = sourceLines.frame[k];
         if (!(f >= 0 && f < frameCount) || funcOf[f] !== g) continue;
         const samples = Number(sourceLines.samples[k]) || 0;
-        rows.push({ file: String(files[sourceLines.file[k]] || ''), line: Number(sourceLines.line[k]) || 0, samples });
+        const file = String(files[sourceLines.file[k]] || '');
+        const line = Number(sourceLines.line[k]) || 0;
+        const key = file + ':' + line;
+        const row = byLine.get(key);
+        if (row) row.samples += samples;
+        else byLine.set(key, { file, line, samples });
         sum += samples;
       }
+      const rows = Array.from(byLine.values());
       rows.sort((a, b) => b.samples - a.samples || a.file.localeCompare(b.file) || a.line - b.line);
       for (const r of rows) r.share = sum > 0 ? (100 * r.samples) / sum : 0;
       return rows;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
@@ -400,6 +401,55 @@ void write_page(const CallTree& tree, const Profile* profile, const FlamegraphOp
 
 void write_flamegraph(const CallTree& tree, const FlamegraphOptions& options, std::ostream& out) {
   write_page(tree, nullptr, options, out);
+}
+
+std::vector<FlamegraphSourceLine> flamegraph_source_lines(const Profile& profile, bool weight, size_t max_lines) {
+  // (frame, file, line) -> samples: a line is one row per function frame
+  // however many addresses are at it.
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, uint64_t> counts;
+  for (const CodeLocation& location : profile.addresses.locations()) {
+    const uint64_t samples = weight ? location.self_weight : location.self;
+    if (samples == 0) continue;
+    for (const CodeLine& l : location.lines) {
+      if (l.line != 0) counts[{l.frame, l.file, l.line}] += samples;
+    }
+  }
+  std::vector<FlamegraphSourceLine> lines;
+  lines.reserve(counts.size());
+  for (const auto& [key, samples] : counts) {
+    const auto& [frame, file, line] = key;
+    lines.push_back({frame, profile.addresses.file(file), line, samples});
+  }
+  return bound_source_lines(std::move(lines), max_lines);
+}
+
+std::vector<FlamegraphSourceLine> bound_source_lines(std::vector<FlamegraphSourceLine> lines, size_t max_lines) {
+  std::stable_sort(lines.begin(), lines.end(),
+                   [](const FlamegraphSourceLine& a, const FlamegraphSourceLine& b) { return a.frame < b.frame; });
+  struct FrameLines {
+    size_t begin = 0, end = 0;
+    uint64_t samples = 0;
+  };
+  std::vector<FrameLines> frames;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (i == 0 || lines[i].frame != lines[i - 1].frame) frames.push_back({i, i, 0});
+    frames.back().end = i + 1;
+    frames.back().samples += lines[i].samples;
+  }
+  std::stable_sort(frames.begin(), frames.end(),
+                   [](const FrameLines& a, const FrameLines& b) { return a.samples > b.samples; });
+  std::vector<bool> keep(lines.size(), false);
+  size_t kept = 0;
+  for (const FrameLines& f : frames) {
+    if (kept + (f.end - f.begin) > max_lines) continue;
+    std::fill(keep.begin() + static_cast<ptrdiff_t>(f.begin), keep.begin() + static_cast<ptrdiff_t>(f.end), true);
+    kept += f.end - f.begin;
+  }
+  std::vector<FlamegraphSourceLine> bounded;
+  bounded.reserve(kept);
+  for (size_t i = 0; i < lines.size(); ++i)
+    if (keep[i]) bounded.push_back(std::move(lines[i]));
+  return bounded;
 }
 
 void write_flamegraph(const Profile& profile, const FlamegraphOptions& options, std::ostream& out) {

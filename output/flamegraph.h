@@ -72,6 +72,24 @@ struct FlamegraphOptions {
   size_t max_time_blocks = kMaxTimeBlocks;
 };
 
+// The source lines of a profile's sampled functions with their self samples
+// (their weight when `weight`: a profile of time), from its per-address
+// counts (ProfileOptions::addresses, kLeaves or more): the samples of an
+// address count at each function of its inline chain, at the line it is at
+// there (for code inlined into a function, the line of the call), as
+// `swprof annotate` counts them. Lines without a number are left out; empty
+// when the profile has no per-address counts. Bounded as
+// bound_source_lines(…, max_lines) bounds them.
+constexpr size_t kMaxSourceLines = 50'000;  // about 20 bytes of page each
+std::vector<FlamegraphSourceLine> flamegraph_source_lines(const Profile& profile, bool weight,
+                                                          size_t max_lines = kMaxSourceLines);
+
+// At most `max_lines` of `lines`, all the lines of a frame or none (so a
+// share is of all of a frame's samples), the frames with the most samples
+// first; a frame with too many lines to fit leaves room for colder ones.
+// In frame order, each frame's lines as they were.
+std::vector<FlamegraphSourceLine> bound_source_lines(std::vector<FlamegraphSourceLine> lines, size_t max_lines);
+
 // Writes the page. Throws swprof::Error when differential options are
 // inconsistent with the tree; stream errors are left to the caller's stream.
 void write_flamegraph(const CallTree& tree, const FlamegraphOptions& options, std::ostream& out);

@@ -6,10 +6,12 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "support/cli_harness.h"
+#include "support/flamegraph_page.h"
 #include "support/read_file.h"
 #include "support/temp_dir.h"
 
@@ -236,4 +238,42 @@ TEST_CASE("annotate: bad input is one clear line", "[cli][annotate]") {
   const ProcessResult missing = swprof_in(dir, {"annotate"});
   CHECK(missing.exit_code == 2);
   CHECK(missing.err.find("no recording 'swprof.data' here") != std::string::npos);
+}
+
+// The flame graph page of the same recording: its details panel lists a
+// function's source lines with their samples ("sourceLines" in the page's
+// data), the same counts as annotate's lines of the function.
+TEST_CASE("annotate: the flame graph page holds hash_buf's lines with annotate's counts, the most on the hot line",
+          "[integration][annotate]") {
+  TempDir dir;
+  const std::string rec = record_hot_line(dir);
+  const json f = annotate_json(dir, {"hash_buf", rec})[0];
+  std::map<std::pair<std::string, uint64_t>, uint64_t> annotated;
+  for (const json& l : f["lines"])
+    if (l["depth"] == 0 && l["samples"] > 0) annotated[{l["file"], l["line"]}] = l["samples"];
+  REQUIRE(!annotated.empty());
+
+  succeeded(swprof_in(dir, {"flamegraph", rec, "-o", dir.file("hot.html")}));
+  const json data = json::parse(data_text(read_file(dir.file("hot.html"))));
+  // Frame names are front-coded: name[i] = name[i-1][0, prefix[i]) + name[i].
+  const json& frames = data["frames"];
+  std::vector<std::string> names;
+  for (size_t i = 0; i < frames["name"].size(); ++i) {
+    const std::string before = names.empty() ? "" : names.back();
+    names.push_back(before.substr(0, frames["prefix"][i].get<size_t>()) + frames["name"][i].get<std::string>());
+  }
+  REQUIRE(data.contains("sourceLines"));
+  const json& lines = data["sourceLines"];
+  std::map<std::pair<std::string, uint64_t>, uint64_t> on_page;
+  for (size_t k = 0; k < lines["frame"].size(); ++k) {
+    if (names.at(lines["frame"][k].get<size_t>()) != "hash_buf") continue;
+    on_page[{data["files"].at(lines["file"][k].get<size_t>()), lines["line"][k]}] += lines["samples"][k].get<uint64_t>();
+  }
+  CHECK(on_page == annotated);
+  uint64_t all = 0, hot = 0;
+  for (const auto& [where, samples] : on_page) {
+    all += samples;
+    if (where.second == marked_line("@hot-line")) hot = samples;
+  }
+  CHECK(hot * 2 > all);
 }

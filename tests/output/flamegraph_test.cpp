@@ -349,6 +349,23 @@ TEST_CASE("flamegraph page: the source lines of functions on the page, their fil
   CHECK_FALSE(json::parse(data_text(page_of(tree))).contains("sourceLines"));
 }
 
+TEST_CASE("flamegraph source lines: bounded by whole frames, the hottest first, a frame too big skipped", "[writer]") {
+  // Frame 7: 3 lines, 60 samples; frame 3: 2 lines, 90; frame 5: 1 line, 10.
+  const std::vector<swprof::FlamegraphSourceLine> lines = {{7, "a.c", 1, 20}, {7, "a.c", 2, 20}, {7, "a.c", 3, 20},
+                                                   {3, "b.c", 4, 45}, {3, "b.c", 5, 45}, {5, "c.c", 6, 10}};
+  auto frames_of = [](const std::vector<swprof::FlamegraphSourceLine>& kept) {
+    std::vector<std::pair<uint32_t, uint32_t>> out;  // frame, line
+    for (const swprof::FlamegraphSourceLine& l : kept) out.emplace_back(l.frame, l.line);
+    return out;
+  };
+  using Kept = std::vector<std::pair<uint32_t, uint32_t>>;
+  CHECK(frames_of(swprof::bound_source_lines(lines, 6)) == Kept{{3, 4}, {3, 5}, {5, 6}, {7, 1}, {7, 2}, {7, 3}});
+  // Frame 3 (90) fits; frame 7 (60, 3 lines) does not, frame 5 (10) then does.
+  CHECK(frames_of(swprof::bound_source_lines(lines, 3)) == Kept{{3, 4}, {3, 5}, {5, 6}});
+  CHECK(frames_of(swprof::bound_source_lines(lines, 5)) == Kept{{3, 4}, {3, 5}, {7, 1}, {7, 2}, {7, 3}});
+  CHECK(swprof::bound_source_lines(lines, 0).empty());
+}
+
 TEST_CASE("flamegraph page: a reversed tree says so", "[writer]") {
   FlamegraphOptions options;
   options.reversed = true;
