@@ -26,7 +26,7 @@ median() {
 
 # swprof_sample_count SWPROF FILE: the samples in a swprof recording.
 swprof_sample_count() {
-  "$1" info --no-unwind "$2" | awk '/^  total / {print $2; exit}'
+  "$1" info --no-unwind "$2" | awk '/^  total / && !n {print $2; n = 1}'
 }
 
 # perf_sample_count FILE: the samples in a perf.data, as perf counts them.
