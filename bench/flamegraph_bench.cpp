@@ -38,7 +38,7 @@ constexpr const char* kDriver = R"(
   out.searchMs = performance.now() - t0;
   api.clearSearch();
   var r = api.nodeRect(api.findNode(T.target));
-  window.scrollBy(0, r.y - window.innerHeight / 2);
+  document.getElementById('viewport').scrollTop += r.y - window.innerHeight / 2;
   r = api.nodeRect(api.findNode(T.target));
   t0 = performance.now();
   fire('click', r.x + r.width / 2, r.y + r.height / 2);

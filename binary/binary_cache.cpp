@@ -38,7 +38,11 @@ BinaryCache::Lookup BinaryCache::get(const std::string& path, const std::vector<
         return found;
       }
     }
-    if (!found.binary) {
+    if (!found.binary && opened.missing()) {
+      warn(warning_order, key,
+           path + " is missing (" + opened.reason + "): its frames are unwound without its unwind info and named by "
+               "address; " + archive_hint());
+    } else if (!found.binary) {
       warn(warning_order, key,
            "cannot open " + path + " (" + opened.reason + "): its frames are unwound without its unwind info");
     } else if (!build_id.empty() && found.binary->build_id() != build_id) {
@@ -46,7 +50,7 @@ BinaryCache::Lookup BinaryCache::get(const std::string& path, const std::vector<
       warn(warning_order, key,
            path + " changed since it was recorded (build-id " + to_hex(Bytes(build_id.data(), build_id.size())) +
                " recorded, " + to_hex(Bytes(found.binary->build_id().data(), found.binary->build_id().size())) +
-               " on disk): its frames are unwound without its unwind info");
+               " on disk): its frames are unwound without its unwind info and named by address; " + archive_hint());
       found.binary = nullptr;  // wrong unwind info is worse than none
     }
   }
@@ -102,6 +106,12 @@ void BinaryCache::add_image(const std::string& name, std::vector<uint8_t> bytes)
   auto binary = ElfBinary::from_image(name, std::move(bytes));
   std::lock_guard<std::mutex> lock(mutex_);
   if (binary) images_[name] = std::move(binary);
+}
+
+std::string BinaryCache::archive_hint() const {
+  return archive_ ? "the archive has no copy of it either"
+                  : "'swprof archive RECORDING' where it was recorded, before its binaries change, keeps them for "
+                    "reports elsewhere";
 }
 
 void BinaryCache::warn(uint64_t order, const std::string& key, std::string text) {

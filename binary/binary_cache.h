@@ -52,6 +52,8 @@ class BinaryCache {
     std::string text;
   };
   void warn(uint64_t order, const std::string& key, std::string text);
+  // For a binary missing or changed: what gives reports the recorded one.
+  std::string archive_hint() const;
   void lower_warning_order(const std::string& key, uint64_t order);
   std::vector<Warning> warnings_;
   std::shared_ptr<const BinaryArchive> archive_;

@@ -9,6 +9,7 @@
 #include "cli/symbolize_options.h"
 #include "common/error.h"
 #include "common/format.h"
+#include "common/same_file.h"
 #include "common/text_escape.h"
 #include "profile/archive_builder.h"
 
@@ -54,6 +55,7 @@ std::function<int()> add_archive_command(CLI::App& app) {
                   "also look for separate debuginfo under this root (repeatable; before /usr/lib/debug)")
       ->allow_extra_args(false);  // one root per option: a recording after it stays the recording
   return [path, output, symbolize]() {
+    check_output_is_not_an_input("", {*path});  // standard output: the list of what was stored
     symbolize->apply_debuginfod();
     ArchiveOptions options;
     options.output = *output;

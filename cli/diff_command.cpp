@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/number_options.h"
 #include "cli/profile_options.h"
+#include "common/same_file.h"
 #include "common/text_escape.h"
 #include "compare/diff.h"
 #include "compare/diff_folded.h"
@@ -48,6 +49,9 @@ std::function<int()> add_diff_command(CLI::App& app) {
   add_number(sub, "--min-z", a->diff.min_z, {0}, "z statistic a change needs to be significant (default 4)");
   sub->add_option("--fail-on", a->fail_on, "which share's regression fails: self, total (default) or both");
   sub->add_option("--only", a->diff.only, "judge only functions whose name matches this regex");
+  sub->add_flag("--ignore-modules", a->diff.ignore_modules,
+                "match functions by name alone, whatever binary they are in: for a program built or installed "
+                "under another name or path (kernel frames stay [kernel])");
   sub->add_flag("--keep-interrupts", a->keep_interrupts,
                 "judge time in interrupt handlers as kernel functions (default: it counts for the code interrupted)");
   add_number(sub, "--top", a->top, {0, 1000000, true}, "rows per table in text and markdown (default 10)");
@@ -58,7 +62,11 @@ std::function<int()> add_diff_command(CLI::App& app) {
     if (a->profile.reverse) throw Error("diff compares root-first stacks: --reverse cannot be used");
     if (a->profile.per_thread)
       throw Error("diff matches calling contexts across runs, whose thread ids differ: --per-thread cannot be used");
-    // Every output fails before any work when it cannot be written.
+    // Every output fails before any work when it is an input or cannot be written.
+    const std::vector<std::string> inputs = a->profile.symbols.read_files({a->base, a->current});
+    check_output_is_not_an_input(a->output, inputs);
+    if (!a->html.empty()) check_output_is_not_an_input(a->html, inputs, "--html");
+    if (!a->folded.empty()) check_output_is_not_an_input(a->folded, inputs, "--folded");
     OutputFile out(a->output);
     std::optional<OutputFile> html, folded;
     if (!a->html.empty()) html.emplace(a->html);

@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/number_options.h"
 #include "cli/profile_options.h"
+#include "common/same_file.h"
 #include "output/flamegraph.h"
 #include "output/flamegraph_labels.h"
 #include "output/output_file.h"
@@ -33,6 +34,7 @@ std::function<int()> add_flamegraph_command(CLI::App& app) {
              "leave out frames under this % of samples to make huge profiles smaller (default 0: keep all)");
   a->profile.add_to(sub);
   return [a]() {
+    check_output_is_not_an_input(a->output, a->profile.symbols.read_files({a->path}));
     OutputFile out(a->output);  // fails before any work when it cannot be written
     FlamegraphOptions options;
     options.icicle = a->icicle;

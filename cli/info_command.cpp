@@ -9,6 +9,7 @@
 #include "cli/unwind_options.h"
 #include "common/error.h"
 #include "common/format.h"
+#include "common/same_file.h"
 #include "common/text_escape.h"
 #include "output/info_text.h"
 
@@ -80,6 +81,7 @@ std::function<int()> add_info_command(CLI::App& app) {
   sub->add_flag("--no-unwind", *no_unwind, "skip unwinding (no unwind-quality section)");
   unwind->add_to(sub);
   return [path, unwind, no_unwind, archive]() {
+    check_output_is_not_an_input("", with_archives({*path}, *archive));  // standard output
     InfoOptions options;
     options.unwind = unwind->to_options();
     options.unwind_quality = !*no_unwind;

@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/profile_options.h"
+#include "common/same_file.h"
 #include "common/text_escape.h"
 #include "output/json_profile_writer.h"
 #include "output/output_file.h"
@@ -27,6 +28,7 @@ std::function<int()> add_merge_command(CLI::App& app) {
   sub->add_option("-o,--output", a->output, "write the merged JSON profile here instead of standard output");
   a->profile.add_to(sub);
   return [a]() {
+    check_output_is_not_an_input(a->output, a->profile.symbols.read_files(a->inputs));
     OutputFile out(a->output);  // fails before any work when it cannot be written
     ProfileMerger merger;
     for (const auto& path : a->inputs) {

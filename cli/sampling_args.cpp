@@ -77,7 +77,9 @@ void add_sampling_options(CLI::App* sub, SamplingArgs& a) {
                                                    "recording (default 64M; all maps together at most 4 times that)");
   sub->add_flag("--kernel", a.kernel, "require kernel samples and callchains (default: on when permitted)");
   sub->add_flag("--no-kernel", a.no_kernel, "do not sample kernel mode");
-  sub->add_option("-o,--output", a.output, "recording file (default swprof.data)");
+  sub->add_option("-o,--output", a.output,
+                  "recording file (default swprof.data), readable only by you; a file already there is kept as "
+                  "FILE.old");
   sub->add_flag("--off-cpu", a.off_cpu, "also record where threads wait: a stack at every switch-out and the switch "
                                         "times (needs kernel sampling); reports weigh off-CPU time");
   sub->add_flag("--wall", a.wall, "as --off-cpu, but reports weigh wall-clock time (on-CPU + off-CPU)");

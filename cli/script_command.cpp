@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/symbolize_options.h"
 #include "cli/unwind_options.h"
+#include "common/same_file.h"
 #include "common/text_escape.h"
 #include "output/script_writer.h"
 
@@ -27,6 +28,7 @@ std::function<int()> add_script_command(CLI::App& app) {
   unwind->add_to(sub);
   symbolize->add_to(sub);
   return [path, unwind, symbolize, weight]() {
+    check_output_is_not_an_input("", symbolize->read_files({*path}));  // standard output
     ScriptOptions options;
     if (!weight->empty()) options.weight = parse_weight_kind(*weight);
     options.unwind = unwind->to_options();

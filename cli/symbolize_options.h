@@ -8,9 +8,21 @@
 #include <string>
 #include <vector>
 
+#include "recording/binary_archive.h"
 #include "symbolize/symbolizer.h"
 
 namespace swprof::cli {
+
+// The files a command reads: `inputs`, and the archive of binaries their
+// reports use (`archive` as --archive gives it, else each input's
+// INPUT.archive), for check_output_is_not_an_input.
+inline std::vector<std::string> with_archives(std::vector<std::string> inputs, const std::string& archive) {
+  const size_t given = inputs.size();
+  if (!archive.empty()) inputs.push_back(archive);
+  else
+    for (size_t i = 0; i < given; ++i) inputs.push_back(default_archive_path(inputs[i]));
+  return inputs;
+}
 
 struct SymbolizeArgs {
   bool no_demangle = false;
@@ -32,6 +44,10 @@ struct SymbolizeArgs {
     sub->add_flag("--debuginfod", debuginfod,
                   "fetch missing debuginfo from the debuginfod servers in DEBUGINFOD_URLS (off by default: "
                   "never waits on the network)");
+  }
+
+  std::vector<std::string> read_files(std::vector<std::string> inputs) const {
+    return with_archives(std::move(inputs), archive);
   }
 
   SymbolizerOptions to_options() const {

@@ -48,6 +48,16 @@ std::string quote_command(const std::vector<std::string>& argv) {
   return out;
 }
 
+std::string plain_number(double v) {
+  char buf[400];  // DBL_MAX in %f is 309 digits
+  snprintf(buf, sizeof buf, "%.6f", v);
+  std::string s = buf;
+  if (s.find('.') == std::string::npos) return s;  // inf, nan
+  s.erase(s.find_last_not_of('0') + 1);
+  if (s.back() == '.') s.pop_back();
+  return s == "-0" ? "0" : s;
+}
+
 std::string human_bytes(uint64_t n) {
   char buf[64];
   if (n >= (1u << 20)) snprintf(buf, sizeof buf, "%.1f MB", static_cast<double>(n) / (1 << 20));

@@ -17,6 +17,10 @@ std::string quote_command(const std::vector<std::string>& argv);
 inline double percent(uint64_t part, uint64_t whole) {
   return whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
 }
+// A number such as an option's value as a person writes it: fixed notation,
+// at most six decimals, no trailing zeros ("100", "0.5", "0.00001"), never
+// the exponent of %g ("1e+02").
+std::string plain_number(double v);
 // "812 bytes", "3.4 KB", "12.0 MB" (powers of 1024).
 std::string human_bytes(uint64_t n);
 // "812 ns", "12.345 us", "4.012 ms", "1.250 s".

@@ -7,6 +7,9 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <vector>
+
+#include "common/terminating_signals.h"
 
 namespace swprof {
 namespace {
@@ -20,7 +23,12 @@ struct Slot {
 static_assert(std::atomic<int>::is_always_lock_free, "the signal handler needs lock-free atomics");
 
 Slot slots[TempFileCleanup::kSlots];
-constexpr int kCleanupSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+std::vector<int> cleanup_signals() {
+  std::vector<int> sigs = stop_request_signals();
+  for (int sig : write_error_signals()) sigs.push_back(sig);
+  return sigs;
+}
 
 void remove_temp_files_and_reraise(int sig) {
   const int saved_errno = errno;
@@ -39,14 +47,15 @@ void remove_temp_files_and_reraise(int sig) {
 // For each signal whose disposition is the default (checked at every
 // registration, so a default restored since is covered again).
 void install_handlers() {
-  for (int sig : kCleanupSignals) {
+  static const std::vector<int> signals = cleanup_signals();
+  for (int sig : signals) {
     struct sigaction old;
     if (::sigaction(sig, nullptr, &old) != 0 || old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO)) continue;
     struct sigaction sa;
     std::memset(&sa, 0, sizeof sa);
     sa.sa_handler = remove_temp_files_and_reraise;
     sigemptyset(&sa.sa_mask);
-    for (int other : kCleanupSignals) sigaddset(&sa.sa_mask, other);  // one cleanup at a time
+    for (int other : signals) sigaddset(&sa.sa_mask, other);  // one cleanup at a time
     ::sigaction(sig, &sa, nullptr);
   }
 }

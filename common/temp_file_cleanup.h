@@ -1,12 +1,17 @@
 #pragma once
-// Temporary files that must not outlive the process, even when it is stopped
-// by SIGINT, SIGTERM or SIGHUP: a fixed table of live paths, removed by a
-// signal handler that then re-raises the signal with its default action (so
-// the exit status still says which signal ended the process). The handler
-// uses only async-signal-safe calls (unlink, sigaction, raise).
+// Temporary files that must not outlive the process, even when a signal ends
+// it: every signal whose default action ends the process and that comes from
+// outside it (common/terminating_signals.h: SIGINT, SIGTERM, SIGHUP, SIGQUIT,
+// SIGUSR1, SIGALRM, SIGPIPE, SIGXFSZ, the real-time signals, ...). A fixed
+// table of live paths, removed by a signal handler that then re-raises the
+// signal with its default action (so the exit status still says which signal
+// ended the process, and one that dumps core still does). The handler uses
+// only async-signal-safe calls (unlink, sigaction, raise). Faults (SIGSEGV,
+// SIGABRT, ...) are left alone: the temporary file is part of what they leave
+// to look at.
 //
-// The handler is installed at registration, for each of the three signals
-// whose disposition is the default: a signal the program ignores (nohup) or
+// The handler is installed at registration, for each of those signals whose
+// disposition is the default: a signal the program ignores (nohup) or
 // handles itself keeps its disposition.
 
 #include <cstddef>

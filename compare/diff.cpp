@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "common/error.h"
+#include "compare/context_match.h"
 #include "profile/info.h"
 #include "profile/name_filter.h"
 
@@ -48,12 +49,15 @@ class Amount {
 
 uint64_t profile_total(const Profile& p) { return Amount(p).total(p.tree.node(CallTree::kRoot)); }
 
-// Functions of both sides, numbered in one index by (module, function).
+// Functions of both sides, numbered in one index by (module, function), the
+// module as matching_module gives it.
 class FunctionIndex {
  public:
+  explicit FunctionIndex(bool ignore_modules) : ignore_modules_(ignore_modules) {}
+
   uint32_t id(const CctFrame& frame) {
     if (frame.flags & kCctThread) return kNotAFunction;
-    std::string key = frame.module;
+    std::string key = matching_module(frame, ignore_modules_);
     key.push_back('\0');
     key += frame.function;
     auto [it, inserted] = index_.try_emplace(std::move(key), static_cast<uint32_t>(rows_.size()));
@@ -69,6 +73,7 @@ class FunctionIndex {
   std::vector<FunctionDiff>& rows() { return rows_; }
 
  private:
+  bool ignore_modules_;
   std::unordered_map<std::string, uint32_t> index_;
   std::vector<FunctionDiff> rows_;
 };
@@ -107,21 +112,24 @@ std::vector<Counts> function_counts(const Profile& profile, FunctionIndex& index
   return counts;
 }
 
-// Per context id, the samples of each side and a node that has it (NEW's
-// when NEW has the context). Siblings that differ only in flags (inlined or
-// not, guessed or not) share an id and are summed.
+// Per matching context id (compare/context_match.h), the samples of each side
+// and a node that has it (NEW's when NEW has the context). Siblings that
+// differ only in flags (inlined or not, guessed or not) share an id and are
+// summed.
 struct ContextCounts {
   Counts base, current;
   bool in_current = false;
   uint32_t node = 0;
 };
 
-void add_contexts(const Profile& profile, bool current, std::unordered_map<uint64_t, ContextCounts>& out) {
+void add_contexts(const Profile& profile, bool current, bool ignore_modules,
+                  std::unordered_map<uint64_t, ContextCounts>& out) {
   const CallTree& tree = profile.tree;
   const Amount amount(profile);
+  const std::vector<uint64_t> ids = matching_context_ids(tree, ignore_modules);
   for (uint32_t i = 1; i < tree.nodes().size(); ++i) {
     const CctNode& n = tree.node(i);
-    auto [it, inserted] = out.try_emplace(n.context_id);
+    auto [it, inserted] = out.try_emplace(ids[i]);
     ContextCounts& c = it->second;
     if (inserted) {
       c.in_current = current;
@@ -234,10 +242,10 @@ bool has_thread_id_roots(const Profile& p) {
   return false;
 }
 
-std::vector<std::string> comparison_warnings(const Profile& base, const Profile& current) {
+std::vector<std::string> comparison_warnings(const Profile& base, const Profile& current, bool ignore_modules) {
   std::vector<std::string> w;
   const std::string a = program_name(base), b = program_name(current);
-  if (!a.empty() && !b.empty() && a != b)
+  if (!ignore_modules && !a.empty() && !b.empty() && a != b)
     w.push_back("'" + base.source + "' and '" + current.source + "' profile different programs ('" + a + "' and '" + b +
                 "'); comparing them anyway");
   if (!base.header.event.empty() && !current.header.event.empty() && base.header.event != current.header.event)
@@ -262,10 +270,10 @@ void sort_rows(std::vector<Row>& rows, Key key) {
 }
 
 std::vector<FunctionDiff> diff_functions(const Profile& base, const Profile& current, const Judge& judge,
-                                         const OnlyFilter& only, FailOn fail_on) {
-  FunctionIndex index;
+                                         const OnlyFilter& only, const DiffOptions& options) {
+  FunctionIndex index(options.ignore_modules);
+  const std::vector<Counts> c = function_counts(current, index);  // rows named as in NEW
   const std::vector<Counts> b = function_counts(base, index);
-  const std::vector<Counts> c = function_counts(current, index);
   std::vector<FunctionDiff> rows;
   for (size_t i = 0; i < index.rows().size(); ++i) {
     const Counts cb = i < b.size() ? b[i] : Counts{};
@@ -275,8 +283,8 @@ std::vector<FunctionDiff> diff_functions(const Profile& base, const Profile& cur
     const bool matches = only.matches(row.function);
     row.self = judge.measure(cb.self, cc.self, matches);
     row.total = judge.measure(cb.total, cc.total, matches);
-    const bool self_fails = fail_on != FailOn::kTotal && row.self.change == Change::kRegression;
-    const bool total_fails = fail_on != FailOn::kSelf && row.total.change == Change::kRegression;
+    const bool self_fails = options.fail_on != FailOn::kTotal && row.self.change == Change::kRegression;
+    const bool total_fails = options.fail_on != FailOn::kSelf && row.total.change == Change::kRegression;
     row.fails_gate = self_fails || total_fails;
     rows.push_back(std::move(row));
   }
@@ -285,20 +293,20 @@ std::vector<FunctionDiff> diff_functions(const Profile& base, const Profile& cur
 }
 
 std::vector<ContextDiff> diff_contexts(const Profile& base, const Profile& current, const Judge& judge,
-                                       const OnlyFilter& only, double min_share_percent) {
+                                       const OnlyFilter& only, const DiffOptions& options) {
   std::unordered_map<uint64_t, ContextCounts> contexts;
-  add_contexts(current, true, contexts);
-  add_contexts(base, false, contexts);
+  add_contexts(current, true, options.ignore_modules, contexts);
+  add_contexts(base, false, options.ignore_modules, contexts);
   std::vector<ContextDiff> rows;
-  for (const auto& [id, counts] : contexts) {
+  for (const auto& [matching_id, counts] : contexts) {
     const double share = std::max(percent(counts.base.total, profile_total(base)),
                                   percent(counts.current.total, profile_total(current)));
-    if (share < min_share_percent || (!counts.base.total && !counts.current.total)) continue;
+    if (share < options.min_share_percent || (!counts.base.total && !counts.current.total)) continue;
     const CallTree& tree = counts.in_current ? current.tree : base.tree;
     const std::string& leaf = tree.frame(tree.node(counts.node).frame).function;
     if (!only.matches(leaf)) continue;
     ContextDiff row;
-    row.id = id;
+    row.id = tree.node(counts.node).context_id;
     for (uint32_t f : tree.path(counts.node)) row.stack.push_back(tree.frame(f));
     row.self = judge.measure(counts.base.self, counts.current.self, true);
     row.total = judge.measure(counts.base.total, counts.current.total, true);
@@ -377,10 +385,10 @@ ProfileDiff diff_profiles(const Profile& base, const Profile& current, const Dif
   d.current = describe(current);
   d.measure = measure_of(base);
   d.options = options;
-  d.warnings = comparison_warnings(base, current);
+  d.warnings = comparison_warnings(base, current, options.ignore_modules);
   const Judge judge(options, profile_total(base), profile_total(current));
-  d.functions = diff_functions(base, current, judge, only, options.fail_on);
-  d.contexts = diff_contexts(base, current, judge, only, options.min_share_percent);
+  d.functions = diff_functions(base, current, judge, only, options);
+  d.contexts = diff_contexts(base, current, judge, only, options);
   return d;
 }
 

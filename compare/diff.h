@@ -9,6 +9,8 @@
 //    scanning the stack, count as that one function; synthetic thread roots
 //    are not functions;
 //  - a calling context is its calling-context id (profile/call_tree.h).
+// With ignore_modules, user-space modules take no part in either key
+// (compare/context_match.h): the same program under another name matches.
 // Each side is normalized by its own total samples. A function's total
 // counts a sample once even when the function recurses. Off-CPU and wall
 // profiles count time instead: a node's weight in sampling intervals of its
@@ -48,6 +50,7 @@ struct DiffOptions {
   double min_z = 4;                // |z| needed to call a change significant
   FailOn fail_on = FailOn::kTotal; // which metric's regression fails the gate
   std::string only;                // judge only functions matching this regex (empty: all)
+  bool ignore_modules = false;     // match user-space functions and contexts by name alone
 };
 
 enum class Change { kNone, kRegression, kImprovement };
@@ -79,7 +82,7 @@ struct FunctionDiff {
 };
 
 struct ContextDiff {
-  uint64_t id = 0;
+  uint64_t id = 0;              // its context id (NEW's when NEW has the context)
   std::vector<CctFrame> stack;  // root first (from NEW when it has the context)
   ShareChange self;
   ShareChange total;

@@ -52,7 +52,8 @@ json options_json(const DiffOptions& o) {
               {"min_samples", o.min_samples},
               {"min_z", o.min_z},
               {"fail_on", fail_on_name(o.fail_on)},
-              {"only", o.only}};
+              {"only", o.only},
+              {"ignore_modules", o.ignore_modules}};
 }
 
 json function_json(const FunctionDiff& f) {

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/format.h"
+
 namespace swprof::diff_tables {
 namespace {
 
@@ -67,8 +69,8 @@ std::string plural(size_t n, const char* one, const char* many) { return std::to
 std::string gate_text(const DiffOptions& o) {
   const char* metric = o.fail_on == FailOn::kSelf ? "self" : o.fail_on == FailOn::kTotal ? "total" : "self or total";
   std::string s = "a function fails when its " + std::string(metric) + " share rose by more than " +
-                  fixed("%g", o.threshold_percent) + "% (relative) with z >= " + fixed("%g", o.min_z) + ", and it has >= " +
-                  fixed("%g", o.min_share_percent) + "% of samples and >= " + std::to_string(o.min_samples) +
+                  plain_number(o.threshold_percent) + "% (relative) with z >= " + plain_number(o.min_z) +
+                  ", and it has >= " + plain_number(o.min_share_percent) + "% of samples and >= " + std::to_string(o.min_samples) +
                   " samples on either side";
   if (!o.only.empty()) s += ", and its name matches '" + o.only + "'";
   return s;

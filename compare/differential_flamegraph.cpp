@@ -9,7 +9,7 @@ namespace swprof {
 
 void write_differential_flamegraph(const ProfileDiff& diff, const Profile& base, const Profile& current,
                                    std::ostream& out) {
-  const DifferentialTree tree = make_differential_tree(base.tree, current.tree);
+  const DifferentialTree tree = make_differential_tree(base.tree, current.tree, diff.options.ignore_modules);
   FlamegraphOptions options;
   set_differential(options, tree);
   options.title = "swprof diff: " + diff.base.source + " -> " + diff.current.source;

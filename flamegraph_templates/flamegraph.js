@@ -201,7 +201,7 @@
     const canvas = $('flame');
     const ctx = canvas.getContext('2d');
     const graph = $('graph');
-    const header = document.querySelector('header');
+    const viewport = $('viewport');  // scrolls the graph between the header and the footer
     const hoverBox = $('hover-box');
     const tooltip = $('tooltip');
     const details = $('details');
@@ -639,15 +639,13 @@
 
     // ---- zoom -----------------------------------------------------------------
 
-    // Scrolls the page, if needed, so the node's row is between the sticky
-    // header and footer.
+    // Scrolls the viewport, if needed, so the node's row is in it.
     function reveal(node) {
       const r = nodeRect(node);
       if (!r) return;
-      const top = header.getBoundingClientRect().bottom;
-      const bottom = window.innerHeight - details.offsetHeight;
-      if (r.y < top) window.scrollBy(0, r.y - top - ROW_HEIGHT);
-      else if (r.y + ROW_HEIGHT > bottom) window.scrollBy(0, r.y + 2 * ROW_HEIGHT - bottom);
+      const box = viewport.getBoundingClientRect();
+      if (r.y < box.top) viewport.scrollTop += r.y - box.top - ROW_HEIGHT;
+      else if (r.y + ROW_HEIGHT > box.bottom) viewport.scrollTop += r.y + 2 * ROW_HEIGHT - box.bottom;
     }
 
     function zoomTo(node) {

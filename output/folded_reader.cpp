@@ -1,5 +1,6 @@
 #include "output/folded_reader.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -26,6 +27,19 @@ std::string excerpt(std::string_view s) {
   for (char c : s.substr(0, kMax)) out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
   if (s.size() > kMax) out += "...";
   return out;
+}
+
+// Text other than blanks that no folded stack holds: the C0 controls and DEL.
+bool is_binary(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return (u < 0x20 && !is_blank(c)) || u == 0x7f;
+}
+
+// The count at the end of a line of folded stacks, when it is one.
+bool is_count(std::string_view text) {
+  double value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return ec == std::errc() && end == text.data() + text.size();
 }
 
 struct TransparentHash {
@@ -148,6 +162,20 @@ class FoldedReader {
 };
 
 }  // namespace
+
+std::string why_not_folded(std::string_view head, bool whole) {
+  size_t start = 0;
+  while (start < head.size() && is_blank(head[start])) ++start;
+  const size_t newline = head.find('\n', start);
+  const size_t end = newline == std::string_view::npos ? head.size() : newline;
+  const std::string_view line = head.substr(start, end - start);
+  if (std::any_of(line.begin(), line.end(), is_binary)) return "it holds binary data";
+  if (line.empty() || (newline == std::string_view::npos && !whole)) return {};
+  const std::string_view trimmed = trim(line);
+  const size_t space = trimmed.find_last_of(" \t");
+  if (space != std::string_view::npos && is_count(trimmed.substr(space + 1))) return {};
+  return "its first line \"" + excerpt(trimmed) + "\" does not end with a sample count";
+}
 
 CctFrame parse_folded_frame(std::string_view text) {
   CctFrame frame;

@@ -37,6 +37,13 @@ CallTree read_folded(std::istream& in, const std::string& source_name, const Fol
 // Opens and reads a file ("-" is not special here).
 CallTree read_folded_file(const std::string& path, const FoldedReadOptions& options = {});
 
+// Why the text starting with `head` (a file's first bytes; all of the file
+// when `whole`) is not folded stacks: what its first non-blank line is
+// instead, binary data or a line that does not end with a sample count.
+// Empty when that line reads as a stack and a count, when there is none,
+// and when it goes on past `head` as text (the reader then judges it).
+std::string why_not_folded(std::string_view head, bool whole);
+
 // One frame's text with its annotations decoded. The function may be empty
 // (the reader reports that as an error).
 CctFrame parse_folded_frame(std::string_view text);

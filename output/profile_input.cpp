@@ -15,7 +15,11 @@
 namespace swprof {
 namespace {
 
-// Up to 64 bytes from the start of `path`.
+// The first bytes of a file that tell its kind: a folded stack's first line
+// fits in them unless it is very deep.
+constexpr size_t kHeadBytes = 4096;
+
+// Up to kHeadBytes from the start of `path`: fewer only at its end.
 std::string read_head(const std::string& path) {
   UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd.valid()) {
@@ -24,12 +28,25 @@ std::string read_head(const std::string& path) {
       throw Error("no recording 'swprof.data' here: run 'swprof record' first or name a file");
     throw Error("cannot open '" + path + "': " + errno_text(err));
   }
-  char head[64] = {};
-  ssize_t n;
-  do n = read(fd.get(), head, sizeof head);
-  while (n < 0 && errno == EINTR);
-  if (n < 0) throw Error("cannot read '" + path + "': " + errno_text(errno));
-  return std::string(head, static_cast<size_t>(n));
+  std::string head(kHeadBytes, '\0');
+  size_t got = 0;
+  while (got < head.size()) {
+    const ssize_t n = read(fd.get(), head.data() + got, head.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw Error("cannot read '" + path + "': " + errno_text(errno));
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  head.resize(got);
+  return head;
+}
+
+bool is_elf(std::string_view head) { return head.substr(0, 4) == "\x7f" "ELF"; }
+
+// What `head` (of a file of kind kOther) is, for the error message.
+std::string what_else(std::string_view head) {
+  if (is_elf(head)) return "it is an ELF file (a program? 'swprof record PROGRAM' profiles one)";
+  return why_not_folded(head, head.size() < kHeadBytes);
 }
 
 Profile folded_profile(const std::string& path) {
@@ -49,8 +66,10 @@ InputKind detect_input(const std::string& path) {
   if (is_perf_data(head.data(), head.size())) return InputKind::kRecording;  // read by PerfDataReader
   for (char c : head) {
     if (c == ' ' || c == '\n' || c == '\t' || c == '\r') continue;
-    return c == '{' ? InputKind::kJsonProfile : InputKind::kFolded;
+    if (c == '{') return InputKind::kJsonProfile;
+    break;
   }
+  if (is_elf(head) || !why_not_folded(head, head.size() < kHeadBytes).empty()) return InputKind::kOther;
   return InputKind::kFolded;
 }
 
@@ -61,6 +80,10 @@ void require_recording_for_filters(bool filters_given, const std::string& path, 
 }
 
 Profile load_profile_input(const std::string& path, InputKind kind, const ProfileInputOptions& options) {
+  if (kind == InputKind::kOther)
+    throw Error("'" + path + "' is not a recording" +
+                (options.folded ? ", a JSON profile or folded stacks" : " or a JSON profile") + ": " +
+                what_else(read_head(path)));
   if (kind == InputKind::kJsonProfile || (kind == InputKind::kFolded && options.folded)) {
     require_recording_for_filters(options.filters_given, path, kind);
     return kind == InputKind::kJsonProfile ? read_json_profile(path) : folded_profile(path);

@@ -11,11 +11,12 @@
 
 namespace swprof {
 
-enum class InputKind { kRecording, kJsonProfile, kFolded };
+// kOther: none of them (a program, a script, any other file).
+enum class InputKind { kRecording, kJsonProfile, kFolded, kOther };
 
-// From the file's first bytes: a recording's magic, else a JSON object, else
-// folded stacks. Throws Error when the file cannot be read, and for a
-// perf.data file (which `swprof import` would have to convert).
+// From the file's first bytes: a recording's (or perf.data's) magic, else a
+// JSON object, else folded stacks when its first line reads as a stack and
+// a count, else kOther. Throws Error when the file cannot be read.
 InputKind detect_input(const std::string& path);
 
 // Filters and thread options work on recordings only: throws Error when
@@ -30,7 +31,8 @@ struct ProfileInputOptions {
 };
 
 // The profile of `path`, of `kind` (detect_input). A folded input gives a
-// profile whose source is `path` and whose tree holds the stacks.
+// profile whose source is `path` and whose tree holds the stacks. Throws
+// Error for kOther, saying what the file is instead.
 Profile load_profile_input(const std::string& path, InputKind kind, const ProfileInputOptions& options);
 
 }  // namespace swprof

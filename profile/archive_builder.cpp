@@ -4,13 +4,13 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-#include <filesystem>
 #include <set>
 #include <tuple>
 
 #include "binary/elf_binary.h"
 #include "common/error.h"
 #include "common/regular_file.h"
+#include "common/same_file.h"
 #include "recording/binary_archive.h"
 #include "recording/build_id.h"
 #include "recording/record_source.h"
@@ -138,9 +138,7 @@ ArchiveResult write_archive(const std::string& recording, const ArchiveOptions& 
   const std::set<MappedBinary> files = executable_files(recording);
   ArchiveResult result;
   result.output = options.output.empty() ? default_archive_path(recording) : options.output;
-  std::error_code ec;
-  if (std::filesystem::equivalent(result.output, recording, ec))
-    throw Error("the archive would overwrite the recording '" + recording + "': choose another -o");
+  check_output_is_not_an_input(result.output, {recording});
   ArchiveBuild build(options, result);
   for (const MappedBinary& f : files) build.add(f);
   build.finish();

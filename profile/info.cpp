@@ -7,6 +7,7 @@
 
 #include "common/format.h"
 #include "common/text_escape.h"
+#include "profile/thread_names.h"
 #include "recording/record_codec.h"
 #include "recording/recording_format.h"
 
@@ -39,6 +40,7 @@ namespace {
 // One handler per kind of record, each adding what it tells to `info`.
 struct InfoCollector {
   RecordingInfo& info;
+  ThreadNames names;
 
   void operator()(const SampleView& s) {
     ++info.samples;
@@ -65,10 +67,20 @@ struct InfoCollector {
       b.build_id_bytes.assign(m.build_id.begin(), m.build_id.begin() + m.build_id_size);
     }
   }
+  // Every thread seen counts, sampled or not (as the recorder's summary
+  // counts them): named by a COMM record, or started or ended by a task
+  // record, its name then inherited from the thread that started it.
   void operator()(const CommRecord& c) {
-    auto& t = info.threads[c.tid];
-    t.pid = c.pid;
-    t.comm = c.comm;
+    names.on_comm(c);
+    info.threads[c.tid].pid = c.pid;
+  }
+  void operator()(const TaskRecord& t) {
+    names.on_task(t);
+    info.threads[t.tid].pid = t.pid;
+  }
+  // Each thread's last name (after its last exec or rename).
+  void name_threads() {
+    for (auto& [tid, t] : info.threads) t.comm = names.name(tid);
   }
   void operator()(const LostRecord& l) { info.lost += l.count; }
   void operator()(const ThrottleRecord& th) { info.throttles += th.throttled; }
@@ -76,7 +88,6 @@ struct InfoCollector {
     info.end_json = e.json;
     note_namespace_files(e.json);
   }
-  void operator()(const TaskRecord&) {}
   void operator()(const ImageRecord& img) {
     if (img.name == kKallsymsImageName) {
       info.kernel_symbols_bytes += img.bytes.size();
@@ -122,6 +133,7 @@ RecordingInfo collect_info(RecordSource& reader) {
     ++info.record_counts[record_type_name(record_type_of(*rec))];
     std::visit(collect, *rec);
   }
+  collect.name_threads();
   info.status = reader.status();
   return info;
 }

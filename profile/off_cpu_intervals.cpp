@@ -1,6 +1,7 @@
 #include "profile/off_cpu_intervals.h"
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <tuple>
 
 #include "recording/record_source.h"
@@ -121,6 +122,19 @@ void OffCpuIntervals::pair_thread(uint32_t tid, std::vector<Event>& events, uint
   p.end(end_time);
 }
 
+namespace {
+
+// When sampling stopped, from the end record (0 when it does not say:
+// recordings before swprof wrote it).
+uint64_t recording_end_time(const EndRecord& end) {
+  const nlohmann::json json = nlohmann::json::parse(end.json, nullptr, /*allow_exceptions=*/false);
+  if (!json.is_object()) return 0;
+  const auto it = json.find("end_monotonic_ns");
+  return it != json.end() && it->is_number_unsigned() ? it->get<uint64_t>() : 0;
+}
+
+}  // namespace
+
 OffCpuIntervals OffCpuIntervals::read(const std::string& recording) { return read(*open_record_source(recording)); }
 
 OffCpuIntervals OffCpuIntervals::read(const RecordSource& source) {
@@ -137,6 +151,8 @@ OffCpuIntervals OffCpuIntervals::read(const RecordSource& source) {
     } else if (const auto* r = std::get_if<OffCpuRepeatRecord>(&*record)) {
       end_time = std::max(end_time, r->time);
       intervals.add(*r);
+    } else if (const auto* e = std::get_if<EndRecord>(&*record)) {
+      end_time = std::max(end_time, recording_end_time(*e));
     }
   }
   intervals.finish(end_time);

@@ -20,6 +20,9 @@
 //                                           attach, lost records)
 //   out(t9) out(t10)                        lost in: the first ends at t10
 //   out(t11) and no in                      ends at the recording's end: open
+//                                           (when sampling stopped, from the
+//                                           end record; in a recording cut
+//                                           short, its last record)
 
 #include <cstdint>
 #include <functional>

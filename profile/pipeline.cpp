@@ -4,6 +4,7 @@
 #include <chrono>
 #include <unordered_set>
 
+#include "common/error.h"
 #include "profile/held_samples.h"
 #include "profile/thread_names.h"
 #include "recording/trailing_images.h"
@@ -222,6 +223,23 @@ class PipelineRun {
   PipelineResult result_;
 };
 
+// A file with samples none of which could be read has nothing to report:
+// one line says why, not an empty report. A file without samples is none of
+// this ("No samples").
+void require_a_readable_sample(const RecordSource& reader, const PipelineResult& pass) {
+  const ReadStatus& st = pass.status;
+  if (pass.samples_read > 0) return;
+  std::string why;
+  if (st.damaged_samples > 0)
+    why = "none of its " + std::to_string(st.damaged_samples) + " samples could be read (damaged records)";
+  else if (st.state == ReadStatus::State::kTruncated || st.state == ReadStatus::State::kCorrupt)
+    why = std::string(st.state == ReadStatus::State::kTruncated ? "cut short" : "damaged") +
+          " before its first sample (" + st.problem + ")";
+  if (why.empty()) return;
+  const std::string what = reader.format() == SourceFormat::kPerfData ? "perf.data file '" : "recording '";
+  throw Error(what + reader.path() + "': " + why + "; nothing to report");
+}
+
 }  // namespace
 
 PipelineOptions with_archive(const std::string& recording, const PipelineOptions& options) {
@@ -242,7 +260,9 @@ PipelineResult run_pipeline(const std::string& recording, const PipelineOptions&
   unwinder.run(
       reader, [&](const UnwoundSample& s) { run.on_sample(s); }, [&](const Record& r) { std::visit(run, r); },
       [&](const UnwoundSample& s) { run.look_ahead(s); });
-  return run.finish(unwinder);
+  PipelineResult pass = run.finish(unwinder);
+  require_a_readable_sample(reader, pass);
+  return pass;
 }
 
 }  // namespace swprof

@@ -123,8 +123,9 @@ struct PipelineResult {
 PipelineOptions with_archive(const std::string& recording, const PipelineOptions& options);
 
 // Runs the pass over `recording`. Throws Error for a file that is no
-// recording; a damaged or cut file ends the pass at the damage (see
-// PipelineResult::status).
+// recording, and for one with samples none of which could be read (all
+// damaged, or the file damaged or cut before the first); a damaged or cut
+// file otherwise ends the pass at the damage (see PipelineResult::status).
 PipelineResult run_pipeline(const std::string& recording, const PipelineOptions& options, SampleSink& sink);
 
 }  // namespace swprof

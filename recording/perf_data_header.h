@@ -59,7 +59,7 @@ struct PerfEventAttr {
   uint64_t branch_sample_type = 0;
   uint64_t sample_regs_user = 0;
   uint32_t sample_stack_user = 0;
-  std::vector<uint64_t> ids;  // the sample ids of this event
+  std::vector<uint64_t> ids;  // the sample ids of this event (none when an earlier event named the same list)
   std::string name;           // HEADER_EVENT_DESC's, else made from type and config
 
   // perf's placeholder event for side-band records (software "dummy").

@@ -33,8 +33,16 @@ constexpr size_t kSmallRun = 64;
 constexpr uint64_t kMinAttrSize = PERF_ATTR_SIZE_VER0 + 16;
 constexpr uint64_t kMaxAttrSize = 4096;
 constexpr uint64_t kMaxEvents = 1024;
+// Sample ids over all events: perf writes one per event and ring buffer
+// (CPU, or thread with --per-thread).
 constexpr uint64_t kMaxIds = 1u << 20;
 constexpr uint64_t kMaxFeatureSize = 16u << 20;
+// Compressed records (perf record -z) inflate at most this many times the
+// compressed bytes read so far, and to at most kMaxDecompressed in all: a
+// real recording inflates about 120 times, while a zstd stream can inflate
+// 30,000 times (an 18 KB record made 8 M samples).
+constexpr uint64_t kMaxInflation = 1000;
+constexpr uint64_t kMaxDecompressed = uint64_t{64} << 30;
 
 // The bytes of a stack copy of `copy_size` that a sample read in parts
 // keeps: dyn_size + 8 (more than dyn_size, so the copy still reads as not
@@ -191,17 +199,24 @@ void PerfDataReader::peek_kernel_mappings() {
   peeked_kernel_mappings_ = count;
 }
 
-std::vector<uint64_t> PerfDataReader::read_ids(PerfFileSection ids) const {
-  if (!inside(ids, file_size_) || ids.size / 8 > kMaxIds)
-    throw Error("perf.data file '" + path_ + "' has a damaged attribute section");
+// `ids_read` counts the ids read so far, over every event.
+std::vector<uint64_t> PerfDataReader::read_ids(PerfFileSection ids, uint64_t& ids_read) const {
+  if (!inside(ids, file_size_) || ids.size / 8 > kMaxIds - ids_read)
+    throw Error("perf.data file '" + path_ + "' has a damaged attribute section (more than " +
+                std::to_string(kMaxIds) + " sample ids)");
   std::vector<uint64_t> out(ids.size / 8);
   if (read_at(ids.offset, out.data(), out.size() * 8) != out.size() * 8)
     throw Error("perf.data file '" + path_ + "' is cut inside its attribute section");
+  ids_read += out.size();
   return out;
 }
 
+// An id list that an earlier event names too is read once: its ids are the
+// first event's (as the parser, which takes the first, would have them).
 void PerfDataReader::read_attrs(const PerfFileHeader& h) {
   std::vector<uint8_t> raw(h.attr_size);
+  std::vector<std::pair<uint64_t, uint64_t>> lists_read;  // {offset, size} of each id list read
+  uint64_t ids_read = 0;
   for (uint64_t at = h.attrs.offset; at < h.attrs.offset + h.attrs.size; at += h.attr_size) {
     if (read_at(at, raw.data(), raw.size()) != raw.size())
       throw Error("perf.data file '" + path_ + "' is cut inside its attribute section");
@@ -209,7 +224,11 @@ void PerfDataReader::read_attrs(const PerfFileHeader& h) {
     if (!attr) throw Error("perf.data file '" + path_ + "' has a damaged attribute section");
     PerfFileSection ids;
     std::memcpy(&ids, raw.data() + raw.size() - 16, 16);
-    attr->ids = read_ids(ids);
+    const std::pair<uint64_t, uint64_t> list{ids.offset, ids.size};
+    if (std::find(lists_read.begin(), lists_read.end(), list) == lists_read.end()) {
+      attr->ids = read_ids(ids, ids_read);
+      lists_read.push_back(list);
+    }
     attrs_.push_back(std::move(*attr));
   }
 }
@@ -454,6 +473,13 @@ void PerfDataReader::start_decompressing(Bytes raw, uint32_t type) {
   }
   comp_.assign(data.begin(), data.end());
   comp_pos_ = 0;
+  compressed_in_ += comp_.size();
+}
+
+// What the compressed data read so far may still inflate to (kMaxInflation).
+uint64_t PerfDataReader::inflation_room() const {
+  const uint64_t allowed = std::min(kMaxDecompressed, compressed_in_ * kMaxInflation);
+  return allowed > decompressed_out_ ? allowed - decompressed_out_ : 0;
 }
 
 std::optional<Bytes> PerfDataReader::next_decompressed() {
@@ -478,8 +504,18 @@ std::optional<Bytes> PerfDataReader::next_decompressed() {
     std::memmove(dec_.data(), dec_.data() + dec_head_, avail);
     dec_tail_ = avail;
     dec_head_ = 0;
+    const uint64_t room = inflation_room();
+    if (room == 0) {
+      const std::string bound = decompressed_out_ >= kMaxDecompressed
+                                    ? "beyond " + std::to_string(kMaxDecompressed >> 30) + " GiB"
+                                    : "more than " + std::to_string(kMaxInflation) + " times";
+      stop(ReadStatus::State::kCorrupt, "compressed data inflates " + bound + " (" + std::to_string(decompressed_out_) +
+                                            " bytes from " + std::to_string(compressed_in_) + ") before byte " +
+                                            std::to_string(buf_offset_ + pos_) + "; the rest is not read");
+      return std::nullopt;
+    }
     ZSTD_inBuffer in{comp_.data(), comp_.size(), comp_pos_};
-    ZSTD_outBuffer out{dec_.data(), dec_.size(), dec_tail_};
+    ZSTD_outBuffer out{dec_.data(), static_cast<size_t>(std::min<uint64_t>(dec_.size(), dec_tail_ + room)), dec_tail_};
     const size_t ret = ZSTD_decompressStream(zstd_->ctx, &out, &in);
     if (ZSTD_isError(ret)) {
       stop(ReadStatus::State::kCorrupt, std::string("damaged compressed data (") + ZSTD_getErrorName(ret) +
@@ -487,6 +523,7 @@ std::optional<Bytes> PerfDataReader::next_decompressed() {
       return std::nullopt;
     }
     const bool progress = in.pos != comp_pos_ || out.pos != dec_tail_;
+    decompressed_out_ += out.pos - dec_tail_;
     comp_pos_ = in.pos;
     dec_tail_ = out.pos;
     zstd_full_ = out.pos == out.size;
@@ -526,6 +563,7 @@ std::optional<Record> PerfDataReader::take(Bytes raw) {
   if (parsed.record) newest_ = std::max(newest_, time_of(*parsed.record).value_or(0));
   if (!parsed.record) {
     if (!parsed.skipped.empty()) ++status_.skipped[parsed.skipped];
+    if (parsed.skipped == kDamagedSamples) ++status_.damaged_samples;
     return std::nullopt;
   }
   if (auto* m = std::get_if<MappingRecord>(&*parsed.record)) attach_build_id(*m);

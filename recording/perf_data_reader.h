@@ -5,7 +5,9 @@
 // them), then the data section streamed through a bounded buffer, one record
 // at a time, PERF_RECORD_COMPRESSED (`perf record -z`) decompressed as a
 // zstd stream whose state and partial record carry over from one
-// compressed record to the next. When perf recorded the build-id of a
+// compressed record to the next, and bounded: inflating more than 1000
+// times the compressed bytes read (or beyond 64 GiB) stops the read there,
+// as damage does. When perf recorded the build-id of a
 // [vdso] equal to the running kernel's, an ImageRecord of it comes first.
 // Samples of the first event (not perf's
 // "dummy") are read; the rest, and anything else swprof does not use, is
@@ -64,7 +66,7 @@ class PerfDataReader final : public RecordSource {
   void open();
   size_t read_at(uint64_t offset, void* dst, size_t n) const;
   void read_attrs(const PerfFileHeader& h);
-  std::vector<uint64_t> read_ids(PerfFileSection ids) const;
+  std::vector<uint64_t> read_ids(PerfFileSection ids, uint64_t& ids_read) const;
   void read_features(const PerfFileHeader& h);
   void keep_vdso_if_recorded();
   void peek_kernel_mappings();
@@ -77,6 +79,7 @@ class PerfDataReader final : public RecordSource {
   bool record_bytes(size_t at, uint8_t* dst, size_t n) const;
   void note_need(Bytes raw);
   void start_decompressing(Bytes raw, uint32_t type);
+  uint64_t inflation_room() const;
   bool skip_payload(Bytes raw, uint32_t type);
   std::optional<Record> take(Bytes raw);
   void attach_build_id(MappingRecord& m) const;
@@ -125,6 +128,8 @@ class PerfDataReader final : public RecordSource {
   UninitializedBytes dec_;
   size_t dec_head_ = 0;
   size_t dec_tail_ = 0;
+  uint64_t compressed_in_ = 0;     // compressed bytes handed to zstd so far
+  uint64_t decompressed_out_ = 0;  // and what they inflated to
 };
 
 }  // namespace swprof

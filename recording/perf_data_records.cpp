@@ -201,7 +201,7 @@ PerfParsed PerfRecordParser::sample(Bytes raw, uint16_t misc) {
   const uint16_t cpumode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
   s.in_kernel = cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL;
   s.period = a->freq ? 0 : a->sample_period;
-  const PerfParsed damaged{std::nullopt, "damaged samples"};
+  const PerfParsed damaged{std::nullopt, kDamagedSamples};
   if (!sample_head(r, *a, s)) return damaged;
   if (s.abi == PERF_SAMPLE_REGS_ABI_32) return {std::nullopt, "samples of 32-bit processes"};
   if (a->sample_type & PERF_SAMPLE_STACK_USER) {

@@ -25,6 +25,9 @@ inline constexpr uint32_t kPerfRecordTracingData = 66;
 inline constexpr uint32_t kPerfRecordCompressed = 81;
 inline constexpr uint32_t kPerfRecordCompressed2 = 83;  // newer perf: u64 data_size before the data
 
+// PerfParsed::skipped of a sample of the reported event that cannot be read.
+inline constexpr const char* kDamagedSamples = "damaged samples";
+
 struct PerfParsed {
   std::optional<Record> record;
   // Why there is no record, when the record is to be counted as skipped;

@@ -24,6 +24,7 @@ struct ReadStatus {
   uint64_t chunks = 0;       // good chunks read
   uint64_t records = 0;
   uint64_t unknown_records = 0;  // records of types this version does not know (skipped)
+  uint64_t damaged_samples = 0;  // samples that could not be read, skipped (perf.data; a recording stops at damage)
   bool finalized = false;    // the end record was seen
   std::string problem;       // what stopped the read, for kTruncated / kCorrupt
   // Content read but not turned into records, by what it was (perf.data:

@@ -1,6 +1,7 @@
 #include "recording/recording_writer.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,8 +14,9 @@ namespace swprof {
 
 RecordingWriter::RecordingWriter(const std::string& path, const RecordingHeader& header, size_t chunk_bytes)
     : path_(path), chunk_bytes_(chunk_bytes), cctx_(ZSTD_createCCtx()) {
-  fd_.reset(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-  if (!fd_.valid()) throw Error("cannot write output file '" + path + "': " + errno_text(errno));
+  fd_.reset(::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600));
+  if (!fd_.valid()) fail(errno);
+  start_private_and_empty();
   if (!cctx_) throw Error("cannot create a zstd compression context");
   ZSTD_CCtx_setParameter(cctx_.get(), ZSTD_c_compressionLevel, 3);
   ZSTD_CCtx_setParameter(cctx_.get(), ZSTD_c_checksumFlag, 1);
@@ -29,6 +31,18 @@ RecordingWriter::RecordingWriter(const std::string& path, const RecordingHeader&
   write_all(head.data(), head.size());
   raw_.reserve(chunk_bytes_ + (64u << 10));
   chunk_started_ = std::chrono::steady_clock::now();
+}
+
+// Not O_TRUNC at the open: a file there keeps its mode, and it is made
+// private before its bytes go, so one that cannot be keeps them.
+void RecordingWriter::start_private_and_empty() {
+  struct stat st;
+  if (::fstat(fd_.get(), &st) != 0) fail(errno);
+  if (!S_ISREG(st.st_mode)) return;
+  if ((st.st_mode & 07777) != 0600 && ::fchmod(fd_.get(), 0600) != 0)
+    throw Error("cannot write output file '" + path_ + "': it cannot be made readable only by its owner: " +
+                errno_text(errno) + "; remove it or choose another -o");
+  if (st.st_size > 0 && ::ftruncate(fd_.get(), 0) != 0) fail(errno);
 }
 
 void RecordingWriter::write(const Record& record) {
@@ -61,8 +75,7 @@ void RecordingWriter::flush() {
 void RecordingWriter::finish(const EndRecord& end) {
   write(end);
   flush();
-  if (fsync(fd_.get()) != 0 && errno != EINVAL)
-    throw Error("cannot write output file '" + path_ + "': " + errno_text(errno));
+  if (fsync(fd_.get()) != 0 && errno != EINVAL) fail(errno);
 }
 
 void RecordingWriter::write_all(const void* data, size_t n) {
@@ -71,12 +84,29 @@ void RecordingWriter::write_all(const void* data, size_t n) {
     ssize_t w = ::write(fd_.get(), p, n);
     if (w < 0) {
       if (errno == EINTR) continue;
-      throw Error("cannot write output file '" + path_ + "': " + errno_text(errno));
+      fail(errno);
     }
     p += w;
     n -= static_cast<size_t>(w);
     file_bytes_ += static_cast<uint64_t>(w);
   }
+}
+
+void RecordingWriter::fail(int err) const {
+  throw Error("cannot write output file '" + path_ + "': " + errno_text(err));
+}
+
+std::optional<std::string> previous_recording_name(const std::string& path) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return std::nullopt;
+  return path + ".old";
+}
+
+std::optional<std::string> keep_previous_recording(const std::string& path) {
+  auto old = previous_recording_name(path);
+  if (old && ::rename(path.c_str(), old->c_str()) != 0)
+    throw Error("cannot keep the previous recording '" + path + "' as '" + *old + "': " + errno_text(errno));
+  return old;
 }
 
 }  // namespace swprof

@@ -1,11 +1,20 @@
 #pragma once
 // Writes a recording: header first, then records buffered into chunks that
 // are zstd-compressed and appended whole.
+//
+// A recording is readable and writable only by its owner (0600, as perf's
+// perf.data): it holds raw copies of user stacks (whatever a stack buffer
+// held: a password, a key) and the real kernel addresses /proc/kallsyms
+// hides from other users. It is written in place as it goes, so a recording
+// cut short still reads up to its last chunk; the sessions that record
+// (record, attach, dump --samples) first keep what was at the path as
+// PATH.old (keep_previous_recording).
 
 #include <zstd.h>
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,8 +30,12 @@ struct ZstdCCtxDeleter {
 
 class RecordingWriter {
  public:
-  // Creates (truncates) `path` and writes the header. Throws Error when the
-  // file cannot be created or written.
+  // Creates `path` with mode 0600 and writes the header. A regular file
+  // already there (reached through a symbolic link, which the kernel
+  // follows, or left empty) is made 0600, then emptied; a device or a FIFO
+  // is written as it is. Throws Error when the file cannot be created,
+  // made private or written: a file that cannot be made private keeps its
+  // bytes.
   RecordingWriter(const std::string& path, const RecordingHeader& header,
                   size_t chunk_bytes = kDefaultChunkBytes);
 
@@ -40,7 +53,9 @@ class RecordingWriter {
   static constexpr size_t kDefaultChunkBytes = 1u << 20;
 
  private:
+  void start_private_and_empty();
   void write_all(const void* data, size_t n);
+  [[noreturn]] void fail(int err) const;
 
   std::string path_;
   UniqueFd fd_;
@@ -53,5 +68,16 @@ class RecordingWriter {
   std::unique_ptr<ZSTD_CCtx, ZstdCCtxDeleter> cctx_;
   uint64_t file_bytes_ = 0;
 };
+
+// perf's perf.data.old: what a new recording at `path` would replace is kept
+// as PATH.old (replacing an older PATH.old) when it is a non-empty regular
+// file named by `path` itself. A symbolic link is written through instead
+// (the kernel follows it), an empty file is reused, a device or a FIFO is
+// written in place. The name it would be kept under, or nullopt.
+std::optional<std::string> previous_recording_name(const std::string& path);
+
+// Moves that file to PATH.old; returns PATH.old, or nullopt when there is
+// nothing to keep. Throws Error when the rename fails.
+std::optional<std::string> keep_previous_recording(const std::string& path);
 
 }  // namespace swprof

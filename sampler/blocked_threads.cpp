@@ -5,9 +5,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
-#include <map>
-#include <set>
 #include <sstream>
 
 #include "sampler/perf_event.h"
@@ -69,27 +68,34 @@ std::vector<KernelFrameName> parse_task_stack(std::string_view text) {
   return frames;
 }
 
-std::vector<uint64_t> resolve_kernel_frames(const std::vector<KernelFrameName>& frames, std::string_view kallsyms) {
-  std::set<std::string> wanted;
-  for (const auto& f : frames) wanted.insert(f.symbol);
-  std::map<std::string, uint64_t> found;
-  std::istringstream in{std::string(kallsyms)};
-  for (std::string line; std::getline(in, line) && found.size() < wanted.size();) {
-    // "ffffffff8220043e t do_nanosleep [module]"
-    const auto a = line.find(' ');
-    const auto b = a == std::string::npos ? a : line.find(' ', a + 1);
-    if (b == std::string::npos) continue;
-    const auto c = line.find_first_of(" \t", b + 1);
-    std::string name = line.substr(b + 1, c == std::string::npos ? std::string::npos : c - b - 1);
-    if (!wanted.count(name) || found.count(name)) continue;
-    auto address = parse_hex(line.substr(0, a));
-    if (!address || *address == 0) return {};
-    found[name] = *address;
+KernelSymbolAddresses kernel_symbol_addresses(std::string_view kallsyms,
+                                              const std::unordered_set<std::string>& names) {
+  KernelSymbolAddresses found;
+  while (!kallsyms.empty() && found.size() < names.size()) {
+    // "ffffffff8220043e t do_nanosleep\t[module]"
+    const size_t nl = kallsyms.find('\n');
+    const std::string_view line = kallsyms.substr(0, nl);
+    kallsyms.remove_prefix(nl == std::string_view::npos ? kallsyms.size() : nl + 1);
+    const size_t a = line.find(' ');
+    const size_t b = a == std::string_view::npos ? a : line.find(' ', a + 1);
+    if (b == std::string_view::npos) continue;
+    const size_t c = line.find_first_of(" \t", b + 1);
+    const std::string name(line.substr(b + 1, c == std::string_view::npos ? std::string_view::npos : c - b - 1));
+    if (!names.count(name) || found.count(name)) continue;
+    uint64_t address = 0;
+    const auto [end, ec] = std::from_chars(line.data(), line.data() + a, address, 16);
+    if (ec != std::errc() || end != line.data() + a || address == 0) return {};
+    found.emplace(name, address);
   }
+  return found;
+}
+
+std::vector<uint64_t> resolve_kernel_frames(const std::vector<KernelFrameName>& frames,
+                                            const KernelSymbolAddresses& addresses) {
   std::vector<uint64_t> out;
   for (const auto& f : frames) {
-    auto it = found.find(f.symbol);
-    if (it == found.end()) return {};
+    auto it = addresses.find(f.symbol);
+    if (it == addresses.end()) return {};
     out.push_back(it->second + f.offset);
   }
   return out;
@@ -141,26 +147,59 @@ SwitchRecord BlockedThread::switch_out() const {
   return sw;
 }
 
-std::vector<BlockedThread> find_blocked_threads(pid_t pid, uint32_t stack_size) {
-  std::vector<BlockedThread> blocked;
-  std::optional<std::string> kallsyms;
+std::optional<std::string> BlockedThreadSearch::read_proc_kallsyms() {
+  return read_text_file("/proc/kallsyms", kMaxKallsymsBytes);
+}
+
+namespace {
+
+// A thread off the CPU, with the names of its kernel frames (resolved once
+// every thread has been read).
+struct FoundThread {
+  BlockedThread thread;
+  std::vector<KernelFrameName> kernel_frames;
+};
+
+std::optional<FoundThread> read_blocked_thread(pid_t pid, pid_t tid, uint32_t stack_size) {
+  FoundThread found;
+  BlockedThread& t = found.thread;
+  t.time = monotonic_now_ns();
+  auto sc = read_task_syscall(pid, tid);
+  if (!sc || sc->sp == 0) return std::nullopt;
+  t.pid = static_cast<uint32_t>(pid);
+  t.tid = static_cast<uint32_t>(tid);
+  t.syscall = *sc;
+  t.stack = read_remote_memory(pid, sc->sp, stack_size);
+  if (t.stack.empty()) return std::nullopt;
+  if (auto stack = read_text_file(task_file(pid, tid, "stack"))) found.kernel_frames = parse_task_stack(*stack);
+  return found;
+}
+
+// The kernel chains of `found`, from one read of kallsyms for all of them.
+void resolve_kernel_chains(std::vector<FoundThread>& found, const BlockedThreadSearch& search) {
+  std::unordered_set<std::string> names;
+  for (const FoundThread& f : found)
+    for (const KernelFrameName& frame : f.kernel_frames) names.insert(frame.symbol);
+  if (names.empty()) return;
+  const std::optional<std::string> kallsyms = search.read_kallsyms();
+  if (!kallsyms) return;
+  const KernelSymbolAddresses addresses = kernel_symbol_addresses(*kallsyms, names);
+  for (FoundThread& f : found)
+    f.thread.kernel_chain = kernel_chain_bytes(resolve_kernel_frames(f.kernel_frames, addresses));
+}
+
+}  // namespace
+
+std::vector<BlockedThread> find_blocked_threads(pid_t pid, const BlockedThreadSearch& search) {
+  std::vector<FoundThread> found;
   for (pid_t tid : list_threads(pid)) {
-    BlockedThread t;
-    t.time = monotonic_now_ns();
-    auto sc = read_task_syscall(pid, tid);
-    if (!sc || sc->nr < 0 || sc->sp == 0) continue;
-    t.pid = static_cast<uint32_t>(pid);
-    t.tid = static_cast<uint32_t>(tid);
-    t.syscall = *sc;
-    t.stack = read_remote_memory(pid, sc->sp, stack_size);
-    if (t.stack.empty()) continue;
-    if (auto stack = read_text_file(task_file(pid, tid, "stack"))) {
-      auto frames = parse_task_stack(*stack);
-      if (!frames.empty() && !kallsyms) kallsyms = read_text_file("/proc/kallsyms").value_or("");
-      if (!frames.empty()) t.kernel_chain = kernel_chain_bytes(resolve_kernel_frames(frames, *kallsyms));
-    }
-    blocked.push_back(std::move(t));
+    if (search.stop_requested()) break;
+    if (auto f = read_blocked_thread(pid, tid, search.stack_size)) found.push_back(std::move(*f));
   }
+  resolve_kernel_chains(found, search);
+  std::vector<BlockedThread> blocked;
+  blocked.reserve(found.size());
+  for (FoundThread& f : found) blocked.push_back(std::move(f.thread));
   return blocked;
 }
 

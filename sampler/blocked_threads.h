@@ -1,8 +1,9 @@
 #pragma once
-// attach --off-cpu: a thread already blocked in a system call when sampling
-// starts has no switch-out sample until it wakes and blocks again, so the
-// time it waits from the attach on would have no stack. For each such thread
-// this makes what the off-CPU event would have recorded, without stopping
+// attach --off-cpu: a thread already off the CPU when sampling starts
+// (blocked in a system call, or stopped: SIGSTOP, a tracer) has no
+// switch-out sample until it runs and leaves the CPU again, so the time it
+// waits from the attach on would have no stack. For each such thread this
+// makes what the off-CPU event would have recorded, without stopping
 // anything: the user pc and sp from /proc/PID/task/TID/syscall, the top of
 // its stack read with process_vm_readv, and its kernel frames from
 // /proc/PID/task/TID/stack with their addresses from /proc/kallsyms (when
@@ -11,9 +12,12 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "recording/records.h"
@@ -21,8 +25,9 @@
 namespace swprof {
 
 // One line of /proc/PID/task/TID/syscall: "NR ARG1..ARG6 SP PC" (hex args),
-// or "-1 SP PC" when blocked outside a system call; nullopt for "running"
-// and for anything malformed.
+// or "-1 SP PC" when off the CPU outside a system call (stopped, or asleep
+// in a page fault); nullopt for "running" (also said of a runnable thread
+// waiting for a CPU) and for anything malformed.
 struct TaskSyscall {
   int64_t nr = -1;
   uint64_t sp = 0;
@@ -38,9 +43,16 @@ struct KernelFrameName {
 };
 std::vector<KernelFrameName> parse_task_stack(std::string_view text);
 
-// The frames' addresses from the text of /proc/kallsyms; empty when a symbol
-// is missing or the addresses are hidden (all zero, kernel.kptr_restrict).
-std::vector<uint64_t> resolve_kernel_frames(const std::vector<KernelFrameName>& frames, std::string_view kallsyms);
+// The addresses of the symbols `names` from one pass over the text of
+// /proc/kallsyms (the first line naming a symbol wins: the kernel's own
+// before a module's); empty when the addresses are hidden (zero:
+// kernel.kptr_restrict).
+using KernelSymbolAddresses = std::unordered_map<std::string, uint64_t>;
+KernelSymbolAddresses kernel_symbol_addresses(std::string_view kallsyms, const std::unordered_set<std::string>& names);
+
+// The frames' addresses; empty when a symbol is missing from `addresses`.
+std::vector<uint64_t> resolve_kernel_frames(const std::vector<KernelFrameName>& frames,
+                                            const KernelSymbolAddresses& addresses);
 
 // Up to `len` bytes of process `pid`'s memory at `addr`, page by page,
 // stopping at the first page that cannot be read (the end of the stack).
@@ -50,7 +62,7 @@ struct BlockedThread {
   uint32_t pid = 0;
   uint32_t tid = 0;
   uint64_t time = 0;  // CLOCK_MONOTONIC when its state was read
-  TaskSyscall syscall;
+  TaskSyscall syscall;  // nr -1: off the CPU outside a system call
   std::vector<uint8_t> stack;         // from syscall.sp up
   std::vector<uint8_t> kernel_chain;  // u64 little-endian each, innermost first
 
@@ -60,9 +72,23 @@ struct BlockedThread {
   SwitchRecord switch_out() const;
 };
 
-// The threads of `pid` blocked in a system call now, with up to `stack_size`
-// bytes of their stacks. Threads that run, exit meanwhile or cannot be read
-// are left out.
-std::vector<BlockedThread> find_blocked_threads(pid_t pid, uint32_t stack_size);
+// What find_blocked_threads reads besides the process, and when it gives up.
+struct BlockedThreadSearch {
+  uint32_t stack_size = 8192;  // bytes of each thread's stack copied
+  // The text of /proc/kallsyms; called at most once, and only when some
+  // thread has kernel frames.
+  std::function<std::optional<std::string>()> read_kallsyms = read_proc_kallsyms;
+  // Asked before each thread: true (a stop signal arrived) ends the search
+  // with the threads found so far.
+  std::function<bool()> stop_requested = [] { return false; };
+
+  static std::optional<std::string> read_proc_kallsyms();
+};
+
+// The threads of `pid` off the CPU now (blocked in a system call, stopped,
+// asleep in a page fault), with the start of their stacks. Threads that run
+// or wait for a CPU, exit meanwhile or cannot be read are left out. The cost
+// is a few /proc reads per thread and one pass over /proc/kallsyms in all.
+std::vector<BlockedThread> find_blocked_threads(pid_t pid, const BlockedThreadSearch& search = {});
 
 }  // namespace swprof

@@ -1,6 +1,7 @@
 #include "sampler/event_set.h"
 
 #include <sys/ioctl.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -101,8 +102,22 @@ void EventSet::describe(SessionSummary& s) const {
   }
   s.ring_bytes = ring_bytes_;
   s.stack_size = options_.stack_size;
+  s.frequency = options_.frequency;
+  s.period = options_.period;
+  s.time_event = time_based_event(options_.event);
+  if (s.time_event) s.on_cpu_ns = total_count();
   s.kernel_samples = choice_.kernel;
   s.kernel_note = kernel_note_;
+}
+
+uint64_t EventSet::total_count() const {
+  uint64_t total = 0;
+  for (const auto& fds : fds_by_cpu_)
+    for (const auto& fd : fds) {
+      uint64_t count = 0;  // read_format 0: the count alone
+      if (read(fd.get(), &count, sizeof count) == static_cast<ssize_t>(sizeof count)) total += count;
+    }
+  return total;
 }
 
 std::string EventSet::describe_setup_error(int err, pid_t pid) const {

@@ -57,7 +57,8 @@ class EventSet {
     return malformed;
   }
 
-  // What the summary says about how sampling was set up.
+  // What the summary says about how sampling was set up, and how long the
+  // threads ran.
   void describe(SessionSummary& s) const;
   // The message for an errno from open_task().
   std::string describe_setup_error(int err, pid_t pid) const;
@@ -74,6 +75,10 @@ class EventSet {
   bool mmap_failed() const { return mmap_failed_; }
 
  private:
+  // The events' counts summed: for a time event, the nanoseconds the
+  // sampled threads (and the children they inherited it to, once exited)
+  // were on a CPU while sampled.
+  uint64_t total_count() const;
   void resolve_kernel_choice();
   uint32_t stack_size() const;
   perf_event_attr attr() const;

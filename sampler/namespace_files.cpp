@@ -201,18 +201,28 @@ void NamespaceFiles::stop_at_bound(uint32_t pid, PerfMapCopy& copy) {
   }
 }
 
-void NamespaceFiles::copy_perf_maps(const ImageSink& sink, PerfMapRound round) {
-  for (auto& [pid, copy] : perf_maps_) {
-    if (!copy.path || copy.stopped) continue;
-    if (auto file = open_perf_map(pid, copy)) {
-      copy.seen_size = std::max(copy.seen_size, file->size);
-      bool more = copy_perf_map(pid, copy, *file, perf_map_limits_.per_step, sink);
-      while (more && round == PerfMapRound::kToTheEnd) more = copy_perf_map(pid, copy, *file, perf_map_limits_.per_step, sink);
-    }
-    if (round == PerfMapRound::kToTheEnd && !copy.stopped && copy.seen_size > copy.bytes)  // it went with its namespace
-      warnings_.push_back("the JIT map of process " + std::to_string(pid) + " (" + *copy.path + ") grew faster than it " +
-                          "was copied: its last " + human_bytes(copy.seen_size - copy.bytes) + " were not copied");
+void NamespaceFiles::copy_perf_map_round(uint32_t pid, PerfMapCopy& copy, const ImageSink& sink, PerfMapRound round) {
+  if (!copy.path || copy.stopped) return;
+  if (auto file = open_perf_map(pid, copy)) {
+    copy.seen_size = std::max(copy.seen_size, file->size);
+    bool more = copy_perf_map(pid, copy, *file, perf_map_limits_.per_step, sink);
+    while (more && round == PerfMapRound::kToTheEnd) more = copy_perf_map(pid, copy, *file, perf_map_limits_.per_step, sink);
   }
+  if (round == PerfMapRound::kToTheEnd && !copy.stopped && copy.seen_size > copy.bytes)  // it went with its namespace
+    warnings_.push_back("the JIT map of process " + std::to_string(pid) + " (" + *copy.path + ") grew faster than it " +
+                        "was copied: its last " + human_bytes(copy.seen_size - copy.bytes) + " were not copied");
+}
+
+void NamespaceFiles::copy_perf_maps(const ImageSink& sink, PerfMapRound round) {
+  for (auto& [pid, copy] : perf_maps_) copy_perf_map_round(pid, copy, sink, round);
+}
+
+void NamespaceFiles::process_exited(uint32_t pid, const ImageSink& sink) {
+  roots_.forget(pid);
+  auto it = perf_maps_.find(pid);
+  if (it == perf_maps_.end()) return;
+  copy_perf_map_round(pid, it->second, sink, PerfMapRound::kToTheEnd);
+  perf_maps_.erase(it);
 }
 
 PerfMapLimits PerfMapLimits::per_process_max(uint64_t bytes) {

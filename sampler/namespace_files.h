@@ -70,6 +70,12 @@ class NamespaceFiles {
   // it is owned by root, this user, or the process's own user. Past a bound
   // of PerfMapLimits nothing more of a map is read, and a warning says so.
   void copy_perf_maps(const ImageSink& sink, PerfMapRound round = PerfMapRound::kStep);
+  // Process `pid` exited: what its map holds beyond the last copy is copied
+  // (up to the bounds), and the map is not looked at again, so the maps of
+  // many short processes do not cost a look each every step.
+  void process_exited(uint32_t pid, const ImageSink& sink);
+  // Processes whose perf maps are watched (tests).
+  size_t watched_perf_maps() const { return perf_maps_.size(); }
   // Where host processes write their perf maps (tests point it elsewhere).
   void set_host_perf_map_dir(std::string dir) { host_perf_map_dir_ = std::move(dir); }
   // An exec or an exit: the pid's namespace is read again next time.
@@ -102,6 +108,7 @@ class NamespaceFiles {
   bool copy_perf_map(uint32_t pid, PerfMapCopy& copy, RegularFile& file, uint64_t most, const ImageSink& sink);
   void hand_whole_lines(uint32_t pid, PerfMapCopy& copy, size_t fresh, const ImageSink& sink);
   void stop_at_bound(uint32_t pid, PerfMapCopy& copy);
+  void copy_perf_map_round(uint32_t pid, PerfMapCopy& copy, const ImageSink& sink, PerfMapRound round);
 
   uint64_t embed_max_;
   ProcessRoots roots_;

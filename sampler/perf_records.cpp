@@ -3,6 +3,7 @@
 #include <linux/perf_event.h>
 
 #include <bit>
+#include <cstddef>
 
 #include "common/hex.h"
 
@@ -206,6 +207,27 @@ std::optional<SampleView> parse_perf_sample(Bytes raw, const PerfLayout& layout)
     }
   }
   return s;
+}
+
+Bytes cut_stack_copy(Bytes raw, const PerfLayout& layout, std::vector<uint8_t>& scratch) {
+  if (!(layout.sample_type & PERF_SAMPLE_STACK_USER)) return raw;
+  auto header = ByteReader(raw).read<perf_event_header>();
+  if (!header || header->type != PERF_RECORD_SAMPLE) return raw;
+  const std::optional<SampleView> s = parse_perf_sample(raw, layout);
+  if (!s || s->stack_truncated || s->stack.data() == nullptr) return raw;
+  // { u64 size; char data[size]; u64 dyn_size; } at the end of the record.
+  const size_t data_at = static_cast<size_t>(s->stack.data() - raw.data());
+  const uint64_t size = ByteReader(raw.subspan(data_at - 8)).read<uint64_t>().value_or(0);
+  if (data_at + size + 8 != raw.size()) return raw;
+  const uint64_t dyn_size = s->stack.size();
+  const uint64_t keep = (dyn_size + 8) / 8 * 8;  // the multiple of 8 above dyn_size
+  if (keep >= size) return raw;
+  scratch.assign(raw.begin(), raw.begin() + static_cast<std::ptrdiff_t>(data_at + keep));
+  ByteWriter w(scratch);
+  w.put<uint64_t>(dyn_size);
+  w.patch<uint16_t>(offsetof(perf_event_header, size), static_cast<uint16_t>(scratch.size()));
+  w.patch<uint64_t>(data_at - 8, keep);
+  return Bytes(scratch.data(), scratch.size());
 }
 
 ParsedPerfRecord parse_perf_record(Bytes raw, const PerfLayout& layout) {

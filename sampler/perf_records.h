@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "common/byte_reader.h"
 #include "recording/records.h"
@@ -30,5 +31,14 @@ struct ParsedPerfRecord {
 ParsedPerfRecord parse_perf_record(Bytes raw, const PerfLayout& layout);
 
 std::optional<SampleView> parse_perf_sample(Bytes raw, const PerfLayout& layout);
+
+// A sample's user stack copy takes --stack-size bytes in the ring whatever
+// the thread used; the kernel says how many are valid (dyn_size). This is
+// the same record with the copy cut just past them (to the next multiple of
+// 8 above dyn_size, so that a copy --stack-size did not cut still reads as
+// whole), written into `scratch`; or `raw` itself when there is nothing to
+// cut: not a sample, no stack copy, a full one, a stack that is not the
+// record's last field, or a record that does not parse (its reader counts it).
+Bytes cut_stack_copy(Bytes raw, const PerfLayout& layout, std::vector<uint8_t>& scratch);
 
 }  // namespace swprof

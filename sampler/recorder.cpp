@@ -4,11 +4,13 @@
 #include <nlohmann/json.hpp>
 
 #include "common/regular_file.h"
+#include "recording/recording_format.h"
 #include "sampler/proc.h"
 
 namespace swprof {
 
 void Recorder::open(const std::string& path, const RecordingHeader& header) {
+  if (auto old = keep_previous_recording(path)) summary_.previous_recording = *old;
   writer_.emplace(path, header);
   kernel_samples_ = header.kernel_samples;
   started_ = Clock::now();
@@ -135,6 +137,7 @@ SessionSummary Recorder::finish(const std::string& end_reason, std::optional<int
 void Recorder::write_end_record(const std::string& end_reason, std::optional<int> wait_status) {
   nlohmann::json end = {{"end_reason", end_reason},
                         {"duration_ns", static_cast<uint64_t>(summary_.duration_s * 1e9)},
+                        {"end_monotonic_ns", stopped_ns_.value_or(monotonic_now_ns())},
                         {"samples", summary_.samples},
                         {"kernel_mode_samples", summary_.kernel_mode_samples},
                         {"lost", summary_.lost},

@@ -30,7 +30,9 @@ class Recorder : private OffCpuThinner::Output {
            PerfMapLimits perf_maps = {})
       : layout_(layout), progress_(std::move(progress)), namespace_files_(embed_max, ProcessRoots(), perf_maps) {}
 
-  // Creates the file and writes the header and swprof's own vDSO image.
+  // Keeps what was at `path` as PATH.old (keep_previous_recording; named in
+  // the summary), creates the file (readable only by its owner) and writes
+  // the header and swprof's own vDSO image.
   void open(const std::string& path, const RecordingHeader& header);
   // The session has off-CPU events (the summary and end record count them).
   // Their samples of waits shorter than `min_ns` whose stack repeats an
@@ -55,6 +57,11 @@ class Recorder : private OffCpuThinner::Output {
   void write_synthesized(Record rec);
   // Between polls: flushes a chunk older than a second; reports progress.
   void tick();
+  // The events were disabled at `time_ns` (CLOCK_MONOTONIC): no record is
+  // later. The end record gives it as the recording's end, where waits
+  // still going end (a thread blocked from before an attach to its end has
+  // no switch-in). Without it the end is when finish() runs.
+  void sampling_stopped(uint64_t time_ns) { stopped_ns_ = time_ns; }
   // Writes the end record and closes the file; `wait_status` is record's command's.
   SessionSummary finish(const std::string& end_reason, std::optional<int> wait_status);
 
@@ -69,11 +76,17 @@ class Recorder : private OffCpuThinner::Output {
   void count(MappingRecord& m) { fill_build_id(m); }
   void count(LostRecord& l) { summary_.lost += l.count; }
   void count(ThrottleRecord& t) { summary_.throttles += t.throttled; }
+  // A thread counts once seen, sampled or not: by a sample, its name (a
+  // start, exec or rename) or its fork or exit; as `info` counts them.
   void count(CommRecord& c) {
+    tids_.insert(c.tid);
     if (c.exec) namespace_files_.forget(c.pid);
   }
   void count(TaskRecord& t) {
-    if (t.pid == t.tid) namespace_files_.forget(t.pid);
+    tids_.insert(t.tid);
+    if (t.pid != t.tid) return;
+    if (t.exit) namespace_files_.process_exited(t.pid, [this](const ImageRecord& image) { write_image(image); });
+    else namespace_files_.forget(t.pid);
   }
   template <typename T>
   void count(T&) {}
@@ -97,13 +110,14 @@ class Recorder : private OffCpuThinner::Output {
   SessionProgressFn progress_;
   std::optional<RecordingWriter> writer_;
   SessionSummary summary_;
-  std::unordered_set<uint32_t> tids_;
+  std::unordered_set<uint32_t> tids_;  // every thread seen (summary.threads)
   std::map<std::string, BuildId> build_ids_;  // of images ([vdso])
   NamespaceFiles namespace_files_;
   bool unflushed_ = false;  // records written since the last FlushRecord
   bool kernel_samples_ = false;      // the header's: kernel addresses are collected and named at the end
   KernelAddresses kernel_addresses_;
   std::string kallsyms_path_ = "/proc/kallsyms";
+  std::optional<uint64_t> stopped_ns_;
   Clock::time_point last_perf_map_copy_;
   Clock::time_point started_;
   Clock::time_point last_progress_;

@@ -1,14 +1,13 @@
 #include "sampler/sampling_session.h"
 
-#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <optional>
@@ -23,6 +22,7 @@
 #include "sampler/launcher.h"
 #include "sampler/proc.h"
 #include "sampler/recorder.h"
+#include "sampler/ring_drainer.h"
 #include "sampler/stop_signals.h"
 
 namespace swprof {
@@ -30,17 +30,14 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-uint64_t monotonic_now_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-
 // The timer events and, with --off-cpu/--wall, the off-CPU events: each set
-// has its own rings and record layout.
+// has its own rings and record layout. Once they are open, a RingDrainer
+// takes their records out (declared last: its thread ends before the rings
+// are unmapped).
 struct SessionEvents {
   EventSet timer;
   std::optional<EventSet> off_cpu;
+  std::optional<RingDrainer> drainer;
 
   SessionEvents(const SamplingOptions& o, bool enable_on_exec) : timer(o, enable_on_exec) {
     if (o.off_cpu) off_cpu.emplace(o, enable_on_exec, EventRole::kOffCpu);
@@ -60,41 +57,62 @@ struct SessionEvents {
     }
     return 0;
   }
-  std::vector<pollfd> poll_fds() {
+  // Starts taking the rings' records out, as soon as the events are open:
+  // what the recorder does before its loop (an attach's /proc reads) then
+  // costs no samples. Samples are queued with their stack copies cut to the
+  // valid bytes (a few KiB of the 32 KiB each reserves in the ring). Room
+  // for the records not written yet: four times what all the rings hold,
+  // and at least 64 MiB.
+  void start_draining() {
+    std::vector<RingSetDrainFn> fns;
     std::vector<pollfd> fds;
-    for (EventSet* set : sets())
-      for (const pollfd& p : set->poll_fds()) fds.push_back(p);
-    return fds;
-  }
-  void drain_into(Recorder& recorder) {
-    const uint64_t now = monotonic_now_ns();  // before the drain: every earlier switch-in is in a ring
+    uint64_t ring_bytes = 0;
     for (EventSet* set : sets()) {
-      const PerfLayout layout = set->layout();
-      recorder.summary().malformed += set->drain([&](Bytes raw) { recorder.handle(raw, layout); });
+      fns.push_back([set, scratch = std::vector<uint8_t>()](const RecordFn& fn) mutable {
+        const PerfLayout layout = set->layout();
+        return set->drain([&](Bytes raw) { fn(cut_stack_copy(raw, layout, scratch)); });
+      });
+      for (const pollfd& p : set->poll_fds()) fds.push_back(p);
+      ring_bytes += set->ring_bytes() * set->poll_fds().size();
     }
-    recorder.release_off_cpu(now);
-    recorder.drained(now);
+    drainer.emplace(std::move(fns), std::move(fds), std::max<uint64_t>(uint64_t{64} << 20, 4 * ring_bytes));
+  }
+  // Writes what one pass over the rings found (in the order of sets()).
+  void write(const DrainedBatch& batch, Recorder& recorder) {
+    const std::vector<EventSet*> all = sets();
+    for (size_t i = 0; i < all.size() && i < batch.sets.size(); ++i) {
+      const PerfLayout layout = all[i]->layout();
+      const DrainedBatch::Records& records = batch.sets[i];
+      for (size_t r = 0; r < records.count(); ++r) recorder.handle(records.record(r), layout);
+    }
+    recorder.summary().malformed += batch.malformed;
+    recorder.release_off_cpu(batch.started_ns);
+    recorder.drained(batch.started_ns);
   }
   void describe(SessionSummary& summary) {
     for (EventSet* set : sets()) set->describe(summary);
   }
 };
 
-// Polls and drains until `done()` returns a reason or a stop signal arrives;
-// then stops the events and drains what is left.
+// Writes what the rings deliver (taken out by the events' RingDrainer) until
+// `done()` returns a reason or a stop signal arrives; then stops the events
+// and writes what is left.
 template <typename DoneFn>
 std::string drain_until(SessionEvents& events, Recorder& recorder, DoneFn&& done) {
-  std::vector<pollfd> fds = events.poll_fds();
+  if (!events.drainer) events.start_draining();
+  RingDrainer& drainer = *events.drainer;
   std::string reason;
   while (reason.empty()) {
-    poll(fds.data(), fds.size(), 100);
-    events.drain_into(recorder);
+    std::vector<DrainedBatch> batches = drainer.take(std::chrono::milliseconds(100));
+    for (const DrainedBatch& batch : batches) events.write(batch, recorder);
+    drainer.recycle(std::move(batches));
     recorder.tick();
     if (StopSignals::requested()) reason = StopSignals::reason();
     else reason = done();
   }
   for (EventSet* set : events.sets()) set->set_enabled(false);
-  events.drain_into(recorder);
+  recorder.sampling_stopped(monotonic_now_ns());
+  for (const DrainedBatch& batch : drainer.finish()) events.write(batch, recorder);
   return reason;
 }
 
@@ -117,13 +135,18 @@ RecordingHeader make_header(const std::string& mode, const SamplingOptions& o, c
   return h;
 }
 
-// Fails early, before anything runs, when the output cannot be written.
+// Fails early, before anything runs, when the output cannot be written: the
+// file itself, or when it is new or a previous recording will be moved to
+// PATH.old, its folder.
 void check_output_writable(const std::string& path) {
   if (path.empty()) throw Error("empty output path");
   struct stat st;
   if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
     throw Error("cannot write output file '" + path + "': it is a directory");
-  if (access(path.c_str(), F_OK) == 0) {
+  const auto old = previous_recording_name(path);
+  if (old && stat(old->c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw Error("cannot keep the previous recording '" + path + "' as '" + *old + "': it is a directory");
+  if (!old && access(path.c_str(), F_OK) == 0) {
     if (access(path.c_str(), W_OK) != 0) throw Error("cannot write output file '" + path + "': " + errno_text(errno));
     return;
   }
@@ -208,6 +231,7 @@ SessionSummary run_record(const RecordRequest& req) {
   RecordingHeader header = make_header("record", req.sampling, events.timer);
   header.command = req.command;
   header.target_pid = child.pid();
+  events.start_draining();
   child.release();
   CommandGuard command(child.pid());
   StopSignals::kill_on_abort(child.pid());
@@ -247,13 +271,15 @@ SessionSummary run_record(const RecordRequest& req) {
 namespace {
 
 // Opens events on every thread of `pid`, rescanning until no new thread shows
-// up (threads started meanwhile are followed by inherit from then on).
+// up (threads started meanwhile are followed by inherit from then on). A stop
+// signal ends the opening with the threads opened so far.
 void open_all_threads(SessionEvents& events, pid_t pid) {
   std::unordered_set<pid_t> opened;
   for (int round = 0; round < 10; ++round) {
     bool added = false;
     for (pid_t tid : list_threads(pid)) {
       if (opened.count(tid)) continue;
+      if (StopSignals::requested() && !opened.empty()) break;
       EventSet* failed = nullptr;
       int err = events.open_task(tid, &failed);
       if (err == ESRCH && tid != pid) continue;  // the thread exited meanwhile
@@ -262,7 +288,7 @@ void open_all_threads(SessionEvents& events, pid_t pid) {
       opened.insert(tid);
       added = true;
     }
-    if (!added) break;
+    if (!added || StopSignals::requested()) break;
   }
   if (opened.empty()) throw Error("process " + std::to_string(pid) + " exited before sampling could start");
 }
@@ -279,10 +305,14 @@ void synthesize_process_state(Recorder& recorder, pid_t pid, uint64_t time) {
   for (MappingRecord& m : read_code_mappings(pid, time)) recorder.write_synthesized(std::move(m));
 }
 
-// --off-cpu: threads blocked in a system call at the attach get the off-CPU
-// sample and switch-out their events missed (sampler/blocked_threads.h).
+// --off-cpu: threads off the CPU at the attach get the off-CPU sample and
+// switch-out their events missed (sampler/blocked_threads.h). A stop signal
+// ends the search: sampling then stops at once.
 void synthesize_blocked_threads(Recorder& recorder, pid_t pid, uint32_t stack_size) {
-  for (const BlockedThread& t : find_blocked_threads(pid, stack_size)) {
+  BlockedThreadSearch search;
+  search.stack_size = stack_size;
+  search.stop_requested = StopSignals::requested;
+  for (const BlockedThread& t : find_blocked_threads(pid, search)) {
     recorder.write_synthesized(t.sample());
     recorder.write_synthesized(t.switch_out());
     ++recorder.summary().blocked_at_attach;
@@ -327,6 +357,7 @@ SessionSummary run_attach(const AttachRequest& req) {
   RecordingHeader header = make_header("attach", req.sampling, events.timer);
   const uint64_t start_ns = header.start_monotonic_ns;
   open_all_threads(events, req.pid);
+  events.start_draining();
   header.kernel_samples = events.timer.kernel();  // opening may have fallen back to user mode only
   header.kernel_note = events.timer.kernel_note();
 

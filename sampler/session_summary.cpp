@@ -31,18 +31,53 @@ using ull = unsigned long long;
 }
 
 std::string totals_line(const SessionSummary& s) {
-  std::string out = format_line("swprof: %.2f s, %llu samples from %llu threads (%s), written to %s (%s", s.duration_s,
-                                static_cast<ull>(s.samples), static_cast<ull>(s.threads), s.end_reason.c_str(),
-                                s.output.c_str(), human_bytes(s.file_bytes).c_str());
+  std::string out = format_line("swprof: %.2f s, %llu %s, %llu samples (%s), written to %s (%s", s.duration_s,
+                                static_cast<ull>(s.threads), s.threads == 1 ? "thread" : "threads",
+                                static_cast<ull>(s.samples), s.end_reason.c_str(), s.output.c_str(),
+                                human_bytes(s.file_bytes).c_str());
   if (s.samples)
     out += format_line(", %.0f bytes/sample", static_cast<double>(s.file_bytes) / static_cast<double>(s.samples));
   return out + ")\n";
 }
 
+std::string previous_line(const SessionSummary& s) {
+  if (s.previous_recording.empty()) return {};
+  return format_line("swprof: the previous recording is kept as %s\n", s.previous_recording.c_str());
+}
+
+// Too few samples to show anything: why, and what gives more. A command
+// shorter than one sampling period (/bin/true runs for about a millisecond
+// of CPU time) gets none.
+std::string few_samples_line(const SessionSummary& s) {
+  constexpr uint64_t kFew = 10;
+  constexpr uint32_t kHigherFrequency = 10000;
+  const uint64_t samples = s.samples + s.off_cpu_samples + s.off_cpu_repeats;
+  // Losses have their own line; a dump's samples are as many as it asked for.
+  if (samples >= kFew || s.lost || (!s.frequency && !s.period)) return {};
+  const auto ran_ns = static_cast<uint64_t>(s.duration_s * 1e9);
+  std::string out = !samples     ? std::string("swprof: no samples")
+                    : samples == 1 ? std::string("swprof: only 1 sample")
+                                   : format_line("swprof: only %llu samples", static_cast<ull>(samples));
+  out += " in " + format_duration(ran_ns) + ": ";
+  if (s.period)
+    return out + format_line("-c %llu takes one sample per %llu events; try a smaller -c or a longer run\n",
+                             static_cast<ull>(s.period), static_cast<ull>(s.period));
+  if (!s.time_event) return out + "too few events happened; try a higher -F or a longer run\n";
+  const uint64_t period_ns = 1'000'000'000 / s.frequency;
+  out += format_line("-F %u samples a thread once per %s on a CPU", s.frequency, format_duration(period_ns).c_str());
+  if (s.on_cpu_ns) out += ", and its threads were on one for " + format_duration(s.on_cpu_ns);
+  out += s.frequency < kHigherFrequency ? format_line("; try -F %u or a longer run", kHigherFrequency)
+                                        : std::string("; try a longer run");
+  // Few samples in a long time: the threads mostly waited.
+  if (ran_ns > kFew * period_ns && !s.off_cpu) out += ", or --off-cpu for where it waits";
+  return out + "\n";
+}
+
 std::string kernel_mode_line(const SessionSummary& s) {
   if (!s.kernel_samples || !s.kernel_mode_samples) return {};
-  return format_line("swprof: %llu samples (%.1f%%) landed in the kernel (syscalls, faults); kept with their user stacks\n",
-                     static_cast<ull>(s.kernel_mode_samples), percent(s.kernel_mode_samples, s.samples));
+  return format_line("swprof: %llu %s (%.1f%%) landed in the kernel (syscalls, faults); kept with their user stacks\n",
+                     static_cast<ull>(s.kernel_mode_samples), s.kernel_mode_samples == 1 ? "sample" : "samples",
+                     percent(s.kernel_mode_samples, s.samples));
 }
 
 std::string lost_line(const SessionSummary& s) {
@@ -103,8 +138,9 @@ std::string embedded_lines(const SessionSummary& s) {
 }  // namespace
 
 std::string format_summary(const SessionSummary& s) {
-  return totals_line(s) + kernel_mode_line(s) + lost_line(s) + truncated_line(s) + throttles_line(s) +
-         malformed_line(s) + offcpu_line(s) + kernel_note_line(s) + embedded_lines(s);
+  return totals_line(s) + previous_line(s) + few_samples_line(s) + kernel_mode_line(s) + lost_line(s) +
+         truncated_line(s) + throttles_line(s) + malformed_line(s) + offcpu_line(s) + kernel_note_line(s) +
+         embedded_lines(s);
 }
 
 }  // namespace swprof

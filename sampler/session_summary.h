@@ -11,11 +11,12 @@ namespace swprof {
 
 struct SessionSummary {
   std::string output;
+  std::string previous_recording;  // PATH.old: what was at the output, kept (keep_previous_recording)
   std::string end_reason;  // "exited", "interrupted", "duration", "target exited"
   double duration_s = 0;
   uint64_t samples = 0;
   uint64_t kernel_mode_samples = 0;
-  uint64_t threads = 0;
+  uint64_t threads = 0;  // every thread seen, sampled or not (as `swprof info` counts them)
   uint64_t lost = 0;
   uint64_t truncated = 0;
   uint64_t throttles = 0;
@@ -31,6 +32,12 @@ struct SessionSummary {
   uint64_t blocked_at_attach = 0;  // attach: threads found blocked, given a synthesized off-CPU sample
   uint64_t offcpu_ring_bytes = 0;  // per CPU
   uint32_t stack_size = 0;
+  // How often the event samples: -F (samples per second; of CPU time for a
+  // time event) or -c (events per sample); the other is 0.
+  uint32_t frequency = 0;
+  uint64_t period = 0;
+  bool time_event = false;  // cpu-clock, task-clock
+  uint64_t on_cpu_ns = 0;   // a time event's count: the sampled threads' CPU time while sampled
   bool kernel_samples = false;
   std::string kernel_note;
   int wait_status = 0;      // record: the command's wait status

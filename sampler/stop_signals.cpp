@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "common/terminating_signals.h"
+
 namespace swprof {
 namespace {
 
@@ -24,21 +26,13 @@ void on_stop_signal(int sig) {
 
 void on_write_error_signal(int) {}
 
-std::vector<int> stop_signal_numbers() {
-  std::vector<int> sigs = {SIGINT,   SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM,
-                           SIGVTALRM, SIGPROF, SIGXCPU, SIGPOLL, SIGPWR, SIGSTKFLT};
-  for (int s = SIGRTMIN; s <= SIGRTMAX; ++s) sigs.push_back(s);
-  return sigs;
-}
-
 }  // namespace
 
 StopSignals::StopSignals() {
   g_stop_requests = 0;
   g_stop_signal = 0;
-  for (int sig : stop_signal_numbers()) install(sig, on_stop_signal);
-  install(SIGPIPE, on_write_error_signal);
-  install(SIGXFSZ, on_write_error_signal);
+  for (int sig : stop_request_signals()) install(sig, on_stop_signal);
+  for (int sig : write_error_signals()) install(sig, on_write_error_signal);
 }
 
 StopSignals::~StopSignals() {

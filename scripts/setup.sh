@@ -9,6 +9,7 @@ PACKAGES=(
   nlohmann-json3-dev libcli11-dev catch2 libzstd-dev libbenchmark-dev
   libdeflate-dev      # decompresses debuginfo sections (symbolize/dwarf_image.cpp)
   liblzma-dev         # bounds a binary's minidebuginfo (.gnu_debugdata, xz) before libdwfl inflates it
+  libiberty-dev       # the C++ demangler, with an interface that lets a demangled name be bounded (symbolize/demangle.cpp)
   dwz                 # rewrites test debuginfo as Debian's debug packages are (tests/symbolize/symbolizer_test.cpp)
   linux-perf xz-utils procps bc util-linux time
   chromium            # headless, for the flame graph page tests (tests/output/flamegraph_browser_test.cpp)

@@ -180,9 +180,11 @@ BinaryReport inspect_binary(const std::string& path, const std::vector<uint8_t>&
 
 std::vector<std::string> binary_advice(const BinaryReport& r, const std::string& package) {
   if (r.status == BinaryStatus::kMissing)
-    return {"not on this machine: report on the machine that recorded, or copy the file to this path"};
+    return {"not on this machine: 'swprof archive RECORDING' where it was recorded keeps the binaries for reports "
+            "elsewhere; or report there, or copy the file to this path"};
   if (r.status == BinaryStatus::kChanged)
-    return {"rebuilt or updated since the recording: report on the machine that recorded, or restore that build"};
+    return {"rebuilt or updated since the recording: 'swprof archive RECORDING' where it was recorded, before its "
+            "binaries change, keeps them for reports elsewhere; or report there, or restore that build"};
   std::vector<std::string> out;
   if (r.go_functions) return {};  // names, lines and stack heights from the pclntab: nothing to install
   if (r.dwarf_file.empty()) {

@@ -73,7 +73,7 @@ TEST_CASE("binary: each fixture function is found the way it is reachable", "[bi
   CHECK(starts->stats().by_source[4] == 1);  // one entry argument
 }
 
-TEST_CASE("binary: a no-return callee ends its caller's block; bytes after it are not followed", "[binary]") {
+TEST_CASE("binary: a no-return callee ends its caller's block, bytes after it are not followed", "[binary]") {
   auto named = open_binary(kFixture);
   const auto starts = FunctionStarts::discover(*open_binary(kFixture + ".stripped"));
   const auto die = starts->at(symbol(*named, "die"));

@@ -228,7 +228,7 @@ std::multimap<std::string, uint64_t> symtab_functions(const ElfBinary& binary, c
 
 }  // namespace
 
-TEST_CASE("go_pclntab: known_go: every Go symbol is a pclntab function with its entry; the same table in every copy") {
+TEST_CASE("go_pclntab: known_go: every Go symbol is a pclntab function with its entry, the same table in every copy") {
   if (!have_go()) {
     WARN("golang-go is not installed; skipped");
     return;

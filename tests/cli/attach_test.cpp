@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "support/cli_harness.h"
+#include "support/read_file.h"
 #include "support/temp_dir.h"
 
 using namespace swprof::testing;
@@ -112,4 +113,20 @@ TEST_CASE("attach: Ctrl-C stops and finalizes", "[integration]") {
   CHECK(s.finalized);
   CHECK(s.samples >= 100);  // wall-clock based: the workload may share a core
   CHECK(s.end_json.find("interrupted") != std::string::npos);
+}
+
+TEST_CASE("attach -o onto a recording keeps it as FILE.old", "[integration]") {
+  TempDir dir;
+  auto target = spawn({workload_bin(), "forever"}, dir.path());
+  wait_ready(target);
+  const std::string out = dir.file("again.swprof");
+  const std::vector<std::string> argv = {swprof_bin(), "attach", std::to_string(target.pid), "--duration", "0.2", "-o", out};
+  auto first = run(argv, dir.path());
+  const std::string first_bytes = read_file(out);
+  auto second = run(argv, dir.path());
+  stop(target);
+  INFO(first.err << second.err);
+  REQUIRE(first.exit_code == 0);
+  REQUIRE(second.exit_code == 0);
+  CHECK(second_recording_problems(out, first_bytes, second) == "");
 }

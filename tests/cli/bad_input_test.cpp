@@ -13,8 +13,10 @@
 
 #include "sampler/perf_event.h"
 #include "support/cli_harness.h"
+#include "support/perf_data_image.h"
 #include "support/read_file.h"
 #include "support/temp_dir.h"
+#include "support/thread_recording.h"
 
 using namespace swprof::testing;
 namespace fs = std::filesystem;
@@ -100,8 +102,8 @@ TEST_CASE("bad input: attach to a PID that does not exist or has exited", "[inte
 }
 
 TEST_CASE("bad input: permission denied names perf_event_paranoid", "[integration]") {
-  if (geteuid() != 0 || access("/usr/bin/setpriv", X_OK) != 0) {
-    WARN("needs root and setpriv to act as an unprivileged user; skipped");
+  if (const std::string reason = nobody_skip_reason(); !reason.empty()) {
+    WARN(reason << "; skipped");
     return;
   }
   TempDir dir;
@@ -151,6 +153,44 @@ TEST_CASE("bad input: info on a truncated or foreign file", "[integration]") {
 
   check_clean_failure(run({swprof_bin(), "info", "/etc/hostname"}, dir.path()), "not a swprof recording");
   check_clean_failure(run({swprof_bin(), "info", dir.file("missing.swprof")}, dir.path()), "cannot open recording");
+}
+
+TEST_CASE("bad input: samples all damaged: one line for every command that reads them, none at all: no error",
+          "[cli][bad_input]") {
+  TempDir dir;
+  auto write = [&](const std::string& name, const ByteVector& bytes) {
+    std::ofstream(dir.file(name), std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    return dir.file(name);
+  };
+  const std::string damaged = write("damaged.data", perf_data_with_damaged_samples(50, 0));
+  const std::string expected = "perf.data file '" + damaged + "': none of its 50 samples could be read (damaged records)";
+  const std::vector<std::vector<std::string>> commands = {
+      {"report", damaged},
+      {"report", damaged, "-f", "folded", "-o", dir.file("out.folded")},
+      {"flamegraph", damaged, "-o", dir.file("out.html")},
+      {"script", damaged},
+      {"merge", damaged, "-o", dir.file("merged.json")},
+  };
+  for (std::vector<std::string> argv : commands) {
+    argv.insert(argv.begin(), swprof_bin());
+    const ProcessResult r = run(argv, dir.path());
+    INFO(argv[1]);
+    check_clean_failure(r, expected);
+    CHECK(r.out.empty());
+  }
+  for (const char* out : {"out.folded", "out.html", "merged.json"}) CHECK_FALSE(fs::exists(dir.file(out)));
+
+  const std::string own = dir.file("damaged.swprof");
+  write_thread_recording(own);
+  damage_first_chunk(own);
+  check_clean_failure(run({swprof_bin(), "report", own}, dir.path()),
+                      "recording '" + own + "': damaged before its first sample");
+
+  const ProcessResult none = run({swprof_bin(), "report", write("none.data", perf_data_with_damaged_samples(0, 0))},
+                                 dir.path());
+  CHECK(none.exit_code == 0);
+  CHECK(none.out.find("No samples in this recording.") != std::string::npos);
 }
 
 TEST_CASE("a mapped file cut short while it is read gives one line and exit status 2, not a bus error",

@@ -429,3 +429,31 @@ TEST_CASE("diff bad input: one line, exit 2") {
   CHECK(w.err.find("warning: ") != std::string::npos);
   CHECK(w.err.find("profile different programs ('diff_target' and 'other_progr')") != std::string::npos);
 }
+
+TEST_CASE("diff --ignore-modules: the same program built under another name passes the gate") {
+  auto& runs = Runs::get();
+  const std::string renamed = runs.dir() + "/diff_target_new";
+  std::filesystem::copy_file(target("diff_target"), renamed, std::filesystem::copy_options::overwrite_existing);
+  const std::string next = runs.json_of("renamed", {renamed, "bench"});
+
+  // By module, the program's functions are all new: the gate fails.
+  auto by_module = swprof_cli({"diff", runs.base(0), next, "-f", "json"});
+  INFO(by_module.err);
+  CHECK(by_module.exit_code == 1);
+  CHECK(by_module.err.find("profile different programs") != std::string::npos);
+
+  auto by_name = swprof_cli({"diff", runs.base(0), next, "-f", "json", "--ignore-modules"});
+  INFO(by_name.out << by_name.err);
+  REQUIRE(by_name.exit_code == 0);
+  CHECK(by_name.err.find("profile different programs") == std::string::npos);
+  const json d = json::parse(by_name.out);
+  CHECK(d["failing"] == 0);
+  bool hot_loop = false;
+  for (const auto& f : d["functions"])
+    if (f["name"] == "hot_loop") {
+      hot_loop = true;
+      CHECK(f["module"] == "diff_target_new");
+      CHECK(f["total"]["base_percent"].get<double>() == Approx(f["total"]["new_percent"].get<double>()).margin(5));
+    }
+  CHECK(hot_loop);
+}

@@ -94,6 +94,14 @@ TEST_CASE("flamegraph of folded stacks, and bad input") {
   CHECK(line_count(r.err) == 1);
   CHECK_FALSE(std::filesystem::exists(out));
 
+  const std::string script = dir.file("work.py");
+  std::ofstream(script) << "import hashlib\n\nprint(hashlib.sha1(b'').hexdigest())\n";
+  auto not_folded = run({swprof_bin(), "flamegraph", script, "-o", out}, dir.path());
+  CHECK(not_folded.exit_code == 2);
+  CHECK(not_folded.err == "swprof: error: '" + script + "' is not a recording, a JSON profile or folded stacks: its first "
+                          "line \"import hashlib\" does not end with a sample count\n");
+  CHECK_FALSE(std::filesystem::exists(out));
+
   auto filtered = run({swprof_bin(), "flamegraph", good, "--tid", "1", "-o", out}, dir.path());
   CHECK(filtered.exit_code == 2);
   CHECK(filtered.err.find("need a recording") != std::string::npos);

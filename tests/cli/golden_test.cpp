@@ -15,6 +15,7 @@
 #include "support/cli_harness.h"
 #include "support/pprof_text.h"
 #include "support/read_file.h"
+#include "support/scoped_env.h"
 #include "support/temp_dir.h"
 
 using namespace swprof::testing;
@@ -27,6 +28,7 @@ std::string report_output(const std::vector<std::string>& args, const std::strin
   std::vector<std::string> argv = {swprof_bin(), "report", dir + "/" + input};
   argv.insert(argv.end(), args.begin(), args.end());
   TempDir scratch;
+  const ScopedEnv whole_lines("COLUMNS", std::nullopt);  // the text report's width follows COLUMNS
   auto r = run(argv, scratch.path());
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
@@ -50,6 +52,9 @@ void check_golden(const std::vector<std::string>& args, const std::string& expec
 
 TEST_CASE("golden: text report") { check_golden({}, "expected.txt"); }
 TEST_CASE("golden: text report, whole tree") { check_golden({"--min-percent", "0", "--top", "5"}, "expected-all.txt"); }
+TEST_CASE("golden: text report in 80 columns and 14 levels") {
+  check_golden({"--min-percent", "0", "--top", "5", "--width", "80", "--tree-depth", "14"}, "expected-80.txt");
+}
 TEST_CASE("golden: folded") { check_golden({"-f", "folded"}, "expected.folded"); }
 TEST_CASE("golden: folded with modules") { check_golden({"-f", "folded", "--modules"}, "expected-modules.folded"); }
 TEST_CASE("golden: json") { check_golden({"-f", "json"}, "expected.json"); }

@@ -1,13 +1,18 @@
 // `swprof record` on the test workloads, checked through the recording.
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <regex>
 #include <thread>
 
 #include "sampler/proc.h"
 #include "support/cli_harness.h"
+#include "support/read_file.h"
 #include "support/temp_dir.h"
 
 using namespace swprof::testing;
@@ -173,4 +178,71 @@ TEST_CASE("record: a JIT's perf map is kept, so a report names its code after th
   CHECK(jitted >= 10);
   auto info = run({swprof_bin(), "info", "--no-unwind", out}, dir.path());
   CHECK(info.out.find("perf map       process " + std::to_string(summarize(out).target_pid)) != std::string::npos);
+}
+
+TEST_CASE("record -o onto a recording keeps it as FILE.old and makes the new one readable only by its owner",
+          "[integration]") {
+  TempDir dir;
+  const std::string out = dir.file("twice.swprof");
+  const std::vector<std::string> argv = {swprof_bin(), "record", "-F", "499", "-o", out, "--", workload_bin(), "spin", "0.1"};
+  auto first = run(argv, dir.path());
+  INFO(first.err);
+  REQUIRE(first.exit_code == 0);
+  CHECK(first.err.find(".old") == std::string::npos);
+  REQUIRE(::chmod(out.c_str(), 0644) == 0);  // as an older swprof left it
+  const std::string first_bytes = read_file(out);
+  auto second = run(argv, dir.path());
+  INFO(second.err);
+  REQUIRE(second.exit_code == 0);
+  CHECK(second_recording_problems(out, first_bytes, second) == "");
+}
+
+TEST_CASE("record: a FILE.old that is a directory fails before the command runs", "[integration]") {
+  TempDir dir;
+  const std::string out = dir.file("r.swprof");
+  { std::ofstream(out) << "the previous recording"; }
+  REQUIRE(::mkdir((out + ".old").c_str(), 0755) == 0);
+  auto r = run({swprof_bin(), "record", "-o", out, "--", "/bin/touch", dir.file("ran")}, dir.path());
+  INFO(r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "swprof: error: cannot keep the previous recording '" + out + "' as '" + out + ".old': it is a directory\n");
+  CHECK(read_file(out) == "the previous recording");
+  CHECK_FALSE(std::filesystem::exists(dir.file("ran")));
+}
+
+namespace {
+
+// The thread count of record's summary ("swprof: 0.52 s, 4 threads, ...")
+// and of `info` ("threads: 4"); -1 when a line is missing.
+std::pair<long, long> summary_and_info_threads(const std::string& summary, const std::string& recording,
+                                               const std::string& dir) {
+  std::smatch m;
+  const long in_summary =
+      std::regex_search(summary, m, std::regex(R"(swprof: [0-9.]+ s, ([0-9]+) threads?, )")) ? std::stol(m[1]) : -1;
+  const auto info = run({swprof_bin(), "info", "--no-unwind", recording}, dir);
+  const long in_info = std::regex_search(info.out, m, std::regex(R"(\nthreads: ([0-9]+)\n)")) ? std::stol(m[1]) : -1;
+  return {in_summary, in_info};
+}
+
+}  // namespace
+
+TEST_CASE("record: the summary counts the threads info lists, sampled or not", "[integration]") {
+  TempDir dir;
+  SECTION("a command too short for a sample") {
+    const std::string out = dir.file("true.swprof");
+    auto r = run({swprof_bin(), "record", "-o", out, "/bin/true"}, dir.path());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(summary_and_info_threads(r.err, out, dir.path()) == std::pair<long, long>{1, 1});
+    // No sample in its millisecond or so of CPU time at -F 999, or one: a hint either way.
+    CHECK(std::regex_search(r.err, std::regex(R"(\nswprof: (no samples|only 1 sample) in .*, and its threads were on one )"
+                                              R"(for .*; try -F 10000 or a longer run)")));
+  }
+  SECTION("threads that exit before any sample") {
+    const std::string out = dir.file("threads.swprof");
+    auto r = run({swprof_bin(), "record", "-o", out, workload_bin(), "threads", "3", "0"}, dir.path());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(summary_and_info_threads(r.err, out, dir.path()) == std::pair<long, long>{4, 4});  // main + 3 workers
+  }
 }

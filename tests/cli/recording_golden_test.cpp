@@ -48,6 +48,7 @@ void check_command(const std::string& command, const std::vector<std::string>& a
   CHECK(out == expected);
   // Nothing was looked up on this machine: no warnings about binaries.
   CHECK(r.err.find("cannot open") == std::string::npos);
+  CHECK(r.err.find("is missing") == std::string::npos);
 }
 
 void check_report(const std::vector<std::string>& args, const std::string& expected_name) {

@@ -15,8 +15,11 @@
 
 #include "binary/elf_binary.h"
 #include "common/hex.h"
+#include "output/json_profile_writer.h"
+#include "output/text_width.h"
 #include "recording/recording_format.h"
 #include "support/cli_harness.h"
+#include "support/scoped_env.h"
 #include "support/temp_dir.h"
 
 using namespace swprof::testing;
@@ -342,9 +345,10 @@ TEST_CASE("report folded: a stripped program's unnamed functions are one frame e
   CHECK(known >= total(stacks) * 9 / 10);
 }
 
-TEST_CASE("report text and folded with --no-inline never read DWARF; outputs with lines or inline frames do") {
+TEST_CASE("report text and folded with --no-inline never read DWARF, outputs with lines or inline frames do") {
   // The program's DWARF is in a separate debug file whose compressed
-  // .debug_info claims a terabyte: reading its DWARF gives a warning.
+  // .debug_info claims a terabyte: opening its DWARF gives a warning that
+  // names the section (which is then set aside).
   TempDir dir;
   const std::string app = dir.file("app");
   const std::string debug = dir.file("app.debug");
@@ -377,7 +381,7 @@ TEST_CASE("report text and folded with --no-inline never read DWARF; outputs wit
     auto r = run(argv, dir.path());
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
-    return r.err.find("cannot read the DWARF of " + app) != std::string::npos;
+    return r.err.find("ignored the compressed .debug_info section of " + placed) != std::string::npos;
   };
   CHECK_FALSE(warns({"--no-inline"}));
   CHECK_FALSE(warns({"-f", "folded", "--no-inline"}));
@@ -397,4 +401,135 @@ TEST_CASE("report, script: a recording after --debug-dir ROOT is the recording",
     CHECK(r.exit_code == 0);
     CHECK(r.err.find("cannot open recording") == std::string::npos);
   }
+}
+
+namespace {
+
+// A JSON profile of a recursion 60 calls deep through long C++ names.
+std::string deep_json_profile(const TempDir& dir) {
+  swprof::Profile p;
+  p.source = "deep.swprof";
+  p.header.event = "cpu-clock";
+  std::vector<uint32_t> stack;
+  for (int level = 0; level < 60; ++level) {
+    swprof::CctFrame f;
+    f.function = "engine::detail::Visitor<std::vector<std::pair<int, std::string>>>::visit_level_" +
+                 std::to_string(level) + "(Node<std::map<int, long>> const&)";
+    f.module = "libengine.so";
+    stack.push_back(p.tree.intern(f));
+    p.tree.add(stack, 2, 2);
+  }
+  p.samples_read = p.samples_kept = p.tree.total();
+  const std::string path = dir.file("deep.json");
+  std::ofstream out(path);
+  swprof::write_json_profile(p, out);
+  return path;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+}  // namespace
+
+TEST_CASE("report text: COLUMNS=80 fits every line in 80 columns, piped or written to a file, lines stay whole") {
+  TempDir dir;
+  const std::string profile = deep_json_profile(dir);
+  {
+    ScopedEnv columns("COLUMNS", "80");
+    auto r = run({swprof_bin(), "report", profile, "--min-percent", "0", "--top", "1"}, dir.path());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    INFO(r.out);
+    size_t named = 0;
+    for (const std::string& line : lines_of(r.out)) {
+      CHECK(swprof::display_width(line) <= 80);
+      if (line.find("visit_level_") == std::string::npos) continue;
+      ++named;
+      CHECK(line.find_first_not_of(' ') == line.find_first_of("0123456789"));  // never a name on a line of its own
+    }
+    CHECK(named == 61);  // 60 in the tree, the leaf in the top table
+    CHECK(r.out.find("::visit_level_59(\u2026)") != std::string::npos);
+
+    // --width wins over COLUMNS; a file gets whole lines.
+    auto wide = run({swprof_bin(), "report", profile, "--min-percent", "0", "--width", "0"}, dir.path());
+    CHECK(wide.out.find("visit_level_59(Node<std::map<int, long>> const&)  [libengine.so]") != std::string::npos);
+    auto file = run({swprof_bin(), "report", profile, "--min-percent", "0", "-o", dir.file("r.txt")}, dir.path());
+    CHECK(file.exit_code == 0);
+    std::ifstream in(dir.file("r.txt"));
+    std::stringstream text;
+    text << in.rdbuf();
+    CHECK(text.str() == wide.out);
+  }
+  {
+    ScopedEnv columns("COLUMNS", std::nullopt);
+    auto piped = run({swprof_bin(), "report", profile, "--min-percent", "0"}, dir.path());
+    CHECK(piped.out.find("visit_level_59(Node<std::map<int, long>> const&)  [libengine.so]") != std::string::npos);
+    auto narrow = run({swprof_bin(), "report", profile, "--width", "12"}, dir.path());
+    CHECK(narrow.exit_code == 2);
+    CHECK(narrow.err.find("--width 12 is too narrow") != std::string::npos);
+    CHECK(line_count(narrow.err) == 1);
+  }
+}
+
+namespace {
+
+// The rows of the text report's top table.
+std::vector<std::string> top_rows(const std::string& report) {
+  const size_t from = report.find("Top functions"), to = report.find("Calling-context tree");
+  std::vector<std::string> rows = lines_of(report.substr(from, to - from));
+  return {rows.begin() + 2, rows.end() - 1};  // without the title, the heading and the blank line
+}
+
+std::vector<std::string> rows_naming(const std::vector<std::string>& rows, const std::string& function) {
+  std::vector<std::string> out;
+  for (const std::string& r : rows)
+    if (r.find("  " + function + "  ") != std::string::npos) out.push_back(r);
+  return out;
+}
+
+double self_percent(const std::string& row) { return std::stod(row); }
+
+}  // namespace
+
+TEST_CASE("report text: a comparator inlined into a merge sort and called by qsort is one row, its inlined share shown") {
+  TempDir dir;
+  const std::string rec = dir.file("sort.swprof");
+  const std::string program = std::string(KNOWN_STACK_DIR) + "/known_sort";
+  auto r = run({swprof_bin(), "record", "-F", "999", "-o", rec, "--", program, "0.4"}, dir.path());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  auto report = [&](const std::string& inlined) {
+    auto out = run({swprof_bin(), "report", rec, "--width", "0", "--inlined", inlined}, dir.path());
+    INFO(out.err);
+    REQUIRE(out.exit_code == 0);
+    return out.out;
+  };
+  const std::string merged = report("merge");
+  INFO(merged);
+  const auto one = rows_naming(top_rows(merged), "compare_entries");
+  REQUIRE(one.size() == 1);
+  CHECK(one[0].find("[known_sort] (inlined ") != std::string::npos);  // some, not all, of it inlined
+  CHECK(self_percent(one[0]) > 50);
+  // The tree keeps the inlined copies as nodes of their own.
+  CHECK(merged.find("compare_entries  [known_sort] (inlined)\n", merged.find("Calling-context tree")) !=
+        std::string::npos);
+
+  const auto two = rows_naming(top_rows(report("separate")), "compare_entries");
+  REQUIRE(two.size() == 2);
+  CHECK((two[0].find("(inlined)") == std::string::npos) != (two[1].find("(inlined)") == std::string::npos));
+
+  // Charged to the function it was inlined into, the merge step's own
+  // share grows past what it has by itself.
+  const auto caller_rows = top_rows(report("caller"));
+  const auto by_caller = rows_naming(caller_rows, "compare_entries");
+  REQUIRE(by_caller.size() == 1);
+  CHECK(by_caller[0].find("(inlined") == std::string::npos);
+  CHECK(self_percent(by_caller[0]) < self_percent(one[0]));
+  const auto merge_step = rows_naming(caller_rows, "merge_runs");
+  REQUIRE(merge_step.size() == 1);
+  CHECK(self_percent(merge_step[0]) > self_percent(rows_naming(top_rows(merged), "merge_runs").at(0)) + 10);
 }

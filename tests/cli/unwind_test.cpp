@@ -217,7 +217,8 @@ TEST_CASE("unwind: a binary changed or removed since recording is reported once,
   auto missing = run({swprof_bin(), "script", out}, dir.path());
   CHECK(missing.exit_code == 0);
   CHECK(line_count(missing.err) == 1);
-  CHECK(missing.err.find("cannot open") != std::string::npos);
+  CHECK(missing.err.find(app + " is missing (No such file or directory)") != std::string::npos);
+  CHECK(missing.err.find("swprof archive") != std::string::npos);
 }
 
 TEST_CASE("unwind: script on a truncated recording shows what it can and fails clearly", "[integration][unwind]") {

@@ -84,7 +84,7 @@ TEST_CASE("weight: report --weight wall shares time between on-CPU work, waits a
   CHECK(text.out.find("do_nanosleep  [kernel]") != std::string::npos);
 }
 
-TEST_CASE("weight: --weight off-cpu and cpu select the samples; counts follow the selection") {
+TEST_CASE("weight: --weight off-cpu and cpu select the samples, counts follow the selection") {
   auto& rec = recording();
   auto off = rec.swprof({"report", rec.path, "-f", "json", "--weight", "off-cpu"});
   REQUIRE(off.exit_code == 0);
@@ -150,7 +150,7 @@ TEST_CASE("weight: the flame graph of a wall profile is wide by time and marks o
   CHECK(read_file(cpu_html).find("\"off\":[") == std::string::npos);
 }
 
-TEST_CASE("weight: diff and merge refuse profiles of different weights; JSON profiles keep theirs") {
+TEST_CASE("weight: diff and merge refuse profiles of different weights, JSON profiles keep theirs") {
   auto& rec = recording();
   const std::string wall = rec.dir.file("wall.json"), cpu = rec.dir.file("cpu.json");
   REQUIRE(rec.swprof({"report", rec.path, "-f", "json", "-o", wall}).exit_code == 0);

@@ -242,7 +242,7 @@ TEST_CASE("diff: unusable inputs are errors, doubtful ones warnings") {
   CHECK_THAT(d.warnings[1], Catch::Contains("sampled cpu-clock"));
 }
 
-TEST_CASE("diff: profiles of different weight kinds are refused; the same kind compares") {
+TEST_CASE("diff: profiles of different weight kinds are refused, the same kind compares") {
   Profile wall = bench(300, "wall.json");
   wall.weight_kind = WeightKind::kWall;
   try {
@@ -256,4 +256,57 @@ TEST_CASE("diff: profiles of different weight kinds are refused; the same kind c
   Profile wall_too = bench(300, "wall2.json");
   wall_too.weight_kind = WeightKind::kWall;
   CHECK_NOTHROW(diff_profiles(wall, wall_too, {}));
+}
+
+namespace {
+
+// bench() with the program's own frames in module `module`, called from
+// libc and the kernel as a real program is.
+Profile bench_in(const std::string& module, uint64_t hot) {
+  const CctFrame start = fn("__libc_start_main", "libc.so.6");
+  const CctFrame read = fn("vfs_read", "[kernel]", kCctKernel);
+  return profile_of({{{start, fn("main", module), fn("parse", module), read}, 400},
+                     {{start, fn("main", module), fn("compute", module), fn("hot", module)}, hot},
+                     {{start, fn("main", module), fn("write", module)}, 300}},
+                    module + ".json", "./" + module);
+}
+
+}  // namespace
+
+TEST_CASE("diff --ignore-modules: the same program under another name matches by function name") {
+  const Profile base = bench_in("app", 300), renamed = bench_in("app-new", 300);
+  DiffOptions o;
+  o.min_share_percent = 0;
+  // By module, every function of the program is new and the gate fails.
+  const ProfileDiff by_module = diff_profiles(base, renamed, o);
+  CHECK(by_module.regressed());
+  CHECK(std::isinf(function(by_module, "hot").total.ratio));
+  CHECK(function(by_module, "vfs_read").total.change == Change::kNone);  // below the program's frames: new too
+  CHECK(by_module.warnings.size() == 1);                                // different programs
+
+  o.ignore_modules = true;
+  const ProfileDiff by_name = diff_profiles(base, renamed, o);
+  CHECK_FALSE(by_name.regressed());
+  CHECK(by_name.warnings.empty());
+  CHECK(by_name.functions.size() == 7);  // one row each: main, parse, compute, hot, write, libc, kernel
+  for (const FunctionDiff& f : by_name.functions) {
+    INFO(f.function);
+    CHECK(f.total.base == f.total.current);
+    CHECK(f.total.change == Change::kNone);
+  }
+  CHECK(function(by_name, "hot").module == "app-new");     // named as in NEW
+  CHECK(function(by_name, "vfs_read").module == "[kernel]");
+  // Every context of NEW has its counterpart, and keeps NEW's stored id.
+  CHECK(by_name.contexts.size() == renamed.tree.nodes().size() - 1);
+  for (const ContextDiff& c : by_name.contexts) {
+    CHECK(c.total.base == c.total.current);
+    bool stored = false;
+    for (const CctNode& n : renamed.tree.nodes()) stored |= n.context_id == c.id;
+    CHECK(stored);
+  }
+
+  // A real change is still found.
+  const ProfileDiff slower = diff_profiles(base, bench_in("app-new", 600), o);
+  CHECK(slower.regressed());
+  CHECK(function(slower, "hot").self.change == Change::kRegression);
 }

@@ -42,3 +42,13 @@ TEST_CASE("diff text: the same profile twice has no rows") {
   CHECK_THAT(s, Catch::Contains("* fails the gate):\n  (none)\n\nImprovements:\n  (none)\n"));
   CHECK_THAT(s, Catch::EndsWith("decodes an id):\n  (none)\n"));
 }
+
+TEST_CASE("diff text: the gate's numbers are written as given, never with an exponent") {
+  DiffOptions options;
+  options.threshold_percent = 1e6;
+  options.min_share_percent = 0.00001;
+  options.min_z = 100;
+  const std::string s = text_of(diff_profiles(bench(300), bench(300), options), 10);
+  CHECK_THAT(s, Catch::Contains("rose by more than 1000000% (relative) with z >= 100, and it has >= 0.00001% of "
+                                "samples"));
+}

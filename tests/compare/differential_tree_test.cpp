@@ -56,3 +56,20 @@ TEST_CASE("differential tree: union of contexts, base totals matched by context"
   CHECK(data["nodes"]["base"].size() == data["nodes"]["total"].size());
   CHECK(data["nodes"]["base"][0] == 100);
 }
+
+TEST_CASE("differential tree: with ignore_modules, contexts of renamed binaries are one node", "[writer][diff]") {
+  const CctFrame libc{"__libc_start_main", "libc.so.6", "", 0, 0};
+  CallTree base, current;
+  add_stack(base, {libc, CctFrame{"main", "app", "", 0, 0}, CctFrame{"f", "app", "", 0, 0}}, 40);
+  add_stack(current, {libc, CctFrame{"main", "app-new", "", 0, 0}, CctFrame{"f", "app-new", "", 0, 0}}, 30);
+  const swprof::DifferentialTree apart = swprof::make_differential_tree(base, current);
+  CHECK(apart.tree.nodes().size() == 6);  // root, libc, and main and f twice
+  const swprof::DifferentialTree together = swprof::make_differential_tree(base, current, true);
+  const CallTree& t = together.tree;
+  REQUIRE(t.nodes().size() == 4);
+  for (uint32_t id = 1; id < t.nodes().size(); ++id) {
+    CHECK(t.frame(t.node(id).frame).module != "app");  // NEW's frames
+    CHECK(t.node(id).total == 30);
+    CHECK(together.base_totals[id] == 40);
+  }
+}

@@ -5,13 +5,16 @@
 
 #include <cctype>
 #include <chrono>
+#include <fstream>
 #include <iostream>
 #include <regex>
 #include <sstream>
 
 #include "compare/differential_tree.h"  // the differential page
 #include "output/flamegraph.h"
+#include "output/folded_reader.h"
 #include "support/browser.h"
+#include "support/cli_harness.h"
 #include "support/sample_trees.h"
 #include "support/temp_dir.h"
 
@@ -23,17 +26,18 @@ using namespace swprof::testing;
 
 namespace {
 
-// Helpers every driver can use. `center` scrolls a node into view and
+// Helpers every driver can use. `center` scrolls a node into view (the
+// graph scrolls in #viewport, between the header and the footer) and
 // returns its middle; `fire` dispatches a mouse event on whatever element is
 // at that point, as a real pointer would hit it.
 constexpr const char* kDriverHelpers = R"(
 function center(node) {
   var r = api.nodeRect(node);
   if (!r) throw new Error('node ' + node + ' is not drawn');
-  var top = document.querySelector('header').getBoundingClientRect().bottom;
-  var bottom = window.innerHeight - document.getElementById('details').offsetHeight;
-  if (r.y < top || r.y + r.height > bottom) {
-    window.scrollBy(0, r.y - (top + bottom) / 2);
+  var viewport = document.getElementById('viewport');
+  var box = viewport.getBoundingClientRect();
+  if (r.y < box.top || r.y + r.height > box.bottom) {
+    viewport.scrollTop += r.y - (box.top + box.bottom) / 2;
     r = api.nodeRect(node);
   }
   return { x: r.x + r.width / 2, y: r.y + r.height / 2 };
@@ -294,6 +298,58 @@ TEST_CASE("the icicle toggle moves the root to the top", "[chromium]") {
   CHECK(r["icicleRoot"] == 0);
   CHECK(r["icicleLeaf"].get<double>() > 0);
   CHECK(r["hit"] == true);
+}
+
+namespace {
+
+// Taller than any window: two towers of 300 frames, read from folded stacks.
+CallTree tall_tree() {
+  std::string left, right;
+  for (int depth = 0; depth < 300; ++depth) {
+    left += (depth ? ";left_" : "left_") + std::to_string(depth);
+    right += (depth ? ";right_" : "right_") + std::to_string(depth);
+  }
+  std::istringstream folded(left + " 60\n" + right + " 40\n");
+  return swprof::read_folded(folded, "tall.folded");
+}
+
+}  // namespace
+
+TEST_CASE("a flame graph taller than the window shows its root on the first screen, the page unscrolled",
+          "[chromium]") {
+  const BrowserRun run = run_page(page_of(tall_tree()), R"(
+    var viewport = document.getElementById('viewport').getBoundingClientRect();
+    var root = api.nodeRect(0);
+    out.pageScroll = document.scrollingElement.scrollTop;
+    out.rootInView = root.y >= viewport.top && root.y + root.height <= viewport.bottom;
+    out.viewportInWindow = viewport.top >= 0 && viewport.bottom <= window.innerHeight && viewport.height > 400;
+    out.middle = api.hitTest(viewport.left + viewport.width / 4, (viewport.top + viewport.bottom) / 2);
+    out.state = api.state();
+  )");
+  check_clean(run);
+  const json& r = run.results;
+  INFO("results: " << r.dump());
+  CHECK(r["state"]["rows"] == 301);
+  CHECK(r["pageScroll"] == 0);  // a scrolled document renders blank in headless Chromium's screenshots
+  CHECK(r["rootInView"] == true);
+  CHECK(r["viewportInWindow"] == true);
+  CHECK(r["middle"].is_number());  // a frame in the middle of the first screen
+}
+
+TEST_CASE("a screenshot of a flame graph taller than the window shows frames", "[chromium]") {
+  TempDir dir;
+  const std::string page = dir.file("tall.html");
+  std::ofstream(page, std::ios::binary) << page_of(tall_tree());
+  const std::string png = dir.file("tall.png");
+  const DomDump shot = screenshot("file://" + page, dir.path(), 2000, png, "1400,900");
+  INFO("Chromium log:\n" << shot.log_tail);
+  REQUIRE(shot.exit_code == 0);
+  // Rows 200-860 (under the header, above the footer): the page's background,
+  // a frame of each tower, the background again; a blank screen has one colour.
+  const ProcessResult r = run({"/usr/bin/env", "python3", PNG_COLOR_RUNS, png, "200", "860", "10"}, dir.path());
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(nlohmann::json::parse(r.out)["changes"].get<int>() >= 2);
 }
 
 TEST_CASE("a differential page colours growth red and shrinkage blue", "[chromium][diff]") {

@@ -162,3 +162,19 @@ TEST_CASE("folded input: files, and errors for missing ones", "[folded]") {
   }
   CHECK_THROWS_AS(swprof::read_folded_file(dir.file("missing.folded")), swprof::Error);
 }
+
+TEST_CASE("folded input: a first line that is not a stack and a count tells other files apart", "[folded]") {
+  using swprof::why_not_folded;
+  CHECK(why_not_folded("main;a 3\nmain;b 2\n", true).empty());
+  CHECK(why_not_folded("\n  \r\nmain;a 1.5\r\n", true).empty());
+  CHECK(why_not_folded("", true).empty());  // nothing to judge: no samples
+  CHECK(why_not_folded("import hashlib\nprint(1)\n", true) ==
+        "its first line \"import hashlib\" does not end with a sample count");
+  CHECK(why_not_folded("main;a", true) == "its first line \"main;a\" does not end with a sample count");
+  CHECK(why_not_folded("main;a", false).empty());  // the line goes on past the head
+  CHECK(why_not_folded(std::string("\x1f\x8b\x08\0", 4), false) == "it holds binary data");
+  CHECK(why_not_folded("#!/usr/bin/env python3 -u\n", true) ==
+        "its first line \"#!/usr/bin/env python3 -u\" does not end with a sample count");
+  CHECK(why_not_folded(std::string(50, 'x') + "\n", true) ==
+        "its first line \"" + std::string(40, 'x') + "...\" does not end with a sample count");
+}

@@ -63,7 +63,7 @@ TEST_CASE("json: off-CPU and wall profiles carry weight_kind and per-node off-CP
   CHECK(again.str() == out.str());
 }
 
-TEST_CASE("json: cpu profiles leave weight_kind and off-CPU weights out; readers take their absence for cpu") {
+TEST_CASE("json: cpu profiles leave weight_kind and off-CPU weights out, readers take their absence for cpu") {
   std::ostringstream out;
   write_json_profile(sample_profile(), out);
   CHECK(out.str().find("weight_kind") == std::string::npos);

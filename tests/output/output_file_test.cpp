@@ -1,6 +1,7 @@
 // OutputFile: regular files are replaced atomically, everything else that
 // exists (devices, FIFOs) is written in place and keeps what it is; symbolic
-// links stay links.
+// links stay links, followed by the kernel: their target is rewritten in
+// place at commit.
 
 #include <fcntl.h>
 #include <signal.h>
@@ -102,20 +103,69 @@ TEST_CASE("an output abandoned before commit leaves the old file and no temporar
   CHECK(temp_files_in(dir.path()) == 0);
 }
 
-TEST_CASE("a symbolic link to a regular file stays a link; its target is replaced", "[output_file]") {
+TEST_CASE("a link's target is written through the link: the same file, untouched until commit", "[output_file]") {
+  TempDir dir;
+  REQUIRE(::mkdir(dir.file("elsewhere").c_str(), 0755) == 0);
+  const std::string target = dir.file("elsewhere/target.txt"), link = dir.file("link.txt");
+  write_output(target, "old contents, longer than the new ones");
+  REQUIRE(::chmod(target.c_str(), 0640) == 0);
+  const ino_t before = lstat_of(target).st_ino;
+  REQUIRE(::symlink("elsewhere/target.txt", link.c_str()) == 0);
+  {
+    OutputFile out(link);
+    CHECK_FALSE(out.in_place());
+    out.stream() << "new";
+    out.stream().flush();
+    CHECK(read_file(target) == "old contents, longer than the new ones");
+    CHECK(temp_files_in(dir.path()) == 0);  // nothing beside the link,
+    CHECK(temp_files_in(dir.file("elsewhere")) == 0);  // nor beside its target
+    out.commit();
+  }
+  CHECK(read_file(target) == "new");
+  CHECK(lstat_of(target).st_ino == before);  // rewritten, not replaced
+  CHECK((lstat_of(target).st_mode & 07777) == 0640);
+  CHECK(S_ISLNK(lstat_of(link).st_mode));
+  CHECK(std::filesystem::read_symlink(link) == "elsewhere/target.txt");
+}
+
+TEST_CASE("an output through a link abandoned before commit leaves the target as it was", "[output_file]") {
   TempDir dir;
   const std::string target = dir.file("target.txt"), link = dir.file("link.txt");
-  write_output(target, "old");
+  write_output(target, "kept");
   REQUIRE(::symlink("target.txt", link.c_str()) == 0);
-  OutputFile out(link);
-  CHECK(out.target() == dir.path() + "/target.txt");
-  CHECK_FALSE(out.in_place());
-  out.stream() << "new";
-  out.commit();
-  CHECK(S_ISLNK(lstat_of(link).st_mode));
-  CHECK(std::filesystem::read_symlink(link) == "target.txt");
-  CHECK(read_file(target) == "new");
+  {
+    OutputFile out(link);
+    out.stream() << std::string(200000, 'x');  // more than the output buffer: written out before the end
+  }
+  CHECK(read_file(target) == "kept");
   CHECK(temp_files_in(dir.path()) == 0);
+}
+
+// fs.protected_symlinks forbids following a link in a sticky world-writable
+// directory (/tmp) unless the follower or the directory's owner owns the
+// link: another user's link there cannot aim a root's output at a file of
+// its choosing. That holds only when the kernel is the one following it.
+TEST_CASE("another user's link in a sticky directory is refused as fs.protected_symlinks says", "[output_file]") {
+  if (read_file("/proc/sys/fs/protected_symlinks").rfind('0', 0) == 0) {
+    WARN("fs.protected_symlinks is 0 on this machine: the kernel follows every link, nothing to check");
+    return;
+  }
+  if (::geteuid() != 0) {
+    WARN("not root: cannot give a link to another user");
+    return;
+  }
+  TempDir dir;
+  const std::string sticky = dir.file("sticky"), victim = dir.file("victim.txt"), link = sticky + "/out.txt";
+  REQUIRE(::mkdir(sticky.c_str(), 0755) == 0);
+  REQUIRE(::chmod(sticky.c_str(), 01777) == 0);  // as /tmp, owned by root
+  write_output(victim, "precious");
+  REQUIRE(::symlink(victim.c_str(), link.c_str()) == 0);
+  REQUIRE(::lchown(link.c_str(), 65534, 65534) == 0);  // planted by nobody
+  CHECK_THROWS_WITH(OutputFile(link), "cannot write '" + link + "': Permission denied");
+  CHECK(read_file(victim) == "precious");
+  CHECK(S_ISLNK(lstat_of(link).st_mode));
+  CHECK(temp_files_in(dir.path()) == 0);
+  CHECK(temp_files_in(sticky) == 0);
 }
 
 TEST_CASE("a chain of links is followed to its end", "[output_file]") {
@@ -133,7 +183,12 @@ TEST_CASE("a dangling symbolic link creates its target", "[output_file]") {
   TempDir dir;
   const std::string link = dir.file("link.txt");
   REQUIRE(::symlink("created.txt", link.c_str()) == 0);
-  write_output(link, "made");
+  {
+    OutputFile out(link);
+    out.stream() << "made";
+    CHECK_FALSE(std::filesystem::exists(dir.file("created.txt")));  // only when complete
+    out.commit();
+  }
   CHECK(S_ISLNK(lstat_of(link).st_mode));
   CHECK(read_file(dir.file("created.txt")) == "made");
   CHECK(temp_files_in(dir.path()) == 0);

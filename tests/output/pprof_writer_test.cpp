@@ -223,7 +223,7 @@ TEST_CASE("pprof: guessed frames say so in their function's name") {
   CHECK(stacks(written(p)).count("leaf;maybe (guessed);main") == 1);
 }
 
-TEST_CASE("pprof: a thread renamed by exec keeps its tid under each name; a name like a root is only a name") {
+TEST_CASE("pprof: a thread renamed by exec keeps its tid under each name, a name like a root is only a name") {
   Profile p = sample_profile();
   p.tree = CallTree();
   p.threads.clear();

@@ -40,6 +40,12 @@ TEST_CASE("profile input: the kind from the first bytes", "[profile_input]") {
   CHECK(detect_input(write_text(dir, "p.json", " \n\t{\"a\": 1}")) == InputKind::kJsonProfile);
   CHECK(detect_input(write_text(dir, "s.folded", "main;a 3\n")) == InputKind::kFolded);
   CHECK(detect_input(write_text(dir, "empty", "")) == InputKind::kFolded);
+  CHECK(detect_input(write_text(dir, "work.py", "import hashlib\n")) == InputKind::kOther);
+  CHECK(detect_input(write_text(dir, "app", std::string("\x7f" "ELF\x02\x01\x01\0", 8))) == InputKind::kOther);
+  // A stack deeper than the head is judged by the reader.
+  std::string deep;
+  for (int i = 0; i < 1000; ++i) deep += "frame_" + std::to_string(i) + ";";
+  CHECK(detect_input(write_text(dir, "deep.folded", deep + "leaf 1\n")) == InputKind::kFolded);
   CHECK(error_of([&] { detect_input(dir.file("missing")); }).find("cannot open '" + dir.file("missing")) == 0);
 }
 
@@ -104,5 +110,23 @@ TEST_CASE("profile input: folded stacks only where they are an input", "[profile
   CHECK(p.samples_kept == 5);
   input.folded = false;  // read as a recording, which it is not
   CHECK(error_of([&] { load_profile_input(path, InputKind::kFolded, input); }).find("is not a swprof recording") !=
+        std::string::npos);
+}
+
+TEST_CASE("profile input: another file says what it is", "[profile_input]") {
+  TempDir dir;
+  const std::string script = write_text(dir, "work.py", "import hashlib\n\nprint(hashlib.sha1(b'').hexdigest())\n");
+  ProfileInputOptions input;
+  input.folded = true;
+  CHECK(error_of([&] { load_profile_input(script, InputKind::kOther, input); }) ==
+        "'" + script + "' is not a recording, a JSON profile or folded stacks: its first line \"import hashlib\" does not "
+        "end with a sample count");
+  input.folded = false;
+  CHECK(error_of([&] { load_profile_input(script, InputKind::kOther, input); }) ==
+        "'" + script + "' is not a recording or a JSON profile: its first line \"import hashlib\" does not end with a "
+        "sample count");
+  const std::string program = write_text(dir, "app", std::string("\x7f" "ELF\x02\x01\x01\0", 8));
+  CHECK(error_of([&] { load_profile_input(program, InputKind::kOther, input); }).find(
+            "is not a recording or a JSON profile: it is an ELF file (a program? 'swprof record PROGRAM' profiles one)") !=
         std::string::npos);
 }

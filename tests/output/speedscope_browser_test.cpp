@@ -103,7 +103,7 @@ TEST_CASE("speedscope app: a broken file shows its error instead (the check abov
   CHECK_FALSE(contains(dump.dom, "alternating [4242]"));
 }
 
-TEST_CASE("speedscope app: the Time Order view draws the turns of fa and fb; the aggregated form two blocks",
+TEST_CASE("speedscope app: the Time Order view draws the turns of fa and fb, the aggregated form two blocks",
           "[chromium][speedscope]") {
   const Profile timed = alternating_profile(20);  // 20 blocks of 64 pixels
   CHECK(minimap_color_changes(timed) == 19);

@@ -132,7 +132,7 @@ TEST_CASE("tree off-CPU weights: the off-CPU part of each weight adds up beside 
   CHECK(merged.total_off_weight() == 10007);
 }
 
-TEST_CASE("node_at makes a stack's nodes once; is_path recognizes exactly that stack") {
+TEST_CASE("node_at makes a stack's nodes once, is_path recognizes exactly that stack") {
   CallTree t;
   const uint32_t a = t.intern(fn("a")), b = t.intern(fn("b"));
   const std::vector<uint32_t> ab{a, b};

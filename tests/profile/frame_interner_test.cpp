@@ -25,7 +25,7 @@ TEST_CASE("frame interner: the same address twice gives the same ids, made once"
   CHECK(tree.frame(first[0]).function == "compute");
 }
 
-TEST_CASE("frame interner: addresses of different binaries are different frames; same names are one",
+TEST_CASE("frame interner: addresses of different binaries are different frames, same names are one",
           "[frame_interner]") {
   // What the Symbolizer gives for one address in two binaries: two addresses.
   const SymbolizedAddress in_app{{source("f", "app")}};
@@ -57,7 +57,7 @@ TEST_CASE("frame interner: the inline expansion is kept, outermost first, inline
   CHECK(tree.frame(frames[2]).flags == (kCctKernel | kCctInline));
 }
 
-TEST_CASE("frame interner: flags make frames of their own; spans stay right as ids grow", "[frame_interner]") {
+TEST_CASE("frame interner: flags make frames of their own, spans stay right as ids grow", "[frame_interner]") {
   std::vector<SymbolizedAddress> addresses;
   for (int i = 0; i < 300; ++i) addresses.push_back(SymbolizedAddress{{source("f" + std::to_string(i), "app")}});
   CallTree tree;

@@ -84,3 +84,26 @@ TEST_CASE("run_info: a report, package and advice for each executable binary whe
   CHECK(b.advice.front().find("apt install fakepkg-dbgsym") != std::string::npos);
   CHECK_FALSE(result.recording.binaries.at(dir.file("data.bin")).report);
 }
+
+TEST_CASE("run_info: every thread seen counts, sampled or not, named or inheriting its name", "[recording_info]") {
+  testing::TempDir dir;
+  const std::string recording = dir.file("threads.swprof");
+  {
+    RecordingWriter w(recording, RecordingHeader{});
+    w.write(CommRecord{1, 42, 42, true, "app"});
+    w.write(TaskRecord{false, 2, 42, 42, 43, 42});  // a thread never named nor sampled
+    w.write(TaskRecord{true, 3, 42, 42, 43, 42});
+    w.write(TaskRecord{false, 4, 44, 42, 44, 42});  // a child process, renamed
+    w.write(CommRecord{5, 44, 44, false, "helper"});
+    w.finish(EndRecord{"{}"});
+  }
+  InfoOptions options;
+  options.unwind_quality = false;
+  const RecordingInfo info = run_info(recording, options).recording;
+  REQUIRE(info.threads.size() == 3);
+  CHECK(info.threads.at(42).comm == "app");
+  CHECK(info.threads.at(43).comm == "app");
+  CHECK(info.threads.at(43).pid == 42);
+  CHECK(info.threads.at(44).comm == "helper");
+  CHECK(info.threads.at(44).samples == 0);
+}

@@ -108,7 +108,7 @@ TEST_CASE("merge: different commands or events warn, leaf-first with root-first 
   CHECK_THROWS_AS(none.take(), Error);
 }
 
-TEST_CASE("merge: wall profiles merge with their off-CPU weights; different weight kinds are an error") {
+TEST_CASE("merge: wall profiles merge with their off-CPU weights, different weight kinds are an error") {
   ProfileMerger m;
   m.add(wall_profile());
   m.add(wall_profile());

@@ -190,3 +190,35 @@ TEST_CASE("off-CPU intervals: read pairs a recording's switch records and off-CP
   CHECK(iv.weight(7, 1'000)->weight_ns == 6'000 - 1'020);
   CHECK(iv.weight(7, 500) == nullptr);
 }
+
+TEST_CASE("off-CPU intervals: a wait without a switch-in ends when sampling stopped, as the end record says",
+          "[off_cpu]") {
+  TempDir dir;
+  const auto write = [&](const std::string& path, const std::string& end_json) {
+    RecordingHeader header;
+    header.mode = "attach";
+    header.event = "cpu-clock";
+    header.off_cpu = true;
+    RecordingWriter w(path, header);
+    // Blocked before the attach: a synthesized switch-out with its sample,
+    // then nothing until the end (the thread never ran).
+    OwnedSample off = make_sample(7, 1'000, 0x7ff000, std::vector<uint8_t>(16, 0));
+    off.view.off_cpu = true;
+    off.view.period = 0;
+    w.write(off.view);
+    SwitchRecord synthesized = out(7, 1'000);
+    synthesized.synthesized = true;
+    w.write(synthesized);
+    OwnedSample later = make_sample(8, 2'000, 0x7ff000, std::vector<uint8_t>(16, 0));
+    w.write(later.view);  // the last record
+    w.finish(EndRecord{end_json});
+  };
+  write(dir.file("stopped.swprof"), R"({"end_reason":"duration","end_monotonic_ns":3000000})");
+  const OffCpuIntervals stopped = OffCpuIntervals::read(dir.file("stopped.swprof"));
+  REQUIRE(stopped.weight(7, 1'000));
+  CHECK(stopped.weight(7, 1'000)->weight_ns == 3'000'000 - 1'000);
+  CHECK(stopped.weight(7, 1'000)->open);
+  // Recordings without it (older ones, one cut short): the last record's time.
+  write(dir.file("older.swprof"), R"({"end_reason":"duration"})");
+  CHECK(OffCpuIntervals::read(dir.file("older.swprof")).weight(7, 1'000)->weight_ns == 2'000 - 1'000);
+}

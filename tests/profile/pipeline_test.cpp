@@ -93,7 +93,7 @@ TEST_CASE("pipeline: every sample in recording order, with its thread's name as 
   CHECK(pass.last_time == at_seconds(1.6));
 }
 
-TEST_CASE("pipeline: thread and time filters keep samples; all samples are counted as read", "[pipeline]") {
+TEST_CASE("pipeline: thread and time filters keep samples, all samples are counted as read", "[pipeline]") {
   Fixture f;
   SECTION("by thread id and time window (from inclusive, to exclusive)") {
     f.options.filter.tids = {101};
@@ -255,11 +255,23 @@ TEST_CASE("pipeline: progress every 4096 samples read", "[pipeline]") {
 
 TEST_CASE("pipeline: a cut recording ends the pass at the cut, with its status", "[pipeline]") {
   Fixture f;
+  // Two samples in a chunk of their own before the thread recording's.
+  RecordingHeader header;
+  header.mode = "record";
+  header.event = "cpu-clock";
+  header.start_monotonic_ns = kThreadRecordingStart;
+  RecordingWriter w(f.recording, header);
+  const std::vector<uint8_t> stack(64, 0);
+  for (double t : {0.1, 0.2}) w.write(make_sample(100, at_seconds(t), 0x7ff000, stack, {}).view);
+  w.flush();
+  for (double t : {0.3, 0.4}) w.write(make_sample(100, at_seconds(t), 0x7ff000, stack, {}).view);
+  w.finish(EndRecord{"{}"});
   const auto size = std::filesystem::file_size(f.recording);
   std::filesystem::resize_file(f.recording, size - 3);
   CollectingSink sink;
   const PipelineResult pass = run_pipeline(f.recording, f.options, sink);
   CHECK_FALSE(pass.status.ok());
+  CHECK(pass.samples_read == 2);
   CHECK(pass.samples_read == sink.samples.size());
 }
 
@@ -268,6 +280,57 @@ TEST_CASE("pipeline: a file that is no recording throws", "[pipeline]") {
   std::ofstream(dir.file("not.swprof")) << "main;a 1\n";
   CollectingSink sink;
   CHECK_THROWS_AS(run_pipeline(dir.file("not.swprof"), PipelineOptions{}, sink), Error);
+}
+
+namespace {
+
+void write_perf_data_samples(const std::string& path, size_t damaged, size_t good) {
+  const ByteVector bytes = perf_data_with_damaged_samples(damaged, good);
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+std::string pipeline_error(const std::string& path, const PipelineOptions& options) {
+  CollectingSink sink;
+  try {
+    run_pipeline(path, options, sink);
+    return "";
+  } catch (const Error& e) {
+    return e.what();
+  }
+}
+
+}  // namespace
+
+TEST_CASE("pipeline: a perf.data file whose samples are all damaged is one clear error, one without samples is not",
+          "[pipeline]") {
+  TempDir dir;
+  PipelineOptions options;
+  options.unwind.threads = 1;
+  const std::string damaged = dir.file("damaged.data");
+  write_perf_data_samples(damaged, 50, 0);
+  CHECK(pipeline_error(damaged, options) ==
+        "perf.data file '" + damaged + "': none of its 50 samples could be read (damaged records); nothing to report");
+
+  const std::string some = dir.file("some.data");
+  write_perf_data_samples(some, 50, 1);
+  CollectingSink sink;
+  const PipelineResult pass = run_pipeline(some, options, sink);
+  CHECK(pass.samples_read == 1);
+  CHECK(pass.status.damaged_samples == 50);
+
+  const std::string none = dir.file("none.data");
+  write_perf_data_samples(none, 0, 0);
+  CollectingSink empty;
+  CHECK(run_pipeline(none, options, empty).samples_read == 0);
+}
+
+TEST_CASE("pipeline: a recording damaged before its first sample is one clear error", "[pipeline]") {
+  Fixture f;
+  damage_first_chunk(f.recording);
+  const std::string error = pipeline_error(f.recording, f.options);
+  CHECK_THAT(error, Catch::StartsWith("recording '" + f.recording + "': damaged before its first sample (") &&
+                        Catch::EndsWith("); nothing to report"));
 }
 
 namespace {

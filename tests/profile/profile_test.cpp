@@ -151,7 +151,7 @@ TEST_CASE("build_profile: samples inside execve are execve of the old program un
   CHECK(p.unwind.unwindable() == 0);
 }
 
-TEST_CASE("build_profile: --weight wall holds on-CPU and off-CPU time; preempted waits end in [preempted]",
+TEST_CASE("build_profile: --weight wall holds on-CPU and off-CPU time, preempted waits end in [preempted]",
           "[profile][off_cpu]") {
   const OffCpuProfile f(WeightKind::kWall);
   const Profile p = f.build();
@@ -172,7 +172,7 @@ TEST_CASE("build_profile: --weight wall holds on-CPU and off-CPU time; preempted
   CHECK(p.threads.at(101).samples == 3 + 3);
 }
 
-TEST_CASE("build_profile: --weight off-cpu leaves on-CPU samples out; cpu leaves off-CPU samples out",
+TEST_CASE("build_profile: --weight off-cpu leaves on-CPU samples out, cpu leaves off-CPU samples out",
           "[profile][off_cpu]") {
   const Profile off = OffCpuProfile(WeightKind::kOffCpu).build();
   CHECK(off.weight_kind == WeightKind::kOffCpu);
@@ -189,7 +189,7 @@ TEST_CASE("build_profile: --weight off-cpu leaves on-CPU samples out; cpu leaves
   CHECK(cpu.samples_read == 8);  // every sample was read
 }
 
-TEST_CASE("build_profile: the default weight is the recording's; old recordings weigh cpu", "[profile][off_cpu]") {
+TEST_CASE("build_profile: the default weight is the recording's, old recordings weigh cpu", "[profile][off_cpu]") {
   CHECK(OffCpuProfile(std::nullopt).build().weight_kind == WeightKind::kWall);
   RecordingHeader off_cpu_only = off_cpu_header();
   off_cpu_only.default_weight = "off-cpu";
@@ -207,7 +207,7 @@ TEST_CASE("build_profile: off-cpu or wall weight on a recording without off-CPU 
   CHECK(error_of(OffCpuProfile(WeightKind::kCpu, plain)) == "(no error)");
 }
 
-TEST_CASE("build_profile: wall weight needs a time-based event; off-CPU time alone does not", "[profile][off_cpu]") {
+TEST_CASE("build_profile: wall weight needs a time-based event, off-CPU time alone does not", "[profile][off_cpu]") {
   const RecordingHeader faults = off_cpu_header(true, "page-faults");
   const std::string error = error_of(OffCpuProfile(WeightKind::kWall, faults));
   CHECK(error.find("page-faults") != std::string::npos);
@@ -222,7 +222,7 @@ TEST_CASE("weight kinds: the listed names are every kind, each parsed back", "[p
   for (const auto& name : weight_kind_names()) CHECK(weight_kind_name(parse_weight_kind(name)) == name);
 }
 
-TEST_CASE("weight kinds: names round trip; an unknown name lists the choices", "[profile][off_cpu]") {
+TEST_CASE("weight kinds: names round trip, an unknown name lists the choices", "[profile][off_cpu]") {
   for (WeightKind k : {WeightKind::kCpu, WeightKind::kOffCpu, WeightKind::kWall})
     CHECK(parse_weight_kind(weight_kind_name(k)) == k);
   CHECK_THROWS_WITH(parse_weight_kind("foo"), "unknown weight 'foo': choose cpu, off-cpu or wall");

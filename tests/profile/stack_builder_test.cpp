@@ -152,7 +152,7 @@ TEST_CASE("stack builder: reversed, then under the thread root", "[stack_builder
   }
 }
 
-TEST_CASE("thread root names: the name, or name [tid] per thread; unknown names", "[stack_builder]") {
+TEST_CASE("thread root names: the name, or name [tid] per thread, unknown names", "[stack_builder]") {
   CHECK(thread_root_name(ThreadRoots::kComm, "worker", 7) == "worker");
   CHECK(thread_root_name(ThreadRoots::kThread, "worker", 7) == "worker [7]");
   CHECK(thread_root_name(ThreadRoots::kThread, "", 7) == "[unknown] [7]");
@@ -187,7 +187,7 @@ TEST_CASE("stack builder: a sample inside execve is its old program's frame unde
   }
 }
 
-TEST_CASE("stack builder: an off-CPU sample switched out while runnable ends in [preempted]; a wait does not",
+TEST_CASE("stack builder: an off-CPU sample switched out while runnable ends in [preempted], a wait does not",
           "[stack_builder]") {
   const SymbolizedAddress main_fn = address({source("main", "app")});
   const SymbolizedAddress schedule = address({source("schedule", "[kernel]")});

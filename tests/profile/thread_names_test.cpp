@@ -43,7 +43,7 @@ TEST_CASE("thread names: a new thread inherits its parent's name until a COMM re
   CHECK(names.named_by_record(2));
 }
 
-TEST_CASE("thread names: a fork does not rename a known thread; exits and unknown parents change nothing",
+TEST_CASE("thread names: a fork does not rename a known thread, exits and unknown parents change nothing",
           "[thread_names]") {
   ThreadNames names;
   names.on_comm(comm(1, "app"));

@@ -16,6 +16,7 @@
 #include "recording/build_id.h"
 #include "recording/perf_data_reader.h"
 #include "sampler/proc.h"
+#include "support/peak_rss.h"
 #include "support/perf_data_image.h"
 #include "support/temp_dir.h"
 #include "unwind/registers.h"
@@ -84,6 +85,18 @@ PerfDataImage dwarf_image() {
   img.add_record(img.mmap2(42, 0x400000, 0x2000, 0, "/usr/bin/app", 200));
   img.add_record(img.sample(dwarf_sample(300)));
   return img;
+}
+
+// `file` with every event's id list replaced by the first event's (where
+// the attrs section, at the offset the header gives, holds them: the last
+// 16 bytes of each attr).
+ByteVector sharing_first_id_list(ByteVector file, size_t events) {
+  uint64_t attr_size = 0, attrs_at = 0;
+  std::memcpy(&attr_size, file.data() + 16, 8);
+  std::memcpy(&attrs_at, file.data() + 24, 8);
+  const size_t list_at = static_cast<size_t>(attrs_at + attr_size - 16);
+  for (size_t e = 1; e < events; ++e) std::memcpy(file.data() + list_at + e * attr_size, file.data() + list_at, 16);
+  return file;
 }
 
 std::vector<Record> read_all(PerfDataReader& reader) {
@@ -160,7 +173,7 @@ TEST_CASE("recording: perf.data: comm, mmap2 with the build-id of its file, and 
   CHECK(reader.status().skipped.empty());
 }
 
-TEST_CASE("recording: perf.data: a -g sample keeps its user chain; an MMAP is code", "[recording][perf_data]") {
+TEST_CASE("recording: perf.data: a -g sample keeps its user chain, an MMAP is code", "[recording][perf_data]") {
   PerfDataImage img = callchain_image();
   img.add_record(img.mmap(7, 0x10000, 0x1000, 0, "/bin/x", 1));
   img.add_record(img.mmap(0xffffffffu, 0xffffffff81000000ull, 0x100000, 0, "[kernel.kallsyms]_text", 1));
@@ -251,6 +264,42 @@ TEST_CASE("recording: perf.data: compressed records, one record split across the
   CHECK(std::get<CommRecord>(got[50]).comm == "after");
   CHECK(reader.status().state == ReadStatus::State::kComplete);
   CHECK(reader.status().skipped.empty());
+}
+
+TEST_CASE("recording: perf.data: compressed records inflating beyond the bound stop the read, keeping what was read",
+          "[recording][perf_data]") {
+  // 100,000 identical samples (5.6 MB) compress to about 1 KB: far more than
+  // 1000 times.
+  PerfDataImage img = callchain_image();
+  PerfImageSample s;
+  s.ip = 0x401000;
+  s.pid = s.tid = 42;
+  s.time = 7;
+  s.callchain = {kUserMark, 0x401000};
+  const ByteVector one = img.sample(s);
+  constexpr size_t kSamples = 100'000;
+  ByteVector records;
+  records.reserve(one.size() * kSamples);
+  for (size_t i = 0; i < kSamples; ++i) records.insert(records.end(), one.begin(), one.end());
+  img.add_record(img.comm(42, 42, "before", 1));
+  const ByteVector bomb = PerfDataImage::compressed(records, 1);
+  REQUIRE(bomb.size() * 1000 < records.size());
+  img.add_record(bomb);
+  img.add_record(img.comm(42, 42, "after", 9));
+  const ByteVector file = img.build();
+  PerfDataReader reader(Bytes(file.data(), file.size()), "bomb.data");
+  const std::vector<Record> got = read_all(reader);
+  REQUIRE(got.size() > 1);
+  CHECK(std::get<CommRecord>(got[0]).comm == "before");
+  const auto samples = static_cast<size_t>(
+      std::count_if(got.begin(), got.end(), [](const Record& r) { return std::holds_alternative<SampleView>(r); }));
+  CHECK(samples == got.size() - 1);  // no "after"
+  // The records of 1000 times the compressed bytes, but for the one cut there.
+  const size_t allowed = (bomb.size() - 8) * 1000;
+  CHECK(samples * one.size() <= allowed);
+  CHECK(samples * one.size() > allowed - one.size());
+  CHECK(reader.status().state == ReadStatus::State::kCorrupt);
+  CHECK_THAT(reader.status().problem, Catch::Contains("inflates more than 1000 times"));
 }
 
 TEST_CASE("recording: perf.data: other events, 32-bit samples and unknown records are skipped and counted",
@@ -437,7 +486,7 @@ std::vector<std::tuple<uint64_t, uint8_t, size_t>> samples_of(PerfDataReader& re
 
 }  // namespace
 
-TEST_CASE("recording: perf.data: a data section of many windows gives every record; cut, those before the cut",
+TEST_CASE("recording: perf.data: a data section of many windows gives every record, cut, those before the cut",
           "[recording][perf_data]") {
   const BigImage big = big_image();
   REQUIRE(big.file.size() > (6u << 20));
@@ -694,4 +743,46 @@ TEST_CASE("recording: perf.data: FINISHED_ROUND lets go of what is older than th
   }
   CHECK(seen == std::vector<std::string>{"sample 300", "sample 250", "sample 400", "flush 300", "sample 500",
                                          "flush 400", "flush 500"});
+}
+
+TEST_CASE("recording: perf.data: events that share one id list read it once, in bounded memory",
+          "[recording][perf_data]") {
+  // 128 events naming one list of 131,072 ids (1 MiB): each copied and
+  // indexed, 128 MiB and 16 M insertions.
+  constexpr size_t kEvents = 128, kIds = 1u << 17;
+  PerfDataImage img;
+  PerfImageEvent e = dwarf_event();
+  e.sample_type |= PERF_SAMPLE_IDENTIFIER;
+  e.ids.clear();
+  for (uint64_t id = 1; id <= kIds; ++id) e.ids.push_back(id);
+  img.add_event(e);
+  e.ids.clear();
+  for (size_t i = 1; i < kEvents; ++i) img.add_event(e);
+  PerfImageSample s = dwarf_sample(300);
+  s.id = kIds;  // the last id of the shared list: the first event's
+  img.add_record(img.sample(s));
+  const ByteVector file = sharing_first_id_list(img.build(), kEvents);
+  reset_peak_rss();
+  const size_t before = rss_kb();
+  PerfDataReader reader(Bytes(file.data(), file.size()), "shared.data");
+  const std::vector<Record> got = read_all(reader);
+  CHECK(peak_rss_kb() < before + 32 * 1024);  // KB
+  REQUIRE(got.size() == 1);
+  CHECK(std::get<SampleView>(got[0]).time == 300);
+  CHECK(reader.status().skipped.empty());
+}
+
+TEST_CASE("recording: perf.data: more sample ids than the bound over all events is one clear error",
+          "[recording][perf_data]") {
+  // Two events of 600,000 ids each: either alone is within the bound.
+  PerfDataImage img;
+  PerfImageEvent e = dwarf_event();
+  e.sample_type |= PERF_SAMPLE_IDENTIFIER;
+  e.ids.assign(600'000, 7);
+  img.add_event(e);
+  img.add_event(e);
+  img.add_record(img.sample(dwarf_sample(300)));
+  const ByteVector file = img.build();
+  CHECK_THROWS_WITH(PerfDataReader(Bytes(file.data(), file.size()), "ids.data"),
+                    Catch::Contains("damaged attribute section") && Catch::Contains("sample ids"));
 }

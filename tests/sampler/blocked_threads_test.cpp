@@ -8,8 +8,18 @@
 #include <cstring>
 
 #include "sampler/perf_event.h"
+#include "support/running_program.h"
+#include "support/temp_dir.h"
 
 using namespace swprof;
+using swprof::testing::RunningProgram;
+using swprof::testing::TempDir;
+
+namespace {
+
+std::string known_sleepers() { return std::string(KNOWN_STACK_DIR) + "/known_sleepers"; }
+
+}  // namespace
 
 TEST_CASE("the syscall line of a blocked thread gives its system call, sp and pc", "[blocked_threads]") {
   auto sc = parse_task_syscall("230 0x0 0x0 0x7ffef9ac4a20 0x7ffef9ac4a60 0x0 0x0 0x7ffef9ac4a08 0x7f0742728503\n");
@@ -42,10 +52,14 @@ TEST_CASE("kernel stack lines become symbol and offset, resolved through kallsym
       "ffffffff8141fc60 T hrtimer_nanosleep\n"
       "ffffffff822003e0 t do_nanosleep\n"
       "ffffffffc0001000 t do_nanosleep\t[some_module]\n";
-  CHECK(resolve_kernel_frames(frames, kallsyms) == std::vector<uint64_t>{0xffffffff8220043eull, 0xffffffff8141fcd4ull});
+  const std::unordered_set<std::string> names = {"do_nanosleep", "hrtimer_nanosleep"};
+  const auto resolve = [&](std::string_view text) {
+    return resolve_kernel_frames(frames, kernel_symbol_addresses(text, names));
+  };
+  CHECK(resolve(kallsyms) == std::vector<uint64_t>{0xffffffff8220043eull, 0xffffffff8141fcd4ull});
   // Hidden addresses (kptr_restrict) or a missing symbol: no chain rather than a wrong one.
-  CHECK(resolve_kernel_frames(frames, "0000000000000000 t do_nanosleep\n0000000000000000 T hrtimer_nanosleep\n").empty());
-  CHECK(resolve_kernel_frames(frames, "ffffffff822003e0 t do_nanosleep\n").empty());
+  CHECK(resolve("0000000000000000 t do_nanosleep\n0000000000000000 T hrtimer_nanosleep\n").empty());
+  CHECK(resolve("ffffffff822003e0 t do_nanosleep\n").empty());
 }
 
 TEST_CASE("remote memory is read page by page up to the first unreadable page", "[blocked_threads]") {
@@ -107,7 +121,7 @@ TEST_CASE("find_blocked_threads sees a thread of this process blocked in read", 
   std::vector<BlockedThread> blocked;
   for (int i = 0; i < 200 && blocked.empty(); ++i) {
     usleep(10000);
-    blocked = find_blocked_threads(child, 4096);
+    blocked = find_blocked_threads(child, {.stack_size = 4096});
   }
   close(fds[1]);
   int status = 0;
@@ -117,4 +131,48 @@ TEST_CASE("find_blocked_threads sees a thread of this process blocked in read", 
   CHECK(blocked[0].syscall.nr == 0);  // read
   CHECK(!blocked[0].stack.empty());
   CHECK(blocked[0].stack.size() <= 4096);
+}
+
+TEST_CASE("find_blocked_threads reads kallsyms once for all the threads it finds", "[blocked_threads]") {
+  TempDir dir;
+  RunningProgram target({known_sleepers(), "40"}, dir.path());
+  REQUIRE(target.wait_threads(41, "S"));
+  int reads = 0;
+  BlockedThreadSearch search;
+  search.read_kallsyms = [&] {
+    ++reads;
+    return BlockedThreadSearch::read_proc_kallsyms();
+  };
+  const std::vector<BlockedThread> blocked = find_blocked_threads(target.pid(), search);
+  REQUIRE(blocked.size() == 41);
+  size_t with_kernel_chain = 0;
+  for (const BlockedThread& t : blocked) with_kernel_chain += !t.kernel_chain.empty();
+  // /proc/PID/task/TID/stack is root's: without it there is nothing to resolve.
+  CHECK(reads == (geteuid() == 0 ? 1 : 0));
+  if (geteuid() == 0) CHECK(with_kernel_chain == 41);
+}
+
+TEST_CASE("find_blocked_threads ends when a stop is requested, with the threads found so far", "[blocked_threads]") {
+  TempDir dir;
+  RunningProgram target({known_sleepers(), "20"}, dir.path());
+  REQUIRE(target.wait_threads(21, "S"));
+  int asked = 0;
+  BlockedThreadSearch search;
+  search.stop_requested = [&] { return ++asked > 5; };
+  CHECK(find_blocked_threads(target.pid(), search).size() == 5);
+  CHECK(asked == 6);
+}
+
+TEST_CASE("find_blocked_threads sees a thread stopped outside a system call", "[blocked_threads]") {
+  TempDir dir;
+  RunningProgram target({known_sleepers(), "1", "spin"}, dir.path());
+  REQUIRE(kill(target.pid(), SIGSTOP) == 0);
+  REQUIRE(target.wait_threads(2, "T"));
+  const std::vector<BlockedThread> blocked = find_blocked_threads(target.pid());
+  REQUIRE(blocked.size() == 2);
+  const BlockedThread& main = blocked[0].tid == static_cast<uint32_t>(target.pid()) ? blocked[0] : blocked[1];
+  CHECK(main.tid == static_cast<uint32_t>(target.pid()));
+  CHECK(main.syscall.nr == -1);  // it was spinning in user code
+  CHECK(main.syscall.pc != 0);
+  CHECK(!main.stack.empty());
 }

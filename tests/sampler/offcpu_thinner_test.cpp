@@ -111,7 +111,7 @@ TEST_CASE("only a thread's own recent stacks count, and at most the last 8", "[o
   CHECK(out.written.size() == 11);
 }
 
-TEST_CASE("a wait lasting min without a switch-in is long; a switch-in seen first decides at once", "[offcpu_thinner]") {
+TEST_CASE("a wait lasting min without a switch-in is long, a switch-in seen first decides at once", "[offcpu_thinner]") {
   Collected out;
   OffCpuThinner thinner(kMs, out);
   add(thinner, 7, 10 * kMs);

@@ -259,3 +259,44 @@ TEST_CASE("SWITCH records take tid, time and cpu from the sample_id trailer", "[
     CHECK(parsed.malformed);
   }
 }
+
+TEST_CASE("a sample's stack copy is cut past its valid bytes, and parses as before", "[perf_records]") {
+  std::vector<uint8_t> scratch;
+  auto raw = raw_record(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL, sample_body(4096, 100));
+  const Bytes cut = cut_stack_copy(Bytes(raw.data(), raw.size()), kLayout, scratch);
+  CHECK(cut.size() == raw.size() - 4096 + 104);  // 100 valid bytes, up to the next multiple of 8
+  perf_event_header h;
+  std::memcpy(&h, cut.data(), sizeof h);
+  CHECK(h.size == cut.size());
+  const auto before = parse_perf_sample(Bytes(raw.data(), raw.size()), kLayout);
+  const auto after = parse_perf_sample(cut, kLayout);
+  REQUIRE(before);
+  REQUIRE(after);
+  CHECK(after->time == before->time);
+  CHECK(after->kernel_depth() == before->kernel_depth());
+  CHECK(after->regs[7] == before->regs[7]);
+  CHECK(std::equal(after->stack.begin(), after->stack.end(), before->stack.begin(), before->stack.end()));
+  CHECK_FALSE(after->stack_truncated);
+
+  // A copy of a multiple of 8 still ends past its valid bytes: not truncated.
+  auto even = raw_record(PERF_RECORD_SAMPLE, 0, sample_body(4096, 96));
+  const auto even_cut = parse_perf_sample(cut_stack_copy(Bytes(even.data(), even.size()), kLayout, scratch), kLayout);
+  REQUIRE(even_cut);
+  CHECK(even_cut->stack.size() == 96);
+  CHECK_FALSE(even_cut->stack_truncated);
+}
+
+TEST_CASE("records with nothing to cut pass through whole", "[perf_records]") {
+  std::vector<uint8_t> scratch;
+  const auto same = [&](const std::vector<uint8_t>& raw, const PerfLayout& layout = kLayout) {
+    const Bytes out = cut_stack_copy(Bytes(raw.data(), raw.size()), layout, scratch);
+    return out.data() == raw.data() && out.size() == raw.size();
+  };
+  CHECK(same(raw_record(PERF_RECORD_SAMPLE, 0, sample_body(64, 64))));     // a full copy: truncated, kept so
+  CHECK(same(raw_record(PERF_RECORD_SAMPLE, 0, sample_body(64, 60))));     // nothing past 64 to cut
+  CHECK(same(raw_record(PERF_RECORD_SAMPLE, 0, sample_body(0, 0, false))));  // no stack
+  CHECK(same(raw_record(PERF_RECORD_SAMPLE, 0, sample_body(64, 65))));     // malformed: its reader counts it
+  CHECK(same(raw_record(PERF_RECORD_COMM, 0, {'a', 0, 0, 0, 0, 0, 0, 0})));
+  CHECK(same(raw_record(PERF_RECORD_SAMPLE, 0, sample_body(4096, 10)),
+             PerfLayout{kLayout.sample_type & ~uint64_t{PERF_SAMPLE_STACK_USER}, kX86_64RegsMask}));
+}

@@ -155,7 +155,7 @@ TEST_CASE("a blocked thread is read without stopping it", "[ptrace_snapshot][int
   CHECK(child.release() == 7);
 }
 
-TEST_CASE("with stop_all a blocked thread is stopped, read with every register and released; its read goes on",
+TEST_CASE("with stop_all a blocked thread is stopped, read with every register and released, its read goes on",
           "[ptrace_snapshot][integration]") {
   Child child(false);
   child.wait_state('S');

@@ -30,6 +30,7 @@ TEST_CASE("Recorder writes the records and an end record, and reports progress t
   CHECK_FALSE(heard[0].done);
   CHECK(heard[0].samples == 0);
 
+  recorder.sampling_stopped(123'456'789);
   SessionSummary summary = recorder.finish("duration", std::nullopt);
   REQUIRE(heard.size() == 2);
   CHECK(heard[1].done);
@@ -42,7 +43,9 @@ TEST_CASE("Recorder writes the records and an end record, and reports progress t
   bool saw_comm = false, saw_end = false;
   while (auto rec = reader.next()) {
     if (auto* c = std::get_if<CommRecord>(&*rec)) saw_comm = c->comm == "worker";
-    if (auto* e = std::get_if<EndRecord>(&*rec)) saw_end = e->json.find("\"end_reason\":\"duration\"") != std::string::npos;
+    if (auto* e = std::get_if<EndRecord>(&*rec))
+      saw_end = e->json.find("\"end_reason\":\"duration\"") != std::string::npos &&
+                e->json.find("\"end_monotonic_ns\":123456789") != std::string::npos;  // where open waits end
   }
   CHECK(saw_comm);
   CHECK(saw_end);
@@ -56,6 +59,19 @@ TEST_CASE("Recorder without a progress callback stays silent and records the com
   SessionSummary summary = recorder.finish("exited", 7 << 8);
   CHECK(summary.has_wait_status);
   CHECK(exit_code_from_wait_status(summary.wait_status) == 7);
+}
+
+TEST_CASE("Recorder counts every thread it sees, sampled or not, as info does", "[recorder]") {
+  TempDir dir;
+  Recorder recorder(PerfLayout{kSampleType, kX86_64RegsMask}, {});
+  recorder.open(dir.file("rec.swprof"), RecordingHeader{});
+  recorder.write_synthesized(CommRecord{1, 42, 42, true, "app"});
+  recorder.write_synthesized(TaskRecord{false, 2, 42, 42, 43, 42});  // a thread never named nor sampled
+  recorder.write_synthesized(TaskRecord{true, 3, 42, 42, 43, 42});
+  recorder.write_synthesized(TaskRecord{false, 4, 44, 42, 44, 42});  // a child process
+  const SessionSummary summary = recorder.finish("exited", 0);
+  CHECK(summary.samples == 0);
+  CHECK(summary.threads == 3);
 }
 
 TEST_CASE("Recorder writes off-CPU rings: switch records always, samples through the thinner, losses apart",

@@ -20,6 +20,8 @@ SessionSummary quiet_summary() {
   s.file_bytes = 2 << 20;
   s.ring_bytes = 1 << 20;
   s.stack_size = 32768;
+  s.frequency = 999;
+  s.time_event = true;
   return s;
 }
 
@@ -27,11 +29,20 @@ SessionSummary quiet_summary() {
 
 TEST_CASE("the summary of a clean session is two lines", "[summary]") {
   CHECK(format_summary(quiet_summary()) ==
-        "swprof: 1.23 s, 1000 samples from 2 threads (exited), written to out.swprof (2.0 MB, 2097 bytes/sample)\n"
+        "swprof: 1.23 s, 2 threads, 1000 samples (exited), written to out.swprof (2.0 MB, 2097 bytes/sample)\n"
         "swprof: 0 samples lost\n");
   SessionSummary empty = quiet_summary();
   empty.samples = 0;
   CHECK(format_summary(empty).find("bytes/sample") == std::string::npos);
+}
+
+TEST_CASE("the summary says where the previous recording is kept", "[summary]") {
+  SessionSummary s = quiet_summary();
+  s.previous_recording = "out.swprof.old";
+  CHECK(format_summary(s) ==
+        "swprof: 1.23 s, 1000 samples from 2 threads (exited), written to out.swprof (2.0 MB, 2097 bytes/sample)\n"
+        "swprof: the previous recording is kept as out.swprof.old\n"
+        "swprof: 0 samples lost\n");
 }
 
 TEST_CASE("the summary names every problem of a session, one line each", "[summary]") {
@@ -44,7 +55,7 @@ TEST_CASE("the summary names every problem of a session, one line each", "[summa
   s.malformed = 4;
   s.kernel_note = "kernel samples off";
   CHECK(format_summary(s) ==
-        "swprof: 1.23 s, 1000 samples from 2 threads (exited), written to out.swprof (2.0 MB, 2097 bytes/sample)\n"
+        "swprof: 1.23 s, 2 threads, 1000 samples (exited), written to out.swprof (2.0 MB, 2097 bytes/sample)\n"
         "swprof: 100 samples (10.0%) landed in the kernel (syscalls, faults); kept with their user stacks\n"
         "swprof: 1000 samples lost (50.0%): lower -F or raise --buffer-size (now 1.0 MB per CPU)\n"
         "swprof: 50 samples (5.0%) had their stack copy cut at --stack-size 32768; raise --stack-size (up to 65528) "
@@ -100,4 +111,58 @@ TEST_CASE("an off-CPU session adds one line with its switch-outs, samples, repea
   CHECK(text.find("raise --buffer-size") == std::string::npos);
   s.off_cpu_lost = 7;
   CHECK(format_summary(s).find("7 lost: raise --buffer-size (now 16.0 MB per CPU)") != std::string::npos);
+}
+
+TEST_CASE("a session with too few samples says why and what gives more", "[summary]") {
+  SessionSummary s = quiet_summary();
+  s.threads = 1;
+  s.samples = 0;
+  s.duration_s = 0.0006;  // /bin/true: shorter than one sampling period
+  CHECK(format_summary(s) ==
+        "swprof: 0.00 s, 1 thread, 0 samples (exited), written to out.swprof (2.0 MB)\n"
+        "swprof: no samples in 600.000 us: -F 999 samples a thread once per 1.001 ms on a CPU; try -F 10000 or a "
+        "longer run\n"
+        "swprof: 0 samples lost\n");
+  s.samples = 1;
+  CHECK(format_summary(s).find("swprof: only 1 sample in 600.000 us: ") != std::string::npos);
+  s.frequency = 20000;
+  s.duration_s = 0.0003;
+  CHECK(format_summary(s).find("once per 50.000 us on a CPU; try a longer run\n") != std::string::npos);
+
+  s.frequency = 999;
+  s.samples = 0;
+  s.duration_s = 0.0129;  // a loaded machine: most of it waiting for a CPU
+  s.on_cpu_ns = 512'000;
+  CHECK(format_summary(s).find("swprof: no samples in 12.900 ms: -F 999 samples a thread once per 1.001 ms on a CPU, and "
+                               "its threads were on one for 512.000 us; try -F 10000 or a longer run, or --off-cpu for "
+                               "where it waits\n") != std::string::npos);
+  s.on_cpu_ns = 0;
+  s.samples = 3;
+  s.duration_s = 2;  // long enough for many: it waited
+  CHECK(format_summary(s).find("swprof: only 3 samples in 2.000 s: -F 999 samples a thread once per 1.001 ms on a CPU; "
+                               "try -F 10000 or a longer run, or --off-cpu for where it waits\n") != std::string::npos);
+  s.off_cpu = true;  // it already does
+  CHECK(format_summary(s).find("try -F 10000 or a longer run\n") != std::string::npos);
+  s.off_cpu = false;
+  s.frequency = 0;
+  s.period = 100000;
+  CHECK(format_summary(s).find("swprof: only 3 samples in 2.000 s: -c 100000 takes one sample per 100000 events; try a "
+                               "smaller -c or a longer run\n") != std::string::npos);
+  s.period = 0;
+  s.frequency = 999;
+  s.time_event = false;  // page-faults, say
+  CHECK(format_summary(s).find("too few events happened; try a higher -F or a longer run") != std::string::npos);
+
+  s.samples = 9;
+  s.off_cpu_samples = 1;  // off-CPU samples are samples too
+  CHECK(format_summary(s).find("too few") == std::string::npos);
+  s.off_cpu_samples = 0;
+  s.lost = 5;  // the line on losses says what to do
+  CHECK(format_summary(s).find("too few") == std::string::npos);
+  s.lost = 0;
+  s.frequency = 0;  // a dump: as many samples as it asked for
+  CHECK(format_summary(s).find("too few") == std::string::npos);
+  s.frequency = 999;
+  s.samples = 10;
+  CHECK(format_summary(s).find("too few") == std::string::npos);
 }

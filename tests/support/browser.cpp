@@ -122,9 +122,9 @@ std::string find_chromium() {
 namespace {
 
 // Runs headless Chromium on `url` with `output` (--dump-dom: the DOM on
-// stdout, kept in dom; --screenshot=PATH).
+// stdout, kept in dom; --screenshot=PATH) in a window of `window_size`.
 DomDump run_headless(const std::string& url, const std::string& work_dir, int virtual_time_ms,
-                     const std::string& output) {
+                     const std::string& output, const std::string& window_size = "1280,900") {
   const std::string chromium = find_chromium();
   if (chromium.empty())
     throw std::runtime_error("Chromium not found (install it with scripts/setup.sh, or set SWPROF_CHROMIUM)");
@@ -135,7 +135,7 @@ DomDump run_headless(const std::string& url, const std::string& work_dir, int vi
   const std::vector<std::string> args = {
       "timeout", "120", chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
       "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--disable-background-networking",
-      "--disable-sync", "--mute-audio", "--hide-scrollbars", "--window-size=1280,900",
+      "--disable-sync", "--mute-audio", "--hide-scrollbars", "--window-size=" + window_size,
       "--virtual-time-budget=" + std::to_string(virtual_time_ms), "--user-data-dir=" + work_dir + "/profile",
       output, url};
   std::string command;
@@ -159,8 +159,8 @@ DomDump dump_dom(const std::string& url, const std::string& work_dir, int virtua
 }
 
 DomDump screenshot(const std::string& url, const std::string& work_dir, int virtual_time_ms,
-                   const std::string& png_path) {
-  return run_headless(url, work_dir, virtual_time_ms, "--screenshot=" + png_path);
+                   const std::string& png_path, const std::string& window_size) {
+  return run_headless(url, work_dir, virtual_time_ms, "--screenshot=" + png_path, window_size);
 }
 
 BrowserRun run_in_chromium(const std::string& html, const std::string& driver, const nlohmann::json& input,

@@ -39,9 +39,10 @@ struct DomDump {
   double seconds = 0;    // wall time of the run
 };
 DomDump dump_dom(const std::string& url, const std::string& work_dir, int virtual_time_ms);
-// The same, writing a PNG of the 1280x900 window to `png_path` (dom empty).
+// The same, writing a PNG of the window (`window_size`: "WIDTH,HEIGHT") to
+// `png_path` (dom empty).
 DomDump screenshot(const std::string& url, const std::string& work_dir, int virtual_time_ms,
-                   const std::string& png_path);
+                   const std::string& png_path, const std::string& window_size = "1280,900");
 
 // Throws std::runtime_error (with Chromium's last log lines) when Chromium is
 // missing, fails, times out, or the page wrote no results.

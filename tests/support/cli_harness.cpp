@@ -1,6 +1,7 @@
 #include "support/cli_harness.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,11 +12,23 @@
 #include <thread>
 
 #include "recording/recording_reader.h"
+#include "support/temp_dir.h"
 
 namespace swprof::testing {
 
 std::string swprof_bin() { return SWPROF_BIN; }
 std::string workload_bin() { return WORKLOAD_BIN; }
+
+std::string nobody_skip_reason() {
+  if (geteuid() != 0 || access("/usr/bin/setpriv", X_OK) != 0) return "needs root and setpriv to act as nobody";
+  const TempDir dir;
+  const ProcessResult r = run({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/test",
+                               "-x", workload_bin()},
+                              dir.path());
+  if (r.exit_code != 0)
+    return "nobody may not run the test programs such as " + workload_bin() + " (a folder above is private)";
+  return {};
+}
 
 namespace {
 
@@ -105,6 +118,18 @@ RecordingSummary summarize(const std::string& path) {
   s.finalized = reader.status().finalized;
   s.complete = reader.status().ok();
   return s;
+}
+
+std::string second_recording_problems(const std::string& out, const std::string& first_bytes,
+                                      const ProcessResult& second) {
+  std::string problems;
+  if (slurp(out + ".old") != first_bytes) problems += "out.old is not the first recording; ";
+  if (second.err.find("the previous recording is kept as " + out + ".old") == std::string::npos)
+    problems += "the summary does not name out.old; ";
+  if (!summarize(out).finalized) problems += "the new recording is not finalized; ";
+  struct stat st {};
+  if (::stat(out.c_str(), &st) != 0 || (st.st_mode & 07777) != 0600) problems += "the new recording is not mode 0600; ";
+  return problems;
 }
 
 size_t line_count(const std::string& text) {

@@ -49,8 +49,22 @@ struct RecordingSummary {
 };
 RecordingSummary summarize(const std::string& path);
 
+// A second recording session with `-o out` (record, attach): "" when the
+// first recording (its bytes `first_bytes`) is at out.old, the summary says
+// so, and the new recording is finalized and readable only by its owner;
+// else what is not so.
+std::string second_recording_problems(const std::string& out, const std::string& first_bytes,
+                                      const ProcessResult& second);
+
 std::string swprof_bin();
 std::string workload_bin();
+
+// The tests of what an unprivileged user is refused run swprof as nobody
+// (uid 65534) with setpriv, and it runs the test programs. Why they cannot
+// here, empty when they can: they need root, setpriv, and test programs
+// that nobody may run (not inside a folder of mode 0700, such as one
+// `mktemp -d` made).
+std::string nobody_skip_reason();
 
 // Lines in `text` (the one-clear-line rule for errors).
 size_t line_count(const std::string& text);

@@ -241,6 +241,27 @@ ByteVector PerfDataImage::build() const {
 
 namespace swprof::testing {
 
+ByteVector perf_data_with_damaged_samples(size_t damaged, size_t good) {
+  PerfDataImage img;
+  PerfImageEvent e;
+  e.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
+  e.ids = {1};
+  img.add_event(e);
+  img.add_record(img.comm(42, 42, "app", 1));
+  PerfImageSample s;
+  s.pid = s.tid = 42;
+  s.ip = 0x401000;
+  s.time = 2;
+  s.period = 1000;
+  s.callchain = {static_cast<uint64_t>(PERF_CONTEXT_USER), 0x401000};
+  ByteVector cut = img.sample(s);
+  const uint64_t claimed = 1000;  // the chain's count, after the header, ip, pid/tid, time and period
+  std::memcpy(cut.data() + 8 + 8 + 8 + 8 + 8, &claimed, 8);
+  for (size_t i = 0; i < damaged; ++i) img.add_record(cut);
+  for (size_t i = 0; i < good; ++i) img.add_record(img.sample(s));
+  return img.build();
+}
+
 std::vector<std::pair<std::string, ByteVector>> seed_perf_data_images() {
   constexpr uint64_t kBase = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
   PerfImageSample s;

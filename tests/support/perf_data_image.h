@@ -83,6 +83,11 @@ class PerfDataImage {
 
 namespace swprof::testing {
 
+// A whole file (`perf record -g`) of thread 42 "app": `damaged` samples
+// whose call chain claims more addresses than the sample holds, then `good`
+// whole ones.
+ByteVector perf_data_with_damaged_samples(size_t damaged, size_t good);
+
 // A few small whole files (named): a --call-graph dwarf recording, a -g one
 // and a compressed one; the fuzz target's seeds.
 std::vector<std::pair<std::string, ByteVector>> seed_perf_data_images();

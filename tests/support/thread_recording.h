@@ -16,6 +16,8 @@
 // No mapping: user frames are unknown addresses. kKernelLeaf and
 // kKernelCaller are in `kallsyms_text()`'s functions "k_leaf" and "k_caller".
 
+#include <cstdint>
+#include <fstream>
 #include <string>
 
 #include "recording/recording_writer.h"
@@ -68,6 +70,24 @@ inline void write_thread_recording(const std::string& path) {
   sample(101, 1.5);
   sample(102, 1.6);
   w.finish(EndRecord{"{}"});
+}
+
+// Changes a byte inside the zstd frame of the first chunk of the recording
+// at `path`, so that nothing of it can be read (docs/recording-format.md:
+// the chunks follow the 16 bytes of magic, version and header length, and
+// the header; a chunk's frame follows its 16 bytes of magic and sizes).
+inline void damage_first_chunk(const std::string& path) {
+  std::fstream file(path, std::ios::binary | std::ios::in | std::ios::out);
+  uint32_t header_len = 0;
+  file.seekg(12);
+  file.read(reinterpret_cast<char*>(&header_len), 4);
+  const std::streamoff at = 16 + std::streamoff{header_len} + 16 + 8;
+  char byte = 0;
+  file.seekg(at);
+  file.read(&byte, 1);
+  byte = static_cast<char>(byte ^ 0x5a);
+  file.seekp(at);
+  file.write(&byte, 1);
 }
 
 }  // namespace swprof::testing

@@ -204,12 +204,12 @@ TEST_CASE("binary report: missing and changed binaries say what to do", "[binary
   const BinaryReport missing = inspect_binary(dir.file("gone"), {}, binaries, no_debug_roots());
   CHECK(missing.status == BinaryStatus::kMissing);
   CHECK_FALSE(missing.problem.empty());
-  CHECK(mentions(binary_advice(missing, ""), "not on this machine"));
+  CHECK(mentions(binary_advice(missing, ""), "not on this machine: 'swprof archive RECORDING' where it was recorded"));
   const std::string copy = dir.file("sym_target");
   copy_file(program_file("sym_target"), copy);
   const BinaryReport changed = inspect_binary(copy, std::vector<uint8_t>(20, 0xab), binaries, no_debug_roots());
   CHECK(changed.status == BinaryStatus::kChanged);
-  CHECK(mentions(binary_advice(changed, ""), "rebuilt or updated since the recording"));
+  CHECK(mentions(binary_advice(changed, ""), "rebuilt or updated since the recording: 'swprof archive RECORDING'"));
 }
 
 TEST_CASE("binary advice: Debian packages get their debug package", "[binary_report]") {

@@ -789,7 +789,7 @@ TEST_CASE("symbolizer: Go functions of a stripped binary are named from the pcln
   CHECK(checked == 1);
 }
 
-TEST_CASE("symbolizer: one address in two binaries is two symbolized addresses; each kept once through growth",
+TEST_CASE("symbolizer: one address in two binaries is two symbolized addresses, each kept once through growth",
           "[symbolize]") {
   TempDir dir;
   BinaryCache binaries;

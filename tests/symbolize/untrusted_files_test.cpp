@@ -289,7 +289,7 @@ struct DwzApp {
 
 }  // namespace
 
-TEST_CASE("debuginfo: a dwz supplementary file found nowhere is said; a FIFO where it is looked for is not waited for",
+TEST_CASE("debuginfo: a dwz supplementary file found nowhere is said, a FIFO where it is looked for is not waited for",
           "[symbolize][untrusted]") {
   const std::string method = GENERATE(std::string(""), std::string("zlib"));
   DwzApp s(method);

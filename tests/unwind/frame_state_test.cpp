@@ -49,7 +49,7 @@ constexpr auto S = FrameSetup::kSet;
 
 }  // namespace
 
-TEST_CASE("a standard frame after endbr64, ending in leave; ret", "[frame_state]") {
+TEST_CASE("a standard frame after endbr64, ending in leave, ret", "[frame_state]") {
   FrameStateHelper helper;
   const Function f = assemble(0x401000, {
       {{0xf3, 0x0f, 0x1e, 0xfa}, U},        // endbr64

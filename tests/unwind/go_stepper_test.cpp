@@ -182,7 +182,7 @@ TEST_CASE("go_stepper: pcs outside the Go functions, or without a binary, are no
   CHECK(stepper.step(in, caller).kind == StepKind::kNotMine);
 }
 
-TEST_CASE("go_stepper: walks leaf -> framed -> goexit, the second from the rule cache; a stack switch ends one") {
+TEST_CASE("go_stepper: walks leaf -> framed -> goexit, the second from the rule cache, a stack switch ends one") {
   GoFixture fx;
   StepperList list;
   list.add(std::make_unique<GoStepper>());

@@ -44,7 +44,7 @@ TEST_CASE("rule cache: inserting an address again replaces its rule", "[rule_cac
   CHECK(cache.find(1, FrameAddress::return_address(0x5000))->cfa_offset == 24);
 }
 
-TEST_CASE("rule cache: two ways per set keep two addresses that hash alike; a third evicts the oldest",
+TEST_CASE("rule cache: two ways per set keep two addresses that hash alike, a third evicts the oldest",
           "[rule_cache]") {
   RuleCache cache;
   // Addresses in one set: the set is the top bits of address * constant.
