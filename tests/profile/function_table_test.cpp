@@ -95,3 +95,14 @@ TEST_CASE("function table: separate keeps inlined copies in rows of their own, t
   CHECK(parse_inline_rows("caller") == InlineRows::kCaller);
   CHECK_THROWS_AS(parse_inline_rows("none"), Error);
 }
+
+TEST_CASE("function table: row_frames gives the frames of a function's row, its inlined copies with it but under separate") {
+  Profile p = sort_profile();
+  CallTree& t = p.tree;
+  const uint32_t compare = t.intern(fn("compare")), inlined = t.intern(kInlinedCompare);
+  t.intern(fn("compare", "libother.so"));  // another module's function of that name: another row
+  CHECK(row_frames(t, compare, InlineRows::kMerge) == std::vector<uint32_t>{std::min(compare, inlined), std::max(compare, inlined)});
+  CHECK(row_frames(t, inlined, InlineRows::kCaller) == row_frames(t, compare, InlineRows::kMerge));
+  CHECK(row_frames(t, inlined, InlineRows::kSeparate) == std::vector<uint32_t>{inlined});
+  CHECK(row_frames(t, t.intern(fn("main")), InlineRows::kMerge) == std::vector<uint32_t>{t.intern(fn("main"))});
+}
