@@ -20,6 +20,7 @@ PACKAGES=(
   protobuf-compiler libprotobuf-dev  # report -f pprof: protoc compiles output/proto/profile.proto, libprotobuf writes it
                                      # (the tests read it back with golang-go's `go tool pprof`)
   libncurses-dev      # swprof browse's terminal UI (tui/terminal.cpp, ncursesw)
+  tmux                # runs swprof browse in a real terminal of the test's own (tests/cli/browse_test.cpp)
 )
 
 missing=()
