@@ -2,15 +2,20 @@
 // write the page, its size, and what the page itself measures in headless
 // Chromium: loading the HTML up to the viewer script, then the script's JSON
 // parse, set-up, first layout and draw; then search, zoom, redraw and hover.
+// Then the same for recordings of N samples with their time order
+// (--samples N: synthetic_timed_profile, 8 threads).
 //
-//   swprof_flamegraph_bench [--keep DIR] [FRAMES...]     (default 10000 100000)
+//   swprof_flamegraph_bench [--keep DIR] [--samples N]... [FRAMES...]
+//       (default 10000 100000, and --samples 30000 --samples 300000)
 //
 // Also times read_folded on the same profile written as folded stacks.
 // Prints Markdown tables (see bench/RESULTS.md). --keep writes each
-// page to DIR/flamegraph_FRAMES.html for a look in a browser.
+// page to DIR/flamegraph_FRAMES.html (DIR/timed_SAMPLES.html) for a look in
+// a browser.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -45,9 +50,44 @@ constexpr const char* kDriver = R"(
   out.zoomMs = performance.now() - t0;
   api.reset();
   out.redraw = api.benchmark(10);
+  var viewport = document.getElementById('viewport').getBoundingClientRect();
+  var y = (viewport.top + viewport.bottom) / 2;  // a row of frames (or merged ones) mid-view
+  out.hoverHits = 0;
   t0 = performance.now();
-  for (var k = 0; k < 100; k++) fire('mousemove', 50 + 10 * k, r.y + r.height / 2);
+  for (var k = 0; k < 100; k++) {
+    fire('mousemove', 50 + 10 * k, y);
+    out.hoverHits += api.tooltip().visible ? 1 : 0;
+  }
   out.hoverMs = (performance.now() - t0) / 100;
+)";
+
+// The page of a recording with a timeline: its load, as above; the
+// sandwich of its function with the most samples (the list, the two trees
+// and their drawing); the time order's first draw (its spans made), a draw
+// zoomed to a tenth of the time, and hovering the lanes.
+constexpr const char* kTimedDriver = R"(
+  out.state = api.state();
+  var t0 = performance.now();
+  api.selectFunction(api.functions()[0].name);
+  out.sandwichMs = performance.now() - t0;
+  t0 = performance.now();
+  api.showView('time');
+  out.timeFirstMs = performance.now() - t0;
+  var timeline = api.timeline();
+  out.blocks = timeline.lanes.reduce(function (n, l) { return n + l.blocks.length; }, 0);
+  out.allBlocks = timeline.cut ? timeline.cut.blocks : out.blocks;
+  t0 = performance.now();
+  api.setTimeRange(timeline.end * 0.45, timeline.end * 0.55);
+  out.timeZoomMs = performance.now() - t0;
+  api.setTimeRange(0, timeline.end);
+  var box = document.getElementById('lanes').getBoundingClientRect();
+  var y = box.top + 22 + 20 + 4 * 18 + 9;
+  t0 = performance.now();
+  for (var k = 0; k < 100; k++) {
+    document.getElementById('lanes').dispatchEvent(new MouseEvent('mousemove', { clientX: box.left + 10 + 12 * k, clientY: y, bubbles: true }));
+  }
+  out.timeHoverMs = (performance.now() - t0) / 100;
+  out.after = api.state();
 )";
 
 double ms_since(std::chrono::steady_clock::time_point start) {
@@ -99,22 +139,65 @@ void folded_table(const std::vector<uint32_t>& sizes) {
   }
 }
 
+// Page size, load and the new views' times for recordings of N samples
+// (with their timeline).
+void timed_table(const std::vector<uint32_t>& sizes, const std::string& keep) {
+  if (sizes.empty()) return;
+  std::cout << "\n| samples | blocks | page MB | write ms | HTML load ms | script total ms | sandwich ms (list, trees) "
+               "| time order first draw ms (spans) | time zoom ms | time hover ms |\n"
+               "|---|---|---|---|---|---|---|---|---|---|\n";
+  for (uint32_t samples : sizes) {
+    const swprof::Profile profile = swprof::testing::synthetic_timed_profile(samples);
+    std::string page;
+    double write_ms = 1e300;
+    for (int run = 0; run < 3; ++run) {
+      const auto start = std::chrono::steady_clock::now();
+      std::ostringstream out;
+      swprof::write_flamegraph(profile, {}, out);
+      write_ms = std::min(write_ms, ms_since(start));
+      page = out.str();
+    }
+    if (!keep.empty()) std::ofstream(keep + "/timed_" + std::to_string(samples) + ".html") << page;
+    swprof::testing::TempDir dir;
+    const auto run = swprof::testing::run_in_chromium(page, kTimedDriver, nlohmann::json::object(), dir.path());
+    const auto& r = run.results;
+    if (r.contains("exception") || !r["errors"].empty()) {
+      std::cerr << "page failed: " << r.dump() << "\n";
+      std::exit(1);
+    }
+    const auto& t = r["state"]["timing"];
+    const auto& a = r["after"]["timing"];
+    std::string blocks = r["blocks"].dump();
+    if (r["allBlocks"] != r["blocks"]) blocks += " (of " + r["allBlocks"].dump() + ": bounded)";
+    std::cout << "| " << samples << " | " << blocks << " | " << fixed(page.size() / 1e6, 2) << " | " << fixed(write_ms)
+              << " | " << fixed(t["scriptStartMs"]) << " | " << fixed(t["initMs"]) << " | " << fixed(r["sandwichMs"]) << " ("
+              << fixed(a["listMs"]) << ", " << fixed(a["sandwichBuildMs"]) << ") | " << fixed(r["timeFirstMs"]) << " ("
+              << fixed(a["timeSpansMs"]) << ") | " << fixed(r["timeZoomMs"]) << " | " << fixed(r["timeHoverMs"], 2) << " |\n";
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string keep;
-  std::vector<uint32_t> sizes;
+  std::vector<uint32_t> sizes, timed;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--keep" && i + 1 < argc)
       keep = argv[++i];
+    else if (arg == "--samples" && i + 1 < argc)
+      timed.push_back(static_cast<uint32_t>(std::stoul(argv[++i])));
     else
       sizes.push_back(static_cast<uint32_t>(std::stoul(arg)));
   }
-  if (sizes.empty()) sizes = {10000, 100000};
+  if (sizes.empty() && timed.empty()) {
+    sizes = {10000, 100000};
+    timed = {30000, 300000};
+  }
 
-  std::cout << "| frames | page MB | write ms | HTML load ms | JSON parse ms | set-up ms | layout ms | draw ms "
-               "| script total ms | search ms | click-zoom ms | relayout+draw ms | hover ms | rects | merged |\n"
+  if (!sizes.empty())
+    std::cout << "| frames | page MB | write ms | HTML load ms | JSON parse ms | set-up ms | layout ms | draw ms "
+               "| script total ms | search ms | click-zoom ms | relayout+draw ms | hover ms (on a frame) | rects | merged |\n"
                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (uint32_t frames : sizes) {
     const swprof::CallTree tree = swprof::testing::synthetic_tree(frames);
@@ -142,9 +225,10 @@ int main(int argc, char** argv) {
               << fixed(t["scriptStartMs"]) << " | " << fixed(t["parseMs"]) << " | " << fixed(setup) << " | " << fixed(t["layoutMs"]) << " | "
               << fixed(t["drawMs"]) << " | " << fixed(t["initMs"]) << " | " << fixed(r["searchMs"]) << " | "
               << fixed(r["zoomMs"]) << " | " << fixed(r["redraw"]["layoutMs"].get<double>() + r["redraw"]["drawMs"].get<double>())
-              << " | " << fixed(r["hoverMs"], 2) << " | " << r["state"]["rects"] << " | " << r["state"]["mergedBlocks"]
+              << " | " << fixed(r["hoverMs"], 2) << " (" << r["hoverHits"] << "%) | " << r["state"]["rects"] << " | " << r["state"]["mergedBlocks"]
               << " |\n";
   }
-  folded_table(sizes);
+  if (!sizes.empty()) folded_table(sizes);
+  timed_table(timed, keep);
   return 0;
 }

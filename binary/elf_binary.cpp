@@ -26,13 +26,17 @@ std::shared_ptr<ElfBinary> ElfBinary::open(const std::string& path) {
 }
 
 FileResult<std::shared_ptr<ElfBinary>> ElfBinary::open_file(const std::string& path) {
-  ensure_libelf();
-  FileResult<std::shared_ptr<ElfBinary>> result;
   auto file = open_regular_file(path);
   if (!file) return std::move(file).failure_as<std::shared_ptr<ElfBinary>>();
+  return open_file(std::move(*file.value), path);
+}
+
+FileResult<std::shared_ptr<ElfBinary>> ElfBinary::open_file(RegularFile file, const std::string& path) {
+  ensure_libelf();
+  FileResult<std::shared_ptr<ElfBinary>> result;
   std::shared_ptr<ElfBinary> b(new ElfBinary());
   b->path_ = path;
-  b->fd_ = std::move(file.value->fd);
+  b->fd_ = std::move(file.fd);
   b->elf_.reset(elf_begin(b->fd_.get(), ELF_C_READ_MMAP, nullptr));
   if (!b->init()) {
     result.reason = "not a 64-bit ELF file";

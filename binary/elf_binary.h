@@ -60,6 +60,8 @@ class ElfBinary {
   // opened (common/regular_file.h): a path named by a recording may be a FIFO
   // or a device.
   static FileResult<std::shared_ptr<ElfBinary>> open_file(const std::string& path);
+  // The same for a file already opened (open_regular_file) from `path`.
+  static FileResult<std::shared_ptr<ElfBinary>> open_file(RegularFile file, const std::string& path);
   static std::shared_ptr<ElfBinary> from_image(const std::string& name, std::vector<uint8_t> image);
 
   ElfBinary(const ElfBinary&) = delete;

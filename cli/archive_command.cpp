@@ -16,29 +16,39 @@
 namespace swprof::cli {
 namespace {
 
+void print_files(const std::vector<ArchivedFile>& files, const char* note) {
+  for (const ArchivedFile& f : files)
+    std::printf("  %-9s %s (%s%s, build-id %s)\n", f.debuginfo ? "debuginfo" : "binary", terminal_safe(f.path).c_str(),
+                note, human_bytes(f.bytes).c_str(), f.build_id.c_str());
+}
+
+void warn_each(const std::vector<std::string>& items, const char* what) {
+  for (const std::string& item : items)
+    std::fprintf(stderr, "swprof: warning: not archived, %s: %s\n", what, terminal_safe(item).c_str());
+}
+
 void print_archive(const ArchiveResult& r) {
   uint64_t bytes = 0, binaries = 0, debuginfo = 0;
-  for (const ArchivedFile& f : r.stored) {
-    bytes += f.bytes;
-    ++(f.debuginfo ? debuginfo : binaries);
-  }
-  for (const ArchivedFile& f : r.stored)
-    std::printf("  %-9s %s (%s, build-id %s)\n", f.debuginfo ? "debuginfo" : "binary", terminal_safe(f.path).c_str(),
-                human_bytes(f.bytes).c_str(), f.build_id.c_str());
-  std::printf("stored %llu binaries and %llu debuginfo files (%s) in %s (%s)\n",
-              static_cast<unsigned long long>(binaries), static_cast<unsigned long long>(debuginfo),
-              human_bytes(bytes).c_str(), terminal_safe(r.output).c_str(), human_bytes(r.archive_bytes).c_str());
-  for (const std::string& m : r.missing)
-    std::fprintf(stderr, "swprof: warning: not archived, missing: %s\n", terminal_safe(m).c_str());
-  for (const std::string& c : r.changed)
-    std::fprintf(stderr, "swprof: warning: not archived, changed since it was recorded (another build-id): %s\n",
-                 terminal_safe(c).c_str());
-  for (const std::string& p : r.not_the_mapped_file)
-    std::fprintf(stderr, "swprof: warning: not archived, not the file that was mapped (another device or inode): %s\n",
-                 terminal_safe(p).c_str());
-  for (const std::string& p : r.without_build_id)
-    std::fprintf(stderr, "swprof: warning: not archived, the recording has no build-id for it: %s\n",
-                 terminal_safe(p).c_str());
+  for (const auto* files : {&r.stored, &r.kept})
+    for (const ArchivedFile& f : *files) {
+      bytes += f.bytes;
+      ++(f.debuginfo ? debuginfo : binaries);
+    }
+  print_files(r.stored, "");
+  print_files(r.kept, "kept from the archive replaced, ");
+  std::printf("stored %llu binaries and %llu debuginfo files (%s) in %s (%s)", static_cast<unsigned long long>(binaries),
+              static_cast<unsigned long long>(debuginfo), human_bytes(bytes).c_str(), terminal_safe(r.output).c_str(),
+              human_bytes(r.archive_bytes).c_str());
+  if (!r.kept.empty()) std::printf("; %zu kept from the archive replaced", r.kept.size());
+  std::printf("\n");
+  if (!r.previous_problem.empty())
+    std::fprintf(stderr, "swprof: warning: %s: replaced, nothing of it kept\n", terminal_safe(r.previous_problem).c_str());
+  warn_each(r.missing, "missing");
+  warn_each(r.changed, "changed since it was recorded (another build-id)");
+  warn_each(r.not_the_mapped_file, "not the file that was mapped (another device or inode)");
+  warn_each(r.without_build_id, "the recording has no build-id for it");
+  warn_each(r.refused, "refused");
+  warn_each(r.skipped, "skipped");
 }
 
 }  // namespace

@@ -40,17 +40,19 @@ std::function<int()> add_flamegraph_command(CLI::App& app) {
     options.icicle = a->icicle;
     options.min_fraction = a->min_percent / 100.0;
     const InputKind kind = detect_input(a->path);
+    a->profile.timeline = kind == InputKind::kRecording;  // the page's time order
     const Profile profile = load_profile(a->path, kind, a->profile, "flamegraph", /*folded=*/true);
     const FlamegraphLabels labels = flamegraph_labels(profile, kind, a->title);
     options.title = labels.title;
     options.subtitle = labels.subtitle;
+    options.reversed = profile.reversed;
     if (profile.weight_kind != WeightKind::kCpu) {
       options.off_cpu = true;
       options.unit = "nanoseconds";
     }
     const CallTree& tree = profile.tree;
     if (tree.total() == 0) throw Error("no samples to draw" + std::string(a->profile.filters_given() ? " (the filters kept none)" : ""));
-    write_flamegraph(tree, options, out.stream());
+    write_flamegraph(profile, options, out.stream());
     out.commit();
     if (!a->output.empty() && a->output != "-") std::fprintf(stderr, "swprof flamegraph: wrote %s\n", a->output.c_str());
     return kExitOk;

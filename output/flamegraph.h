@@ -3,6 +3,10 @@
 // external files) drawn on a <canvas> by the embedded script in
 // flamegraph_templates/. Width is by samples through a node (its total), or
 // by its weight in off-CPU and wall profiles (FlamegraphOptions::off_cpu).
+// Besides the flame graph, the page has the sandwich view (a function's
+// callers and callees over every place it appears, with the list of
+// functions) and, for a profile with a timeline, the time order of each
+// thread (output/flamegraph_time_order.h).
 //
 // The page embeds the profile as compact JSON in
 // <script type="application/json" id="swprof-data"> (see flamegraph_data in
@@ -15,9 +19,21 @@
 #include <string>
 #include <vector>
 
+#include "output/flamegraph_time_order.h"
 #include "profile/call_tree.h"
+#include "profile/profile.h"
 
 namespace swprof {
+
+// Samples at one source line of a function, for the page's details panel
+// ("Source lines", with each line's share of the function's samples listed).
+// Filled by whoever has per-line counts; the page lists them when given.
+struct FlamegraphSourceLine {
+  uint32_t frame = 0;  // a CallTree frame of the function (out-of-line or an inlined copy)
+  std::string file;
+  uint32_t line = 0;
+  uint64_t samples = 0;
+};
 
 struct FlamegraphOptions {
   std::string title = "swprof";
@@ -44,10 +60,23 @@ struct FlamegraphOptions {
   bool differential = false;
   std::vector<uint64_t> base_totals;
   uint64_t base_total = 0;
+
+  // The tree runs leaf first (--reverse): a node's children are its
+  // callers, so the sandwich view reads callers and callees the other way
+  // and a function's self samples are those of the first level.
+  bool reversed = false;
+  // Lines of functions with their samples (see FlamegraphSourceLine); lines
+  // of frames not on the page are left out.
+  std::vector<FlamegraphSourceLine> source_lines;
+  // The time order holds at most this many blocks (flamegraph_time_order.h).
+  size_t max_time_blocks = kMaxTimeBlocks;
 };
 
 // Writes the page. Throws swprof::Error when differential options are
 // inconsistent with the tree; stream errors are left to the caller's stream.
 void write_flamegraph(const CallTree& tree, const FlamegraphOptions& options, std::ostream& out);
+// The same for a profile's tree; with its timeline (ProfileOptions::timeline),
+// the page has each thread's time order too.
+void write_flamegraph(const Profile& profile, const FlamegraphOptions& options, std::ostream& out);
 
 }  // namespace swprof

@@ -3,17 +3,21 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include <set>
 #include <tuple>
+#include <utility>
 
 #include "binary/elf_binary.h"
 #include "common/error.h"
+#include "common/readable_by.h"
 #include "common/regular_file.h"
 #include "common/same_file.h"
 #include "recording/binary_archive.h"
 #include "recording/build_id.h"
 #include "recording/record_source.h"
+#include "recording/recording_bytes.h"
 #include "recording/recording_reader.h"
 #include "symbolize/debug_info.h"
 
@@ -32,9 +36,7 @@ struct MappedBinary {
 };
 
 // Every file mapped executable, except those the recording embeds.
-std::set<MappedBinary> executable_files(const std::string& recording) {
-  const std::unique_ptr<RecordSource> source = open_record_source(recording);
-  RecordSource& reader = *source;
+std::set<MappedBinary> executable_files(RecordSource& reader) {
   std::set<MappedBinary> files;
   std::set<std::string> embedded;
   while (auto rec = reader.next()) {
@@ -50,20 +52,48 @@ std::set<MappedBinary> executable_files(const std::string& recording) {
 
 class ArchiveBuild {
  public:
-  ArchiveBuild(const ArchiveOptions& options, ArchiveResult& result)
-      : options_(options), result_(result), writer_(result.output) {}
+  ArchiveBuild(const ArchiveOptions& options, ArchiveResult& result, uid_t recording_owner)
+      : options_(options), result_(result), writer_(result.output), owner_(recording_owner),
+        own_recording_(recording_owner == geteuid()) {}
 
   void add(const MappedBinary& file) {
     if (file.build_id.empty()) return add_unidentified(file);
     if (!done_.insert(file.build_id).second) return;  // the same build-id under another path
-    auto binary = open(file);
+    auto regular = open(file.path);
+    auto binary = regular ? elf(std::move(*regular), file.path) : nullptr;
     if (!binary) return;
     if (binary->build_id() != file.build_id) {
       result_.changed.push_back(file.path);
       return;
     }
-    store(ArchiveKind::kBinary, file, file.path, binary->file_bytes());
-    add_debuginfo(binary, file);
+    store(ArchiveKind::kBinary, file.build_id, file.path, binary->file_bytes());
+    add_debuginfo(binary, file.build_id);
+  }
+
+  // Each entry of the archive being replaced that this run did not store
+  // (its file gone, or rebuilt since), after the new ones: the archive may
+  // hold the only copy. Nothing of an archive that cannot be read is kept.
+  void keep_previous() {
+    struct stat st;
+    if (::stat(result_.output.c_str(), &st) != 0) return;
+    std::shared_ptr<const BinaryArchive> previous;
+    try {
+      previous = BinaryArchive::open(result_.output);
+    } catch (const Error& e) {
+      result_.previous_problem = e.what();
+      return;
+    }
+    for (const ArchiveEntry& e : previous->entries()) {
+      if (!stored_.insert({e.kind, e.build_id}).second) continue;
+      if (const std::string problem = archive_inflation_problem(e.raw_size, e.compressed_size); !problem.empty()) {
+        result_.skipped.push_back(e.path + " (in the archive replaced): its copy " + problem);
+      } else if (!writer_.copy(*previous, e)) {
+        result_.skipped.push_back(e.path + " (in the archive replaced): its copy cannot be read");
+      } else {
+        result_.kept.push_back({e.path, to_hex(e.build_id), e.kind == ArchiveKind::kDebuginfo, e.raw_size,
+                                e.compressed_size});
+      }
+    }
   }
 
   void finish() {
@@ -72,75 +102,119 @@ class ArchiveBuild {
   }
 
  private:
-  std::shared_ptr<ElfBinary> open(const MappedBinary& file) {
-    auto opened = ElfBinary::open_file(file.path);
+  // The regular file at `path`, when the recording's owner could read it.
+  std::optional<RegularFile> open(const std::string& path, const std::string& what = "") {
+    auto file = open_regular_file(path);
+    if (!file) {
+      result_.missing.push_back(path + what + ": " + file.reason);
+      return std::nullopt;
+    }
+    if (!own_recording_) {
+      if (const std::string why = owner_.why_not(file.value->fd.get()); !why.empty()) {
+        result_.refused.push_back(path + what + ": the recording's owner (uid " + std::to_string(owner_.uid()) +
+                                  ") could not read it (" + why + ")");
+        return std::nullopt;
+      }
+    }
+    return std::move(file.value);
+  }
+
+  std::shared_ptr<ElfBinary> elf(RegularFile file, const std::string& path) {
+    auto opened = ElfBinary::open_file(std::move(file), path);
     if (opened.value && *opened.value) return *opened.value;
-    result_.missing.push_back(file.path + ": " + (opened.reason.empty() ? "not an ELF file" : opened.reason));
+    result_.missing.push_back(path + ": " + (opened.reason.empty() ? "not an ELF file" : opened.reason));
     return nullptr;
   }
 
   // A mapping without a recorded build-id: archived, under the file's own
-  // build-id, when the file is the one mapped (same device and inode).
+  // build-id, when the recording is this user's and the file is the one
+  // mapped (same device and inode).
   void add_unidentified(const MappedBinary& file) {
     if (file.inode == 0) {
       result_.without_build_id.push_back(file.path);
       return;
     }
     if (!done_paths_.insert(file.path).second) return;
+    if (!own_recording_) {
+      result_.refused.push_back(file.path + ": the recording is another user's (uid " +
+                                std::to_string(owner_.uid()) + ") and gives no build-id for it");
+      return;
+    }
+    auto regular = open(file.path);
+    if (!regular) return;
     struct stat st {};
-    if (::stat(file.path.c_str(), &st) == 0 &&
-        (st.st_ino != file.inode || major(st.st_dev) != file.dev_major || minor(st.st_dev) != file.dev_minor)) {
+    if (fstat(regular->fd.get(), &st) != 0 || st.st_ino != file.inode || major(st.st_dev) != file.dev_major ||
+        minor(st.st_dev) != file.dev_minor) {
       result_.not_the_mapped_file.push_back(file.path);
       return;
     }
-    auto binary = open(file);
+    auto binary = elf(std::move(*regular), file.path);
     if (!binary) return;
     if (binary->build_id().empty()) {
       result_.without_build_id.push_back(file.path);
       return;
     }
-    MappedBinary identified = file;
-    identified.build_id = binary->build_id();
-    if (!done_.insert(identified.build_id).second) return;
-    store(ArchiveKind::kBinary, identified, file.path, binary->file_bytes());
-    add_debuginfo(binary, identified);
+    if (!done_.insert(binary->build_id()).second) return;
+    store(ArchiveKind::kBinary, binary->build_id(), file.path, binary->file_bytes());
+    add_debuginfo(binary, binary->build_id());
   }
 
   // The separate debuginfo the symbolizer finds for the binary (by
   // build-id, by .gnu_debuglink), when its DWARF is not in the binary itself.
-  void add_debuginfo(const std::shared_ptr<ElfBinary>& binary, const MappedBinary& file) {
+  void add_debuginfo(const std::shared_ptr<ElfBinary>& binary, const std::vector<uint8_t>& build_id) {
     const std::string debug = DebugInfo(binary, options_.symbols).dwarf_file();
-    if (debug.empty() || debug == file.path) return;
-    auto bytes = read_regular_file(debug, kMaxArchiveEntryBytes);
+    if (debug.empty() || debug == binary->path()) return;
+    auto file = open(debug, " (debuginfo of " + binary->path() + ")");
+    if (!file || !within_limits(build_id, debug, file->size)) return;
+    auto bytes = read_regular_file(*file, kMaxArchiveEntryBytes);
     if (!bytes) {
-      result_.missing.push_back(debug + " (debuginfo of " + file.path + "): " + bytes.reason);
+      result_.missing.push_back(debug + " (debuginfo of " + binary->path() + "): " + bytes.reason);
       return;
     }
-    store(ArchiveKind::kDebuginfo, file, debug,
+    store(ArchiveKind::kDebuginfo, build_id, debug,
           Bytes(reinterpret_cast<const uint8_t*>(bytes.value->data()), bytes.value->size()));
   }
 
-  void store(ArchiveKind kind, const MappedBinary& file, const std::string& path, Bytes bytes) {
-    const uint64_t stored = writer_.add(kind, file.build_id, path, bytes);
-    result_.stored.push_back({path, to_hex(file.build_id), kind == ArchiveKind::kDebuginfo, bytes.size(), stored});
+  // False (and the file listed as skipped) when it cannot be an entry.
+  bool within_limits(const std::vector<uint8_t>& build_id, const std::string& path, uint64_t bytes) {
+    const std::string problem = archive_entry_problem(build_id, path, bytes);
+    if (!problem.empty()) result_.skipped.push_back(path + ": " + problem);
+    return problem.empty();
+  }
+
+  void store(ArchiveKind kind, const std::vector<uint8_t>& build_id, const std::string& path, Bytes bytes) {
+    if (!within_limits(build_id, path, bytes.size())) return;
+    const std::optional<uint64_t> stored = writer_.add(kind, build_id, path, bytes);
+    if (!stored) {
+      result_.skipped.push_back(path + ": it compresses more than " + std::to_string(kMaxArchiveInflation) +
+                                " times, more than a report inflates");
+      return;
+    }
+    stored_.insert({kind, build_id});
+    result_.stored.push_back({path, to_hex(build_id), kind == ArchiveKind::kDebuginfo, bytes.size(), *stored});
   }
 
   const ArchiveOptions& options_;
   ArchiveResult& result_;
   ArchiveWriter writer_;
+  const ReadableBy owner_;   // of the recording
+  const bool own_recording_;  // owned by this user: its requests are this user's
   std::set<std::vector<uint8_t>> done_;
   std::set<std::string> done_paths_;  // mappings without a recorded build-id
+  std::set<std::pair<ArchiveKind, std::vector<uint8_t>>> stored_;
 };
 
 }  // namespace
 
 ArchiveResult write_archive(const std::string& recording, const ArchiveOptions& options) {
-  const std::set<MappedBinary> files = executable_files(recording);
+  const std::shared_ptr<const RecordingBytes> file = RecordingBytes::open(recording, "recording");
+  const std::set<MappedBinary> files = executable_files(*open_record_source(file));
   ArchiveResult result;
   result.output = options.output.empty() ? default_archive_path(recording) : options.output;
   check_output_is_not_an_input(result.output, {recording});
-  ArchiveBuild build(options, result);
+  ArchiveBuild build(options, result, file->owner());
   for (const MappedBinary& f : files) build.add(f);
+  build.keep_previous();
   build.finish();
   return result;
 }

@@ -9,11 +9,21 @@
 // it is a regular file whose build-id is the one the recording holds for
 // the mapping; a file missing or changed since is listed, not copied. A
 // mapping the recording gives no build-id (a perf.data holds build-ids only
-// for the files samples landed in) is copied when the file is still the one
-// mapped: the same device and inode as the mapping record; it is archived
-// under its own build-id and found by its path. Files
-// the recording embeds already (processes in other mount namespaces) and
-// the vDSO are left out.
+// for the files samples landed in) is copied when the recording is this
+// user's own and the file is still the one mapped: the same device and
+// inode as the mapping record (which anyone can learn with stat, so another
+// user's recording could name any file by them); it is archived under its
+// own build-id and found by its path. Files the recording embeds already
+// (processes in other mount namespaces) and the vDSO are left out.
+//
+// A recording owned by another user is that user's request: nothing is
+// copied that its owner could not have read (common/readable_by.h), so
+// that root's `swprof archive` of it copies no file of root's into an
+// archive beside it.
+//
+// The archive replaced, when there is one, is not lost: each of its entries
+// this run does not store again (its file gone, or rebuilt since) is kept,
+// after the new ones. A file over the archive's limits is left out, named.
 
 #include <cstdint>
 #include <string>
@@ -39,15 +49,20 @@ struct ArchivedFile {
 struct ArchiveResult {
   std::string output;
   std::vector<ArchivedFile> stored;
+  std::vector<ArchivedFile> kept;             // from the archive replaced: not stored again by this run
   std::vector<std::string> missing;           // "PATH: why"
   std::vector<std::string> changed;           // paths whose build-id on disk is another
   std::vector<std::string> without_build_id;  // no build-id recorded, and no device and inode to check
   std::vector<std::string> not_the_mapped_file;  // no build-id recorded, and another device or inode
+  std::vector<std::string> refused;           // "PATH: why": another user's recording may not have it copied
+  std::vector<std::string> skipped;           // "PATH: why": over the archive's limits
+  std::string previous_problem;               // why the archive replaced could not be read (nothing kept)
   uint64_t archive_bytes = 0;
 };
 
 // Reads `recording`'s mappings and writes the archive. Throws Error when
-// the recording cannot be read or the archive cannot be written.
+// the recording cannot be read or the archive cannot be written (an
+// archive already at the output is then left as it was).
 ArchiveResult write_archive(const std::string& recording, const ArchiveOptions& options);
 
 }  // namespace swprof

@@ -13,16 +13,6 @@ constexpr uint32_t kNoRow = UINT32_MAX;
 
 constexpr InlineRows kInlineRows[] = {InlineRows::kMerge, InlineRows::kCaller, InlineRows::kSeparate};
 
-// Frames with the same key share a row: function, module and flags, the
-// inline mark left out but under kSeparate.
-std::string row_key(const CctFrame& frame, InlineRows mode) {
-  const uint8_t flags = mode == InlineRows::kSeparate ? frame.flags : frame.flags & ~kCctInline;
-  std::string key = frame.function;
-  key.push_back('\0');
-  key.append(frame.module).push_back(static_cast<char>(flags));
-  return key;
-}
-
 // The rows of a tree's frames: frames of one function share a row (under
 // kSeparate, only frames with the same flags do). Under kCaller an inlined
 // frame is `transparent`: its samples belong to the function around it.
@@ -32,9 +22,10 @@ class RowIndex {
     std::unordered_map<std::string, uint32_t> by_key;
     for (uint32_t f = 0; f < tree.frames().size(); ++f) {
       const CctFrame& frame = tree.frame(f);
-      if (frame.flags & kCctThread) continue;
+      std::string key = function_key(frame, mode);
+      if (key.empty()) continue;
       const bool inlined = frame.flags & kCctInline;
-      auto [it, added] = by_key.try_emplace(row_key(frame, mode), static_cast<uint32_t>(rows_.size()));
+      auto [it, added] = by_key.try_emplace(std::move(key), static_cast<uint32_t>(rows_.size()));
       if (added) rows_.push_back(FunctionRow{f});
       else if (!inlined && (tree.frame(rows_[it->second].frame).flags & kCctInline)) rows_[it->second].frame = f;
       row_of_[f] = it->second;
@@ -159,6 +150,15 @@ std::vector<std::string> inline_rows_names() {
   return names;
 }
 
+std::string function_key(const CctFrame& frame, InlineRows rows) {
+  if (frame.flags & kCctThread) return {};
+  const uint8_t flags = rows == InlineRows::kSeparate ? frame.flags : frame.flags & ~kCctInline;
+  std::string key = frame.function;
+  key.push_back('\0');
+  key.append(frame.module).push_back(static_cast<char>(flags));
+  return key;
+}
+
 std::vector<FunctionRow> function_table(const Profile& profile, InlineRows mode) {
   const CallTree& tree = profile.tree;
   RowIndex index(tree, mode);
@@ -171,10 +171,11 @@ std::vector<FunctionRow> function_table(const Profile& profile, InlineRows mode)
 }
 
 std::vector<uint32_t> row_frames(const CallTree& tree, uint32_t frame, InlineRows rows) {
-  const std::string key = row_key(tree.frame(frame), rows);
+  const std::string key = function_key(tree.frame(frame), rows);
+  if (key.empty()) return {frame};  // a thread root: no function's row
   std::vector<uint32_t> frames;
   for (uint32_t f = 0; f < tree.frames().size(); ++f)
-    if (f == frame || row_key(tree.frame(f), rows) == key) frames.push_back(f);
+    if (function_key(tree.frame(f), rows) == key) frames.push_back(f);
   return frames;
 }
 

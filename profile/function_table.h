@@ -30,6 +30,12 @@ const char* inline_rows_name(InlineRows rows);
 InlineRows parse_inline_rows(const std::string& name);
 std::vector<std::string> inline_rows_names();
 
+// What makes frames one function under `rows`: frames with equal keys are
+// one row of function_table (name, module and marks; under kMerge and
+// kCaller the inline mark does not count). A thread root is no function: its
+// key is empty.
+std::string function_key(const CctFrame& frame, InlineRows rows);
+
 struct FunctionRow {
   uint32_t frame = 0;  // a frame of the function (out-of-line when it has one): its name, module, marks
   uint64_t self = 0, total = 0, self_weight = 0, total_weight = 0;

@@ -21,6 +21,7 @@ std::shared_ptr<const RecordingBytes> RecordingBytes::open(const std::string& pa
   if (fstat(f->fd_.get(), &st) != 0) throw Error("cannot open " + what + " '" + path + "': " + errno_text(errno));
   if (S_ISDIR(st.st_mode)) throw Error("cannot open " + what + " '" + path + "': it is a directory");
   f->regular_ = S_ISREG(st.st_mode);
+  f->owner_ = st.st_uid;
   if (f->regular_) f->size_at_open_ = static_cast<uint64_t>(st.st_size);
   return f;
 }
@@ -30,6 +31,7 @@ std::shared_ptr<const RecordingBytes> RecordingBytes::in_memory(Bytes image, con
   f->path_ = name;
   f->image_ = image;
   f->size_at_open_ = image.size();
+  f->owner_ = geteuid();
   return f;
 }
 

@@ -6,6 +6,8 @@
 // never a mapping of the file: a file cut short while it is read (the
 // recorder still writing, or a truncation) gives short reads, not SIGBUS.
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -34,6 +36,8 @@ class RecordingBytes {
   uint64_t size() const;
   // The size when opened (0 when not a regular file).
   uint64_t size_at_open() const { return size_at_open_; }
+  // Who owns the file (this user for an image in memory).
+  uid_t owner() const { return owner_; }
   bool in_memory() const { return image_.has_value(); }
 
  private:
@@ -44,6 +48,7 @@ class RecordingBytes {
   UniqueFd fd_;
   std::optional<Bytes> image_;
   uint64_t size_at_open_ = 0;
+  uid_t owner_ = 0;
   bool regular_ = true;
   // A pipe or other stream has no offsets: read in order, and only forward.
   mutable std::mutex stream_mutex_;

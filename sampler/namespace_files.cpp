@@ -214,15 +214,17 @@ void NamespaceFiles::copy_perf_map_round(uint32_t pid, PerfMapCopy& copy, const 
 }
 
 void NamespaceFiles::copy_perf_maps(const ImageSink& sink, PerfMapRound round) {
-  for (auto& [pid, copy] : perf_maps_) copy_perf_map_round(pid, copy, sink, round);
+  for (auto& [pid, copy] : perf_maps_)
+    if (round == PerfMapRound::kToTheEnd || !copy.exited) copy_perf_map_round(pid, copy, sink, round);
 }
 
-void NamespaceFiles::process_exited(uint32_t pid, const ImageSink& sink) {
+void NamespaceFiles::process_exited(uint32_t pid) {
   roots_.forget(pid);
-  auto it = perf_maps_.find(pid);
-  if (it == perf_maps_.end()) return;
-  copy_perf_map_round(pid, it->second, sink, PerfMapRound::kToTheEnd);
-  perf_maps_.erase(it);
+  if (auto it = perf_maps_.find(pid); it != perf_maps_.end()) it->second.exited = true;
+}
+
+size_t NamespaceFiles::watched_perf_maps() const {
+  return static_cast<size_t>(std::count_if(perf_maps_.begin(), perf_maps_.end(), [](const auto& m) { return !m.second.exited; }));
 }
 
 PerfMapLimits PerfMapLimits::per_process_max(uint64_t bytes) {

@@ -70,12 +70,14 @@ class NamespaceFiles {
   // it is owned by root, this user, or the process's own user. Past a bound
   // of PerfMapLimits nothing more of a map is read, and a warning says so.
   void copy_perf_maps(const ImageSink& sink, PerfMapRound round = PerfMapRound::kStep);
-  // Process `pid` exited: what its map holds beyond the last copy is copied
-  // (up to the bounds), and the map is not looked at again, so the maps of
-  // many short processes do not cost a look each every step.
-  void process_exited(uint32_t pid, const ImageSink& sink);
-  // Processes whose perf maps are watched (tests).
-  size_t watched_perf_maps() const { return perf_maps_.size(); }
+  // Process `pid` exited: its map is no longer looked at every step (so
+  // the maps of many short processes do not cost a look each), only once
+  // more by the last round (PerfMapRound::kToTheEnd), whose copies a report
+  // reads before any sample (a copy made now would come after the samples
+  // it names).
+  void process_exited(uint32_t pid);
+  // Processes whose perf maps each step looks at (tests).
+  size_t watched_perf_maps() const;
   // Where host processes write their perf maps (tests point it elsewhere).
   void set_host_perf_map_dir(std::string dir) { host_perf_map_dir_ = std::move(dir); }
   // An exec or an exit: the pid's namespace is read again next time.
@@ -99,6 +101,7 @@ class NamespaceFiles {
     bool skipping_line = false;       // dropping the rest of a line too long to be a JIT's
     bool refused_said = false;        // a warning told why the map is not read
     bool stopped = false;             // over a bound: read no more
+    bool exited = false;              // the process is gone: only the last round reads it
   };
 
   BuildId resolve_foreign(const MappedFile& file, const ImageSink& sink);

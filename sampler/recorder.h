@@ -85,7 +85,7 @@ class Recorder : private OffCpuThinner::Output {
   void count(TaskRecord& t) {
     tids_.insert(t.tid);
     if (t.pid != t.tid) return;
-    if (t.exit) namespace_files_.process_exited(t.pid, [this](const ImageRecord& image) { write_image(image); });
+    if (t.exit) namespace_files_.process_exited(t.pid);
     else namespace_files_.forget(t.pid);
   }
   template <typename T>

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <span>
 #include <tuple>
@@ -46,18 +47,28 @@ std::string dirname_of(const std::string& path) {
   return slash == std::string::npos ? "." : path.substr(0, std::max<size_t>(slash, 1));
 }
 
-// A descriptor of an anonymous in-memory file holding `bytes`, for libdwfl,
-// which reads ELF files from descriptors; invalid when it cannot be made.
-UniqueFd memory_file(const char* name, Bytes bytes) {
-  UniqueFd fd(memfd_create(name, MFD_CLOEXEC));
+// Appends `bytes` to the file `fd`; false when they cannot all be written.
+bool write_all(int fd, Bytes bytes) {
   size_t done = 0;
-  while (fd.valid() && done < bytes.size()) {
-    const ssize_t n = ::write(fd.get(), bytes.data() + done, bytes.size() - done);
-    if (n <= 0) return UniqueFd();
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n <= 0) return false;
     done += static_cast<size_t>(n);
   }
-  if (fd.valid() && lseek(fd.get(), 0, SEEK_SET) != 0) return UniqueFd();
+  return true;
+}
+
+// A descriptor of an anonymous in-memory file holding what `fill` writes
+// into it, for libdwfl, which reads ELF files from descriptors; invalid
+// when it cannot be made or `fill` fails.
+UniqueFd memory_file(const char* name, const std::function<bool(int fd)>& fill) {
+  UniqueFd fd(memfd_create(name, MFD_CLOEXEC));
+  if (!fd.valid() || !fill(fd.get()) || lseek(fd.get(), 0, SEEK_SET) != 0) return UniqueFd();
   return fd;
+}
+
+UniqueFd memory_file(const char* name, Bytes bytes) {
+  return memory_file(name, [bytes](int fd) { return write_all(fd, bytes); });
 }
 
 // A whole file mapped for reading; empty bytes when it is empty or cannot
@@ -579,7 +590,12 @@ int DebugInfo::archived_debuginfo(char** debuginfo_file_name) {
   if (!entry) return -1;
   UniqueFd fd;
   try {
-    fd = memory_file("swprof-archived-debuginfo", options_.archive->read(*entry));
+    // Inflated straight into the file, a piece at a time.
+    fd = memory_file("swprof-archived-debuginfo", [&](int out) {
+      bool written = true;
+      options_.archive->read(*entry, [&](Bytes piece) { written = written && write_all(out, piece); });
+      return written;
+    });
   } catch (const Error& e) {
     warn(std::string(e.what()) + ": no source lines or inline frames from it for " + binary_->path());
     return -1;

@@ -31,7 +31,7 @@ constexpr uint64_t kProcessOwner = uint64_t{1} << 63;  // marks a pid as owner, 
 constexpr uint64_t kMaxPerfMapBytes = uint64_t{1} << 30;
 
 struct AddressKey {
-  uint64_t owner;    // ElfBinary*, or kProcessOwner | pid for code outside binaries
+  uint64_t owner;    // ElfBinary*, or kProcessOwner | perf map generation << 32 | pid for code outside binaries
   uint64_t region;   // 0, or which (non-binary) mapping: mapping_identity()
   uint64_t addr;     // ELF vaddr of the lookup address, or the pc
   bool exact;
@@ -111,6 +111,9 @@ class RecentAnswers {
   void add(uint64_t space, uint32_t pid, uint64_t pc, bool exact, const SymbolizedAddress& where) {
     slots_[slot_of(space, pc)] = Slot{space, pc, pid, exact, &where};
   }
+  // Every answer forgotten (a JIT map grew: an address unnamed before may
+  // have a name now).
+  void clear() { std::fill(slots_.begin(), slots_.end(), Slot{}); }
 
  private:
   static constexpr size_t kSlots = 4096;
@@ -153,6 +156,17 @@ struct Symbolizer::Impl {
   std::unordered_map<uint32_t, PerfMap> perf_maps;
   std::unordered_map<uint32_t, std::string> recorded_perf_maps;  // by pid
   std::unordered_map<uint32_t, std::string> final_perf_maps;     // by pid: applied after recorded_perf_maps
+  // By pid, how many times its perf map grew: part of the key of its
+  // answers outside binaries, so an address symbolized before the lines
+  // that name it arrived (a recording's copy comes in steps) is symbolized
+  // again after them. The older answers stay where they are (references to
+  // them may be held) but are no longer found.
+  std::unordered_map<uint32_t, uint32_t> perf_map_generation;
+  void perf_map_grew(uint32_t pid) {
+    perf_maps.erase(pid);  // parsed again with the new lines on next use
+    ++perf_map_generation[pid];
+    recent.clear();
+  }
   std::optional<std::string> recorded_kallsyms;
   std::optional<RecordedKernel> recorded_kernel;  // of a perf.data recording
   std::optional<KernelSymbols> kernel;
@@ -236,7 +250,9 @@ const SymbolizedAddress& Symbolizer::Impl::in_binary(const Mapping& m, uint64_t 
 
 const SymbolizedAddress& Symbolizer::Impl::outside_binaries(const Mapping* m, uint32_t pid, uint64_t pc,
                                                             uint64_t lookup, bool exact) {
-  const AddressKey key{kProcessOwner | pid, m ? mapping_identity(*m) : 0, pc, exact};
+  const auto generation = perf_map_generation.find(pid);
+  const uint64_t owner = kProcessOwner | uint64_t{generation == perf_map_generation.end() ? 0 : generation->second} << 32 | pid;
+  const AddressKey key{owner, m ? mapping_identity(*m) : 0, pc, exact};
   if (const SymbolizedAddress* known = by_address.find(key)) return *known;
   SourceFrame f;
   if (!m || is_anonymous_path(m->path)) {
@@ -316,12 +332,12 @@ std::optional<std::string> Symbolizer::Impl::read_perf_map(const std::string& pa
 
 void Symbolizer::add_recorded_perf_map(uint32_t pid, std::string_view lines) {
   impl_->recorded_perf_maps[pid].append(lines);
-  impl_->perf_maps.erase(pid);  // parsed again with these lines on next use
+  impl_->perf_map_grew(pid);
 }
 
 void Symbolizer::add_final_perf_map(uint32_t pid, std::string_view lines) {
   impl_->final_perf_maps[pid].append(lines);
-  impl_->perf_maps.erase(pid);
+  impl_->perf_map_grew(pid);
 }
 
 // The recorded lines of pid's perf map, or nullopt when the recording kept none.

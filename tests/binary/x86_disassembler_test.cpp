@@ -34,7 +34,7 @@ TEST_CASE("X86Disassembler: instructions as text, in AT&T or Intel syntax", "[x8
   CHECK(intel[1].text == "mov rax, rdx");
 }
 
-TEST_CASE("X86Disassembler: a direct call's or jump's target; none for an indirect one", "[x86]") {
+TEST_CASE("X86Disassembler: a direct call's or jump's target, none for an indirect one", "[x86]") {
   const std::vector<InstructionText> insns = disassemble(AsmSyntax::kAtt, {
                                                              0xe8, 0x0b, 0x00, 0x00, 0x00,  // call kBase + 0x10
                                                              0x75, 0x02,                    // jne kBase + 0x9

@@ -32,6 +32,15 @@ std::pair<uint64_t, uint64_t> folded_share(const std::string& folded, const std:
   return {with, all};
 }
 
+// The page's data (<script id="swprof-data">), parsed.
+json page_data(const std::string& page_text) {
+  const std::string open = "id=\"swprof-data\">";
+  const auto start = page_text.find(open);
+  REQUIRE(start != std::string::npos);
+  const auto from = start + open.size();
+  return json::parse(page_text.substr(from, page_text.find("</script>", from) - from));
+}
+
 }  // namespace
 
 TEST_CASE("flamegraph of a recording: the page finds the known leaf with the report's share", "[chromium]") {
@@ -63,16 +72,51 @@ TEST_CASE("flamegraph of a recording: the page finds the known leaf with the rep
   CHECK(r["search"]["matchedSamples"] == leaf);
   CHECK(r["title"].get<std::string>().find("known_stack_O2_fp leaf 0.5") != std::string::npos);
 
-  // The same profile through JSON gives the same page data.
+  // The same profile through JSON gives the same page data, but for the
+  // time order, which only a recording has.
   const std::string json_path = dir.file("known.json");
   REQUIRE(run({swprof_bin(), "report", rec, "-f", "json", "-o", json_path}, dir.path()).exit_code == 0);
   const std::string html2 = dir.file("from-json.html");
   REQUIRE(run({swprof_bin(), "flamegraph", json_path, "-o", html2}, dir.path()).exit_code == 0);
-  auto data = [](const std::string& page_text) {
-    const auto start = page_text.find("id=\"swprof-data\"");
-    return page_text.substr(start, page_text.find("</script>", start) - start);
-  };
-  CHECK(data(read_file(html2)) == data(read_file(html)));
+  json from_recording = page_data(read_file(html));
+  const json from_json = page_data(read_file(html2));
+  CHECK(from_recording.contains("timeline"));
+  CHECK_FALSE(from_json.contains("timeline"));
+  from_recording.erase("timeline");
+  CHECK(from_json == from_recording);
+}
+
+TEST_CASE("flamegraph of a recording: the time order shows the thread taking turns in fa and fb", "[chromium]") {
+  TempDir dir;
+  const std::string rec = dir.file("alternating.swprof");
+  auto recorded = run({swprof_bin(), "record", "-F", "4000", "-o", rec, "--", KNOWN_ALTERNATING_BIN, "200"}, dir.path());
+  INFO(recorded.err);
+  REQUIRE(recorded.exit_code == 0);
+  const std::string html = dir.file("alternating.html");
+  auto fg = run({swprof_bin(), "flamegraph", rec, "-o", html}, dir.path());
+  INFO(fg.err);
+  REQUIRE(fg.exit_code == 0);
+  BrowserRun page = run_in_chromium(read_file(html), R"(
+    api.showView('time');
+    var lane = api.timeline().lanes[0];
+    out.name = lane.name;
+    out.lanes = api.timeline().lanes.length;
+    out.leaves = lane.blocks.map(function (b) { return b.leaf; }).filter(function (n) { return n === 'fa' || n === 'fb'; });
+    out.inOrder = lane.blocks.every(function (b, i) { return b.start <= b.end && (i === 0 || lane.blocks[i - 1].end <= b.start); });
+    out.drawn = api.timeline().drawnSpans;
+  )",
+                                    json::object(), dir.path());
+  const json& r = page.results;
+  INFO(r.dump().substr(0, 2000));
+  CHECK(r["errors"].empty());
+  CHECK(r["lanes"] == 1);
+  CHECK(r["name"].get<std::string>().rfind("known_alternati [", 0) == 0);
+  CHECK(r["inOrder"] == true);
+  CHECK(r["drawn"].get<int>() > 0);
+  int changes = 0;
+  for (size_t i = 1; i < r["leaves"].size(); ++i) changes += r["leaves"][i] != r["leaves"][i - 1];
+  INFO("fa/fb blocks: " << r["leaves"].size());
+  CHECK(changes >= 100);  // 399 when every turn was sampled; the aggregated tree gives none
 }
 
 TEST_CASE("flamegraph of folded stacks, and bad input") {

@@ -331,7 +331,7 @@ TEST_CASE("unwind: samples of a shell's exec loop inside execve and the loader",
   TempDir dir;
   const std::string out = dir.file("exec.swprof");
   auto r = run({swprof_bin(), "record", "-F", "10000", "-o", out, "--", "/bin/sh", "-c",
-                "i=0; while [ $i -lt 300 ]; do /bin/true; i=$((i+1)); done"},
+                "i=0; while [ $i -lt 1000 ]; do /bin/true; i=$((i+1)); done"},
                dir.path());
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
@@ -344,6 +344,8 @@ TEST_CASE("unwind: samples of a shell's exec loop inside execve and the loader",
   INFO("samples " << c.samples << ", with kernel chain " << c.with_kernel_chain << ", in exec code "
                   << c.in_exec_code << " (" << c.in_exec_code_unwound << " unwound), inside execve "
                   << c.inside_execve << " (" << c.inside_execve_named << " named execve), ends: " << ends);
+  // About one sample in a hundred lands inside execve; 1000 execs make
+  // 20 of them certain on a loaded machine (300 gave 11 once).
   REQUIRE(c.inside_execve >= 20);
   CHECK(c.unmapped == 0);
   // Only the first exec (swprof starting the shell) has no old maps to name its pc from.

@@ -228,3 +228,129 @@ TEST_CASE("flamegraph page: off-CPU pages are wide by weight and carry each node
   CHECK(plain["nodes"]["total"] == json::array({4, 4, 1, 3}));
   CHECK_FALSE(plain["nodes"].contains("off"));
 }
+
+namespace {
+
+// The index of a frame of module "prog" in the page's frame table.
+size_t frame_index(const std::vector<std::string>& names, const json& data, const std::string& name, int flags) {
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name && data["frames"]["flags"][i] == flags && data["modules"][data["frames"]["module"][i].get<size_t>()] == "prog")
+      return i;
+  FAIL("no frame " << name);
+  return 0;
+}
+
+CctFrame named(const std::string& function) { return CctFrame{function, "prog", "", 0, 0}; }
+
+// Two threads taking turns: 4242 runs fa twice then fb, 4243 (a name that is
+// markup) runs wait once; main is on every stack.
+swprof::Profile two_thread_profile() {
+  swprof::Profile p;
+  p.header.start_monotonic_ns = 1'000'000'000;
+  p.weight_unit = "nanoseconds";
+  p.threads[4242] = swprof::ProfileThread{4242, "alternating", 3};
+  p.threads[4243] = swprof::ProfileThread{4242, kImgName, 1};
+  const uint64_t ms = 1'000'000, t0 = p.header.start_monotonic_ns;
+  add_timed_stack(p, {named("main"), named("fa")}, 4242, t0 + 2 * ms, ms);
+  add_timed_stack(p, {named("main"), named("fa")}, 4242, t0 + 3 * ms, ms);
+  add_timed_stack(p, {named("main"), named("wait")}, 4243, t0 + 3 * ms, 4 * ms);
+  add_timed_stack(p, {named("main"), named("fb")}, 4242, t0 + 4 * ms, ms);
+  p.tree.sort_children();
+  swprof::order_timeline(p.timeline);
+  return p;
+}
+
+std::string page_of_profile(const swprof::Profile& p, const FlamegraphOptions& options = {}) {
+  std::ostringstream out;
+  swprof::write_flamegraph(p, options, out);
+  return out.str();
+}
+
+}  // namespace
+
+TEST_CASE("flamegraph page: a function's inlined copies are one function with it, other marks not", "[writer]") {
+  CallTree tree;
+  add_stack(tree, {{"main", "prog", "", 0, 0}, {"step", "prog", "", 0, 0}}, 2);
+  add_stack(tree, {{"main", "prog", "", 0, 0}, {"step", "prog", "", 0, swprof::kCctInline}}, 3);
+  add_stack(tree, {{"main", "prog", "", 0, 0}, {"step", "prog", "", 0, swprof::kCctGuess}}, 1);
+  add_stack(tree, {{"main", "prog", "", 0, 0}, {"step", "lib", "", 0, swprof::kCctInline}}, 1);
+  add_stack(tree, {{"worker [7]", "[thread]", "", 0, swprof::kCctThread}, {"main", "prog", "", 0, 0}}, 1);
+  const json data = json::parse(data_text(page_of(tree)));
+  const std::vector<std::string> names = frame_names(data);
+  const size_t inlined = frame_index(names, data, "step", swprof::kCctInline);
+  REQUIRE(frame_index(names, data, "step", 0) == inlined - 1);
+  // Of the frames, only the inlined step of prog (the same module) joins the frame before it.
+  CHECK(data["frames"]["sameFunction"] == json::array({inlined}));
+  CHECK(data["reversed"] == false);
+}
+
+TEST_CASE("flamegraph page: a profile's timeline is each thread's blocks, a lane per thread", "[writer][time_order]") {
+  const swprof::Profile p = two_thread_profile();
+  const std::string page = page_of_profile(p);
+  CHECK(page.find("<img") == std::string::npos);  // the thread's name stays inside the data, escaped
+  const json data = json::parse(data_text(page));
+  const json& t = data["timeline"];
+  CHECK(t["threads"]["name"] == json::array({"alternating [4242]", kImgName + " [4243]"}));
+  CHECK(t["threads"]["tid"] == json::array({4242, 4243}));
+  CHECK(t["threads"]["blocks"] == json::array({2, 1}));
+  const std::vector<std::string> names = frame_names(data);
+  std::vector<std::string> leaves;
+  for (const auto& node : t["blocks"]["node"]) leaves.push_back(names[data["nodes"]["frame"][node.get<size_t>()].get<size_t>()]);
+  CHECK(leaves == std::vector<std::string>{"fa", "fb", "wait"});
+  // fa 2-4 ms, fb 4-5 ms; wait 3-7 ms: gaps from the lane's last block (or the start).
+  CHECK(t["blocks"]["gap"] == json::array({2000, 0, 3000}));
+  CHECK(t["blocks"]["length"] == json::array({2000, 1000, 4000}));
+  CHECK(t["blocks"]["samples"] == json::array({2, 1, 1}));
+  CHECK(t["end"] == 7000);
+  CHECK_FALSE(t.contains("cut"));
+  // The tree alone (a JSON profile, folded stacks) has none.
+  CHECK_FALSE(json::parse(data_text(page_of(p.tree))).contains("timeline"));
+}
+
+TEST_CASE("flamegraph page: the timeline's leaves left out by min_fraction are their ancestors on the page, the bound noted",
+          "[writer][time_order]") {
+  const swprof::Profile p = two_thread_profile();
+  FlamegraphOptions options;
+  options.min_fraction = 0.3;  // fb (1 of 4 samples) and wait are left out
+  options.max_time_blocks = 2;
+  const json data = json::parse(data_text(page_of_profile(p, options)));
+  const std::vector<std::string> names = frame_names(data);
+  const json& t = data["timeline"];
+  std::vector<std::string> leaves;
+  for (const auto& node : t["blocks"]["node"]) leaves.push_back(names[data["nodes"]["frame"][node.get<size_t>()].get<size_t>()]);
+  // 4242: fa from 2 ms, then main (for fb) from 4 ms; 4243: main (for
+  // wait) from 3 ms. Two blocks start before 4 ms.
+  CHECK(leaves == std::vector<std::string>{"fa", "main"});
+  CHECK(t["threads"]["blocks"] == json::array({1, 1}));
+  CHECK(t["cut"] == json{{"at", 4000}, {"blocks", 3}});
+}
+
+TEST_CASE("flamegraph page: the source lines of functions on the page, their files in the file table", "[writer]") {
+  const CallTree tree = small_tree();
+  uint32_t compute = 0, unused = 0;
+  for (uint32_t f = 0; f < tree.frames().size(); ++f) {
+    if (tree.frame(f).function == "compute") compute = f;
+    if (tree.frame(f).function == "Interpreter::run") unused = f;
+  }
+  FlamegraphOptions options;
+  options.min_fraction = 0.1;  // Interpreter::run (5 of 200) is left out
+  options.source_lines = {{compute, "src/<compute>.c", 8, 30}, {compute, "src/compute.c", 9, 10}, {unused, "jit.c", 1, 5}};
+  const std::string page = page_of(tree, options);
+  CHECK(page.find("src/<compute>") == std::string::npos);
+  const json data = json::parse(data_text(page));
+  const json& lines = data["sourceLines"];
+  const std::vector<std::string> names = frame_names(data);
+  REQUIRE(lines["frame"].size() == 2);
+  CHECK(names[lines["frame"][0].get<size_t>()] == "compute");
+  CHECK(data["files"][lines["file"][0].get<size_t>()] == "src/<compute>.c");
+  CHECK(data["files"][lines["file"][1].get<size_t>()] == "src/compute.c");
+  CHECK(lines["line"] == json::array({8, 9}));
+  CHECK(lines["samples"] == json::array({30, 10}));
+  CHECK_FALSE(json::parse(data_text(page_of(tree))).contains("sourceLines"));
+}
+
+TEST_CASE("flamegraph page: a reversed tree says so", "[writer]") {
+  FlamegraphOptions options;
+  options.reversed = true;
+  CHECK(json::parse(data_text(page_of(small_tree(), options)))["reversed"] == true);
+}

@@ -188,7 +188,7 @@ TEST_CASE("address counts: an inlined address has a line per function, innermost
   CHECK(counts.locations_of(loc.lines[0].frame).empty());  // by the real function only
 }
 
-TEST_CASE("address counts: code outside binaries keeps its address; a sample without frames is [unknown]",
+TEST_CASE("address counts: code outside binaries keeps its address, a sample without frames is [unknown]",
           "[address_counts]") {
   const SymbolizedAddress jit = address({source("jitted", "[jit]")});
   const uint64_t bias = 0x555555554000;

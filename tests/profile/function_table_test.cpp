@@ -96,6 +96,19 @@ TEST_CASE("function table: separate keeps inlined copies in rows of their own, t
   CHECK_THROWS_AS(parse_inline_rows("none"), Error);
 }
 
+TEST_CASE("function table: function_key makes a function's inlined copies one function, except under separate") {
+  const CctFrame out_of_line = fn("compare");
+  const CctFrame guessed = fn("compare", "app", kCctGuess);
+  for (InlineRows rows : {InlineRows::kMerge, InlineRows::kCaller}) {
+    CHECK(function_key(kInlinedCompare, rows) == function_key(out_of_line, rows));
+    CHECK(function_key(guessed, rows) != function_key(out_of_line, rows));
+  }
+  CHECK(function_key(kInlinedCompare, InlineRows::kSeparate) != function_key(out_of_line, InlineRows::kSeparate));
+  CHECK(function_key(fn("compare", "lib"), InlineRows::kMerge) != function_key(out_of_line, InlineRows::kMerge));
+  CHECK(function_key(fn("worker [7]", "[thread]", kCctThread), InlineRows::kMerge).empty());
+  CHECK_FALSE(function_key(out_of_line, InlineRows::kMerge).empty());
+}
+
 TEST_CASE("function table: row_frames gives the frames of a function's row, its inlined copies with it but under separate") {
   Profile p = sort_profile();
   CallTree& t = p.tree;
@@ -105,4 +118,7 @@ TEST_CASE("function table: row_frames gives the frames of a function's row, its 
   CHECK(row_frames(t, inlined, InlineRows::kCaller) == row_frames(t, compare, InlineRows::kMerge));
   CHECK(row_frames(t, inlined, InlineRows::kSeparate) == std::vector<uint32_t>{inlined});
   CHECK(row_frames(t, t.intern(fn("main")), InlineRows::kMerge) == std::vector<uint32_t>{t.intern(fn("main"))});
+  const uint32_t thread = t.intern(fn("worker [7]", "[thread]", kCctThread));
+  t.intern(fn("worker [8]", "[thread]", kCctThread));  // thread roots are no function: each alone
+  CHECK(row_frames(t, thread, InlineRows::kMerge) == std::vector<uint32_t>{thread});
 }

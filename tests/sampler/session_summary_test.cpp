@@ -40,7 +40,7 @@ TEST_CASE("the summary says where the previous recording is kept", "[summary]") 
   SessionSummary s = quiet_summary();
   s.previous_recording = "out.swprof.old";
   CHECK(format_summary(s) ==
-        "swprof: 1.23 s, 1000 samples from 2 threads (exited), written to out.swprof (2.0 MB, 2097 bytes/sample)\n"
+        "swprof: 1.23 s, 2 threads, 1000 samples (exited), written to out.swprof (2.0 MB, 2097 bytes/sample)\n"
         "swprof: the previous recording is kept as out.swprof.old\n"
         "swprof: 0 samples lost\n");
 }

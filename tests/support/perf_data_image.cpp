@@ -57,9 +57,14 @@ ByteVector PerfDataImage::trailer(uint32_t pid, uint32_t tid, uint64_t time) con
 
 ByteVector PerfDataImage::mmap2(uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff, const std::string& path,
                                 uint64_t time) const {
+  return mmap2(pid, start, len, pgoff, path, time, FileId{});
+}
+
+ByteVector PerfDataImage::mmap2(uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff, const std::string& path,
+                                uint64_t time, const FileId& file) const {
   ByteVector body;
   put(body, pid), put(body, pid), put(body, start), put(body, len), put(body, pgoff);
-  put(body, uint32_t{8}), put(body, uint32_t{1}), put(body, uint64_t{1234}), put(body, uint64_t{0});  // maj, min, ino, gen
+  put(body, file.dev_major), put(body, file.dev_minor), put(body, file.inode), put(body, uint64_t{0});  // generation
   put(body, uint32_t{5}), put(body, uint32_t{2});  // PROT_READ|PROT_EXEC, MAP_PRIVATE
   put_padded(body, path);
   const ByteVector t = trailer(pid, pid, time);

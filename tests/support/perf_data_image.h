@@ -60,6 +60,13 @@ class PerfDataImage {
   // when its sample_type has them, as perf's sample_id_all).
   ByteVector mmap2(uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff, const std::string& path,
                    uint64_t time) const;
+  // The same, naming the file's device and inode (8:1 and 1234 above).
+  struct FileId {
+    uint32_t dev_major = 8, dev_minor = 1;
+    uint64_t inode = 1234;
+  };
+  ByteVector mmap2(uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff, const std::string& path, uint64_t time,
+                   const FileId& file) const;
   ByteVector mmap(uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff, const std::string& path,
                   uint64_t time) const;
   ByteVector comm(uint32_t pid, uint32_t tid, const std::string& name, uint64_t time) const;

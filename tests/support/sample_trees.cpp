@@ -1,6 +1,8 @@
 #include "support/sample_trees.h"
 
+#include <algorithm>
 #include <random>
+#include <unordered_map>
 
 namespace swprof::testing {
 
@@ -8,6 +10,12 @@ void add_stack(CallTree& tree, const std::vector<CctFrame>& stack, uint64_t coun
   std::vector<uint32_t> ids;
   for (const CctFrame& f : stack) ids.push_back(tree.intern(f));
   tree.add(ids, count, count * 1000000);
+}
+
+void add_timed_stack(Profile& profile, const std::vector<CctFrame>& stack, uint32_t tid, uint64_t time, uint64_t weight) {
+  std::vector<uint32_t> ids;
+  for (const CctFrame& f : stack) ids.push_back(profile.tree.intern(f));
+  profile.timeline.push_back({time, weight, tid, profile.tree.add(ids, 1, weight)});
 }
 
 CallTree small_tree() {
@@ -73,6 +81,55 @@ CallTree synthetic_tree(uint32_t frames, uint32_t seed) {
     tree.add(tree.path(id), count, count * 1000000);
   }
   return tree;
+}
+
+Profile synthetic_timed_profile(uint32_t samples, uint32_t threads, uint32_t seed) {
+  const CallTree shape = synthetic_tree(std::clamp<uint32_t>(samples / 10, 1000, 30000), seed);
+  std::mt19937 rng(seed + 1);
+  const auto below = [&rng](uint32_t n) { return static_cast<uint32_t>(rng() % n); };
+  Profile p;
+  p.source = "synthetic.swprof";
+  p.header.command = {"./synthetic"};
+  p.header.event = "cpu-clock";
+  p.header.frequency = 1000;
+  p.header.start_monotonic_ns = 1'000'000'000;
+  p.weight_unit = "nanoseconds";
+  constexpr uint64_t kPeriod = 1'000'000;
+  std::unordered_map<uint32_t, uint32_t> leaf_of;  // shape node -> node of p.tree
+  auto leaf = [&](uint32_t shape_node) {
+    auto [it, added] = leaf_of.try_emplace(shape_node, 0);
+    if (added) {
+      std::vector<uint32_t> ids;
+      for (uint32_t f : shape.path(shape_node)) ids.push_back(p.tree.intern(shape.frame(f)));
+      it->second = p.tree.node_at(ids);
+    }
+    return it->second;
+  };
+  const uint32_t nodes = static_cast<uint32_t>(shape.nodes().size());
+  for (uint32_t t = 0; t < threads; ++t) {
+    const uint32_t tid = 1001 + t;
+    const uint32_t count = samples / threads + (t < samples % threads ? 1 : 0);
+    uint64_t time = p.header.start_monotonic_ns + t * 100'000;
+    uint32_t node = 1, run = 0;
+    for (uint32_t i = 0; i < count; ++i, time += kPeriod) {
+      if (below(60) == 0) time += (5 + below(16)) * kPeriod;
+      if (run == 0) {
+        node = 1 + below(nodes - 1);
+        run = 1 + below(8);
+      }
+      --run;
+      const uint32_t at = leaf(node);
+      p.tree.add_self(at, 1, kPeriod);
+      p.timeline.push_back({time, kPeriod, tid, at});
+    }
+    p.threads[tid] = ProfileThread{1001, "worker-" + std::to_string(t), count};
+  }
+  p.tree.sort_children();
+  order_timeline(p.timeline);
+  p.samples_read = p.samples_kept = samples;
+  p.first_time = p.timeline.empty() ? 0 : p.timeline.front().time;
+  p.last_time = p.timeline.empty() ? 0 : p.timeline.back().time;
+  return p;
 }
 
 uint64_t matched_samples(const CallTree& tree, const std::function<bool(const std::string&)>& match) {

@@ -644,6 +644,17 @@ TEST_CASE("symbolizer: the same pc asked again of other maps, another process or
     CHECK(named(anon, 7, return_frame(0x7f0000000110)) == "jitted_in_7");
     CHECK(named(anon, 8, return_frame(0x7f0000000110)) == "jitted_in_8");
   }
+  // A recording's copy of a map comes in steps: code asked about before
+  // the lines that name it is named once they arrived, by either kind of copy.
+  const std::string before_lines = named(anon, 9, return_frame(0x7f0000000210));
+  CHECK(before_lines.find("[unknown]") != std::string::npos);
+  CHECK(named(anon, 9, return_frame(0x7f0000000210)) == before_lines);
+  symbolizer.add_recorded_perf_map(9, "7f0000000200 40 jitted_later\n");
+  CHECK(named(anon, 9, return_frame(0x7f0000000210)) == "jitted_later");
+  CHECK(named(anon, 10, return_frame(0x7f0000000310)).find("[unknown]") != std::string::npos);
+  symbolizer.add_final_perf_map(10, "7f0000000300 40 jitted_at_the_end\n");
+  CHECK(named(anon, 10, return_frame(0x7f0000000310)) == "jitted_at_the_end");
+  CHECK(named(anon, 7, return_frame(0x7f0000000110)) == "jitted_in_7");  // other processes keep their names
 }
 
 TEST_CASE("symbolizer: a PLT stub of a stripped binary is named as perf names it", "[symbolize]") {
