@@ -12,6 +12,7 @@
 #include "cli/profile_options.h"
 #include "cli/source_options.h"
 #include "tui/browse.h"
+#include "tui/terminal.h"
 
 namespace swprof::cli {
 namespace {
@@ -49,6 +50,7 @@ std::function<int()> add_browse_command(CLI::App& app) {
       if (!isatty(fd))
         throw Error(std::string("browse needs a terminal, and its standard ") + name +
                     " is not one (for a text report: swprof report)");
+    tui::check_terminal();
     const tui::BrowseOptions options = browse_options(*a);
     const InputKind kind = detect_input(a->path);
     ProfileArgs args = a->profile;

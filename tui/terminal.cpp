@@ -4,6 +4,7 @@
 
 #define NCURSES_WIDECHAR 1
 #include <curses.h>
+#include <term.h>  // setupterm; its capability macros (lines, columns, ...) are not used below
 #include <langinfo.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include <string>
 
 #include "common/error.h"
+#include "common/text_escape.h"
 
 namespace swprof::tui {
 namespace {
@@ -49,7 +51,20 @@ Key translate(int result, wint_t c) {
   }
 }
 
+Error unknown_terminal() {
+  const char* term = std::getenv("TERM");
+  return Error(std::string("cannot use the terminal: TERM is ") +
+               (term ? "'" + terminal_safe(term) + "', which this machine has no description of" : "not set") +
+               " (try TERM=xterm-256color)");
+}
+
 }  // namespace
+
+void check_terminal() {
+  int status = 0;
+  if (setupterm(nullptr, STDOUT_FILENO, &status) != OK) throw unknown_terminal();
+  del_curterm(cur_term);
+}
 
 Terminal::Terminal() {
   // The character set only: numbers keep the C locale's decimal point.
@@ -57,11 +72,7 @@ Terminal::Terminal() {
   charset_ = std::strcmp(nl_langinfo(CODESET), "UTF-8") == 0 ? Charset::kUtf8 : Charset::kAscii;
   set_escdelay(kEscapeDelayMs);
   screen_ = newterm(nullptr, stdout, stdin);
-  if (!screen_) {
-    const char* term = std::getenv("TERM");
-    throw Error(std::string("cannot use the terminal: TERM is ") + (term ? "'" + std::string(term) + "', which this machine has no description of" : "not set") +
-                " (try TERM=xterm-256color)");
-  }
+  if (!screen_) throw unknown_terminal();
   set_term(screen_);
   cbreak();
   noecho();
@@ -82,12 +93,12 @@ Terminal::~Terminal() {
 size_t Terminal::width() const { return static_cast<size_t>(std::max(COLS, 0)); }
 size_t Terminal::height() const { return static_cast<size_t>(std::max(LINES, 0)); }
 
-void Terminal::draw(const std::vector<ScreenLine>& lines) {
+void Terminal::draw(const std::vector<ScreenLine>& screen_lines) {
   erase();
-  for (size_t y = 0; y < lines.size() && y < height(); ++y) {
+  for (size_t y = 0; y < screen_lines.size() && y < height(); ++y) {
     attr_t attrs = A_NORMAL;
     short pair = 0;
-    switch (lines[y].style) {
+    switch (screen_lines[y].style) {
       case LineStyle::kNormal: break;
       case LineStyle::kHeading: attrs = A_BOLD; break;
       case LineStyle::kTitle:
@@ -103,7 +114,7 @@ void Terminal::draw(const std::vector<ScreenLine>& lines) {
     attr_set(attrs, pair, nullptr);
     // The last cell of the last line may not move the cursor on: ERR there
     // is expected, the text is drawn.
-    mvaddnstr(static_cast<int>(y), 0, lines[y].text.c_str(), static_cast<int>(lines[y].text.size()));
+    mvaddnstr(static_cast<int>(y), 0, screen_lines[y].text.c_str(), static_cast<int>(screen_lines[y].text.size()));
   }
   attr_set(A_NORMAL, 0, nullptr);
   refresh();

@@ -15,6 +15,10 @@ struct screen;  // ncurses' SCREEN
 
 namespace swprof::tui {
 
+// Throws Error when TERM names no terminal this machine describes: what
+// Terminal() would find, checked before the profile is read.
+void check_terminal();
+
 class Terminal {
  public:
   // Takes over the terminal (the alternate screen, no echo, keys one at a

@@ -146,13 +146,13 @@ class TmuxWindow {
   std::vector<pid_t> pids_;  // the server's, the window's shell's
 };
 
-// A shell command: `swprof browse ARGS` with `lang` as its LANG, then its
+// A shell command: `swprof browse ARGS` with `env` (VAR=VALUE ...), then its
 // exit status, then a wait for the window to close. Should the test runner
 // itself be killed (no destructor runs), the window still ends on its own:
 // browse after five minutes, the shell a minute later, and tmux with its
 // last window.
-std::string browse_command(const TempDir& dir, const std::string& lang, const std::vector<std::string>& args) {
-  std::string line = "LANG=" + lang + " timeout --foreground -k 5 300 " + quoted(swprof_bin()) + " browse";
+std::string browse_command(const TempDir& dir, const std::string& env, const std::vector<std::string>& args) {
+  std::string line = env + " timeout --foreground -k 5 300 " + quoted(swprof_bin()) + " browse";
   for (const std::string& a : args) line += " " + quoted(a);
   const std::string script = dir.file("browse.sh");
   std::ofstream(script) << line << "\necho \"browse exited $?\"\nsleep 60\n";
@@ -165,7 +165,7 @@ TEST_CASE("browse: in tmux at 80x24: search, open, callers and callees, annotate
   const std::string tmux = find_tmux();
   if (tmux.empty()) return;
   TempDir dir;
-  TmuxWindow window(dir, tmux, browse_command(dir, "C.UTF-8", {stored_recording()}));
+  TmuxWindow window(dir, tmux, browse_command(dir, "LANG=C.UTF-8", {stored_recording()}));
   window.wait_for({" Top functions by self  |  known_tiny.swprof", "  100.00   100.00       329  spin  [known_tiny]",
                    "spin: self 100.0%, total 100.0%  |  329 samples, 0.90 s, 1 thread  |  ? help"});
   window.keys({"Tab"});
@@ -195,7 +195,7 @@ TEST_CASE("browse: in tmux without UTF-8: ASCII marks, a resized window is drawn
   const std::string tmux = find_tmux();
   if (tmux.empty()) return;
   TempDir dir;
-  TmuxWindow window(dir, tmux, browse_command(dir, "C", {"--inlined", "separate", stored_recording()}));
+  TmuxWindow window(dir, tmux, browse_command(dir, "LANG=C", {"--inlined", "separate", stored_recording()}));
   window.wait_for({" Top functions by self"});
   window.keys({"Tab", "Enter"});  // a path without branches opens in one step: _start, then run
   window.wait_for({"- _start  [known_tiny]", "- run  [known_tiny]", "+ compute  [known_tiny]", "+ cold  [known_tiny]",
@@ -219,7 +219,7 @@ TEST_CASE("browse: in tmux, a recording made here: the hottest function first, i
   INFO(rec.err);
   REQUIRE(rec.exit_code == 0);
   TmuxWindow window(dir, tmux,
-                    browse_command(dir, "C.UTF-8", {"--source-dir", SYM_SOURCE_DIR, dir.file("hot.swprof")}));
+                    browse_command(dir, "LANG=C.UTF-8", {"--source-dir", SYM_SOURCE_DIR, dir.file("hot.swprof")}));
   const std::vector<std::string> rows = lines_of(window.wait_for({" Top functions by self  |  hot.swprof", "? help"}));
   REQUIRE(rows.size() > 2);
   CHECK(rows[2].find("  hash_buf  [known_hot_line]") != std::string::npos);
@@ -232,6 +232,16 @@ TEST_CASE("browse: in tmux, a recording made here: the hottest function first, i
                    "hash_buf  [known_hot_line]  (callees)"});
   window.keys({"q"});
   window.wait_for({"browse exited 0"});
+}
+
+TEST_CASE("browse: a TERM this machine has no description of is one line, before the file is read", "[integration][browse]") {
+  const std::string tmux = find_tmux();
+  if (tmux.empty()) return;
+  TempDir dir;
+  TmuxWindow window(dir, tmux, browse_command(dir, "LANG=C.UTF-8 TERM=nosuchterm", {stored_recording()}));
+  const std::string text =
+      window.wait_for({"swprof: error: cannot use the terminal: TERM is 'nosuchterm'", "browse exited 2"});
+  CHECK(text.find("samples in") == std::string::npos);  // no summary of a file read for nothing
 }
 
 TEST_CASE("browse: without a terminal, one line that points at report, exit 2", "[integration][browse]") {
