@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/number_options.h"
 #include "cli/profile_options.h"
+#include "cli/source_options.h"
 #include "output/annotate_writer.h"
 #include "output/output_file.h"
 #include "profile/name_filter.h"
@@ -22,9 +23,7 @@ struct AnnotateArgs {
   std::string format = "text";
   std::string output;
   size_t top = 5;
-  std::vector<std::string> source_dirs;
-  std::vector<std::string> prefix_maps;
-  std::string syntax = "att";
+  SourceArgs sources;
   std::vector<uint32_t> tids;
   std::vector<std::string> comms;
   double from = -1, to = -1;
@@ -72,9 +71,7 @@ AnnotateOptions annotate_options(const AnnotateArgs& a, const ProfileArgs& p) {
   if (!o.function.empty()) NameFilter(o.function, "function");
   o.top = a.top;
   o.symbols = p.to_options().symbols;
-  o.sources.dirs = a.source_dirs;
-  for (const std::string& m : a.prefix_maps) o.sources.prefix_maps.push_back(parse_prefix_map(m, "--prefix-map"));
-  o.syntax = a.syntax == "intel" ? AsmSyntax::kIntel : AsmSyntax::kAtt;
+  a.sources.apply(o);
   return o;
 }
 
@@ -89,15 +86,7 @@ std::function<int()> add_annotate_command(CLI::App& app) {
   sub->add_option("-f,--format", a->format, "text (default) or json")->check(choices({"text", "json"}));
   sub->add_option("-o,--output", a->output, "write here instead of standard output");
   add_number(sub, "--top", a->top, {1, 1000000, true}, "functions shown, the hottest first (default 5)");
-  sub->add_option("--source-dir", a->source_dirs,
-                  "look for source files under this folder too (repeatable): the path DWARF names, then each "
-                  "shorter tail of it down to the file name")
-      ->allow_extra_args(false);
-  sub->add_option("--prefix-map", a->prefix_maps,
-                  "OLD=NEW: read a source file named OLD/... from NEW/... (repeatable; the first that applies)")
-      ->allow_extra_args(false);
-  sub->add_option("--syntax", a->syntax, "instructions in att (default, as objdump and perf) or intel syntax")
-      ->check(choices({"att", "intel"}));
+  a->sources.add_to(sub);
   sub->add_option("--tid", a->tids, "keep only these threads (repeat or comma-separate)")->delimiter(',');
   sub->add_option("--comm", a->comms, "keep only threads with these names (repeat or comma-separate)")->delimiter(',');
   add_number(sub, "--from", a->from, {0}, "keep samples from this many seconds after the recording started");

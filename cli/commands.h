@@ -31,6 +31,7 @@ std::function<int()> add_info_command(CLI::App& app);
 std::function<int()> add_script_command(CLI::App& app);
 std::function<int()> add_report_command(CLI::App& app);
 std::function<int()> add_annotate_command(CLI::App& app);
+std::function<int()> add_browse_command(CLI::App& app);
 std::function<int()> add_flamegraph_command(CLI::App& app);
 std::function<int()> add_diff_command(CLI::App& app);
 std::function<int()> add_merge_command(CLI::App& app);

@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
   add(swprof::cli::add_script_command(app));
   add(swprof::cli::add_report_command(app));
   add(swprof::cli::add_annotate_command(app));
+  add(swprof::cli::add_browse_command(app));
   add(swprof::cli::add_flamegraph_command(app));
   add(swprof::cli::add_diff_command(app));
   add(swprof::cli::add_merge_command(app));

@@ -15,7 +15,8 @@
 namespace swprof::cli {
 namespace {
 
-// "\rswprof COMMAND: 42% of the file, N samples, R samples/s" on a terminal,
+// "\rswprof COMMAND: 42% of the file, N samples, R samples/s" on a terminal
+// (the line cleared first: it may follow a longer "loading FILE…"),
 // at most five times a second.
 class ProgressLine {
  public:
@@ -26,6 +27,13 @@ class ProgressLine {
     return [this](const ProfileProgress& p) { show(p); };
   }
 
+  // "swprof COMMAND: loading FILE…" until the first progress or clear().
+  void announce(const std::string& path) {
+    if (!tty_) return;
+    std::fprintf(stderr, "\rswprof %s: loading %s\u2026", command_, terminal_safe(path).c_str());
+    last_shown_ = 0;
+  }
+
   void clear() const {
     if (tty_ && last_shown_ >= 0) std::fprintf(stderr, "\r\033[K");
   }
@@ -34,7 +42,7 @@ class ProgressLine {
   void show(const ProfileProgress& p) {
     if (p.seconds - last_shown_ < 0.2) return;
     last_shown_ = p.seconds;
-    std::fprintf(stderr, "\rswprof %s: %3.0f%% of the file, %" PRIu64 " samples, %.0f samples/s   ", command_,
+    std::fprintf(stderr, "\r\033[Kswprof %s: %3.0f%% of the file, %" PRIu64 " samples, %.0f samples/s   ", command_,
                  percent(p.bytes, p.file_bytes), p.samples,
                  p.seconds > 0 ? static_cast<double>(p.samples) / p.seconds : 0.0);
   }
@@ -70,6 +78,7 @@ Profile load_profile(const std::string& path, InputKind kind, ProfileArgs& args,
   static_cast<void>(args.weight_kind());  // a bad --weight fails before any work
   if (kind == InputKind::kRecording) preload_capstone();  // its decoders are needed from the first samples on
   ProgressLine progress(command);
+  if (args.announce_loading) progress.announce(path);
   bool from_recording = false;
   ProfileInputOptions input;
   input.filters_given = args.filters_given();
@@ -83,6 +92,7 @@ Profile load_profile(const std::string& path, InputKind kind, ProfileArgs& args,
   };
   Profile profile = load_profile_input(path, kind, input);
   if (!from_recording) {
+    progress.clear();
     check_weight(profile, args, path);
     return profile;
   }

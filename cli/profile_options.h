@@ -36,6 +36,9 @@ struct ProfileArgs {
   // Set by annotate, not an option: each sample's leaf is all it reads, so
   // nothing is unwound past the sampled registers.
   bool leaf_only = false;
+  // Set by browse, not an option: "loading FILE…" on a terminal from the
+  // start, until the progress line replaces it.
+  bool announce_loading = false;
   SymbolizeArgs symbols;
   bool symbols_applied = false;  // apply_symbols() ran for this command
 

@@ -34,6 +34,13 @@ struct Measure {
   }
 };
 
+Measure measure(const Annotation& a, bool by_time) {
+  Measure m;
+  m.time = by_time;
+  m.whole = m.of(a.samples, a.weight);
+  return m;
+}
+
 // The heading of the columns above, then `rest`.
 std::string heading(const Measure& m, const char* rest) {
   char buf[128];
@@ -198,16 +205,18 @@ nlohmann::ordered_json function_json(const AnnotatedFunction& f) {
 }  // namespace
 
 void write_annotation_text(const Profile& profile, const Annotation& annotation, std::ostream& out) {
-  Measure m;
-  m.time = profile.weight_kind != WeightKind::kCpu;
-  m.whole = m.of(annotation.samples, annotation.weight);
-  write_header(profile, annotation, m, out);
+  const bool by_time = profile.weight_kind != WeightKind::kCpu;
+  write_header(profile, annotation, measure(annotation, by_time), out);
   if (annotation.functions.empty()) out << "\nNo samples.\n";
-  for (const AnnotatedFunction& f : annotation.functions) {
-    write_function_header(f, m, out);
-    write_lines(f, m, out);
-    write_instructions(f, m, out);
-  }
+  for (const AnnotatedFunction& f : annotation.functions) write_annotated_function_text(annotation, f, by_time, out);
+}
+
+void write_annotated_function_text(const Annotation& annotation, const AnnotatedFunction& f, bool by_time,
+                                   std::ostream& out) {
+  const Measure m = measure(annotation, by_time);
+  write_function_header(f, m, out);
+  write_lines(f, m, out);
+  write_instructions(f, m, out);
 }
 
 void write_annotation_json(const Annotation& annotation, std::ostream& out) {

@@ -38,32 +38,12 @@ class LineWriter {
   // A line of the header or of a table's head: cut at its end when too long.
   void text(const std::string& line) const { out_ << (width_ ? fit_end(line, width_) : line) << '\n'; }
 
-  // `lead` (numbers and indentation), a frame's name and module, then
-  // `marks`. When they do not fit, the name is shortened; its module goes
-  // first when the name would keep fewer than kNameColumns, or holds the
-  // module already ("[unknown] liblzma.so.5+0x15ae0").
+  // A frame's line (frame_line).
   void frame(const std::string& lead, const CctFrame& f, const std::string& marks) const {
-    std::string name = terminal_safe(f.function);
-    std::string module = "  " + terminal_safe(module_label(f.module));
-    if (width_) {
-      const size_t fixed = display_width(lead) + display_width(marks);
-      const size_t room = width_ > fixed ? width_ - fixed : 0;
-      const size_t name_width = display_width(name);
-      size_t module_width = display_width(module);
-      if (name_width + module_width > room) {
-        const bool named_in = !f.module.empty() && f.function.find(f.module) != std::string::npos;
-        if (named_in || room < module_width + std::min(name_width, kNameColumns)) {
-          module.clear();
-          module_width = 0;
-        }
-        name = shorten_name(name, room - module_width);
-      }
-    }
-    text(lead + name + module + marks);
+    out_ << frame_line(lead, f, marks, width_) << '\n';
   }
 
  private:
-  static constexpr size_t kNameColumns = 30;
   size_t width_;
   std::ostream& out_;
 };
@@ -115,16 +95,6 @@ void write_header(const Profile& p, const LineWriter& w) {
   write_weight(p, w);
 }
 
-// " (inlined 40%)" when some of a merged row's self samples were in inlined
-// copies and some not; else the frame's own marks.
-std::string row_marks(const FunctionRow& r, const CctFrame& f, const Measure& m) {
-  const uint64_t self = m.time ? r.self_weight : r.self, inlined = m.time ? r.inlined_self_weight : r.inlined_self;
-  if (inlined == 0 || inlined == self) return frame_marks(f);
-  char share[32];
-  snprintf(share, sizeof share, " (inlined %.0f%%)", std::clamp(percent(inlined, self), 1.0, 99.0));
-  return share + frame_marks(f);
-}
-
 void write_top(const Profile& p, const TextReportOptions& o, const LineWriter& w) {
   const CallTree& tree = p.tree;
   const Measure m(p);
@@ -153,7 +123,7 @@ void write_top(const Profile& p, const TextReportOptions& o, const LineWriter& w
       snprintf(line, sizeof line, "  %6.2f  %7.2f  %8" PRIu64 "  ", percent(r.self, whole), percent(r.total, whole),
                r.self);
     const CctFrame& f = tree.frame(r.frame);
-    w.frame(line, f, row_marks(r, f, m));
+    w.frame(line, f, function_row_marks(r, f, m.time));
     ++shown;
   }
   if (shown == 0) w.text("  (no samples)");
@@ -267,6 +237,36 @@ void write_tree(const Profile& p, const TextReportOptions& o, const LineWriter& 
 }
 
 }  // namespace
+
+std::string frame_line(const std::string& lead, const CctFrame& f, const std::string& marks, size_t width) {
+  constexpr size_t kNameColumns = 30;
+  std::string name = terminal_safe(f.function);
+  std::string module = "  " + terminal_safe(module_label(f.module));
+  if (width) {
+    const size_t fixed = display_width(lead) + display_width(marks);
+    const size_t room = width > fixed ? width - fixed : 0;
+    const size_t name_width = display_width(name);
+    size_t module_width = display_width(module);
+    if (name_width + module_width > room) {
+      const bool named_in = !f.module.empty() && f.function.find(f.module) != std::string::npos;
+      if (named_in || room < module_width + std::min(name_width, kNameColumns)) {
+        module.clear();
+        module_width = 0;
+      }
+      name = shorten_name(name, room - module_width);
+    }
+  }
+  const std::string line = lead + name + module + marks;
+  return width ? fit_end(line, width) : line;
+}
+
+std::string function_row_marks(const FunctionRow& r, const CctFrame& f, bool by_time) {
+  const uint64_t self = by_time ? r.self_weight : r.self, inlined = by_time ? r.inlined_self_weight : r.inlined_self;
+  if (inlined == 0 || inlined == self) return frame_marks(f);
+  char share[32];
+  snprintf(share, sizeof share, " (inlined %.0f%%)", std::clamp(percent(inlined, self), 1.0, 99.0));
+  return share + frame_marks(f);
+}
 
 void write_text_report(const Profile& profile, const TextReportOptions& options, std::ostream& out) {
   const LineWriter w(options.width, out);

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <ostream>
+#include <string>
 
 #include "profile/function_table.h"
 #include "profile/profile.h"
@@ -29,5 +30,18 @@ void write_text_report(const Profile& profile, const TextReportOptions& options,
 
 // Tree levels indented at most, with no width limit.
 inline constexpr size_t kIndentLevels = 16;
+
+// A line of a frame as the report writes it: `lead` (numbers and
+// indentation), the frame's name and module (made terminal_safe), then
+// `marks`, in `width` columns (0: no limit). When they do not fit, the name
+// is shortened in the middle; its module goes first when the name would keep
+// fewer than 30 columns, or holds the module already ("[unknown]
+// liblzma.so.5+0x15ae0"); a line still too long is cut at its end.
+std::string frame_line(const std::string& lead, const CctFrame& frame, const std::string& marks, size_t width);
+
+// The marks of a top-table row: " (inlined 40%)" when some of a merged
+// row's self samples (or, `by_time`, its self time) were in inlined copies
+// and some not; else the frame's own marks (frame_marks).
+std::string function_row_marks(const FunctionRow& row, const CctFrame& frame, bool by_time);
 
 }  // namespace swprof

@@ -170,4 +170,13 @@ std::vector<FunctionRow> function_table(const Profile& profile, InlineRows mode)
   return rows;
 }
 
+std::vector<uint32_t> row_frames(const CallTree& tree, uint32_t frame, InlineRows rows) {
+  const std::string key = function_key(tree.frame(frame), rows);
+  if (key.empty()) return {frame};  // a thread root: no function's row
+  std::vector<uint32_t> frames;
+  for (uint32_t f = 0; f < tree.frames().size(); ++f)
+    if (function_key(tree.frame(f), rows) == key) frames.push_back(f);
+  return frames;
+}
+
 }  // namespace swprof

@@ -49,4 +49,9 @@ struct FunctionRow {
 // the tree runs (--reverse).
 std::vector<FunctionRow> function_table(const Profile& profile, InlineRows rows);
 
+// The frames of `tree` that make up the row of `frame` under `rows`: the
+// function's frames (inlined and out of line, under kSeparate only those
+// with `frame`'s flags), by index; `frame` alone for a thread root.
+std::vector<uint32_t> row_frames(const CallTree& tree, uint32_t frame, InlineRows rows);
+
 }  // namespace swprof

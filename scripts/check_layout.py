@@ -26,7 +26,8 @@ ALLOWED = {
     "profile": {"common", "recording", "binary", "unwind", "symbolize"},
     "output": {"common", "recording", "binary", "unwind", "symbolize", "profile"},
     "compare": {"common", "recording", "binary", "unwind", "symbolize", "profile", "output"},
-    "cli": {"common", "recording", "sampler", "binary", "unwind", "symbolize", "profile", "output", "compare"},
+    "tui": {"common", "recording", "binary", "unwind", "symbolize", "profile", "output", "compare"},
+    "cli": {"common", "recording", "sampler", "binary", "unwind", "symbolize", "profile", "output", "compare", "tui"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 # Files whose job is writing the output the user asked for, which may be

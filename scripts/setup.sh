@@ -19,6 +19,8 @@ PACKAGES=(
   dpkg-dev man-db     # the .deb's dependencies (dpkg-shlibdeps, scripts/package.sh) and the man page test
   protobuf-compiler libprotobuf-dev  # report -f pprof: protoc compiles output/proto/profile.proto, libprotobuf writes it
                                      # (the tests read it back with golang-go's `go tool pprof`)
+  libncurses-dev      # swprof browse's terminal UI (tui/terminal.cpp, ncursesw)
+  tmux                # runs swprof browse in a real terminal of the test's own (tests/cli/browse_test.cpp)
 )
 
 missing=()

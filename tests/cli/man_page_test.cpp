@@ -96,8 +96,8 @@ TEST_CASE("man page: man shows every command with its options and their help", "
   const std::string text = rendered(write_man_page(dir), dir.path());
   INFO(text.substr(0, 2000));
   CHECK(has(text, "swprof - a sampling profiler for native Linux programs"));
-  for (const char* command : {"record", "attach", "dump", "info", "script", "report", "annotate", "flamegraph", "diff",
-                              "merge"})
+  for (const char* command : {"record", "attach", "dump", "info", "script", "report", "annotate", "browse", "flamegraph",
+                              "diff", "merge"})
     CHECK(has(text, std::string("   swprof ") + command + " [options]"));
   CHECK_FALSE(has(text, "swprof completion"));
   CHECK_FALSE(has(text, "swprof man-page"));

@@ -108,3 +108,17 @@ TEST_CASE("function table: function_key makes a function's inlined copies one fu
   CHECK(function_key(fn("worker [7]", "[thread]", kCctThread), InlineRows::kMerge).empty());
   CHECK_FALSE(function_key(out_of_line, InlineRows::kMerge).empty());
 }
+
+TEST_CASE("function table: row_frames gives the frames of a function's row, its inlined copies with it but under separate") {
+  Profile p = sort_profile();
+  CallTree& t = p.tree;
+  const uint32_t compare = t.intern(fn("compare")), inlined = t.intern(kInlinedCompare);
+  t.intern(fn("compare", "libother.so"));  // another module's function of that name: another row
+  CHECK(row_frames(t, compare, InlineRows::kMerge) == std::vector<uint32_t>{std::min(compare, inlined), std::max(compare, inlined)});
+  CHECK(row_frames(t, inlined, InlineRows::kCaller) == row_frames(t, compare, InlineRows::kMerge));
+  CHECK(row_frames(t, inlined, InlineRows::kSeparate) == std::vector<uint32_t>{inlined});
+  CHECK(row_frames(t, t.intern(fn("main")), InlineRows::kMerge) == std::vector<uint32_t>{t.intern(fn("main"))});
+  const uint32_t thread = t.intern(fn("worker [7]", "[thread]", kCctThread));
+  t.intern(fn("worker [8]", "[thread]", kCctThread));  // thread roots are no function: each alone
+  CHECK(row_frames(t, thread, InlineRows::kMerge) == std::vector<uint32_t>{thread});
+}
