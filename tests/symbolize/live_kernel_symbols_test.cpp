@@ -137,7 +137,9 @@ TEST_CASE("live kernel symbols: a report's symbolizer asks the running kernel, a
   SECTION("the symbolizer names a kernel address as the table does") {
     const KernelSymbols table = KernelSymbols::parse(text);
     const uint64_t addr = *text_at + 0x1234;
-    Symbolizer s;
+    SymbolizerOptions o;
+    o.perf_buildid_dir = places.perf_buildid_dir;  // not $HOME/.debug: perf may have cached this kernel there
+    Symbolizer s(o);
     s.use_recorded_kernel(kernel);
     const SourceFrame& f = s.symbolize_kernel(addr).frames[0];
     CHECK(f.function + " " + f.module + "+" + std::to_string(f.function_offset) == describe(table.find(addr)));
