@@ -19,6 +19,7 @@ PACKAGES=(
   dpkg-dev man-db     # the .deb's dependencies (dpkg-shlibdeps, scripts/package.sh) and the man page test
   protobuf-compiler libprotobuf-dev  # report -f pprof: protoc compiles output/proto/profile.proto, libprotobuf writes it
                                      # (the tests read it back with golang-go's `go tool pprof`)
+  busybox-static      # a stripped static glibc program whose start-up code is named (tests/cli/startup_names_test.cpp)
 )
 
 missing=()
