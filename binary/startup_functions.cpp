@@ -78,7 +78,8 @@ std::optional<GlibcEntry> glibc_entry(const ElfBinary& binary) {
   const uint8_t* const end = p + code.size();
   if (end - p >= static_cast<ptrdiff_t>(sizeof kEndbr64) && std::memcmp(p, kEndbr64, sizeof kEndbr64) == 0)
     p += sizeof kEndbr64;
-  if (end - p < static_cast<ptrdiff_t>(sizeof kStartHead + 7 + 5 + 1) || std::memcmp(p, kStartHead, sizeof kStartHead) != 0)
+  if (end - p < static_cast<ptrdiff_t>(sizeof kStartHead + 7 + 5 + 1) ||
+      std::memcmp(p, kStartHead, sizeof kStartHead) != 0)
     return std::nullopt;
   p += sizeof kStartHead;
   const auto here = [&] { return entry + static_cast<uint64_t>(p - code.data()); };

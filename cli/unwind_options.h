@@ -24,7 +24,8 @@ struct UnwindArgs {
         ->check(choices({"chain", "libunwind"}));
     add_number(sub, "-j,--threads", threads, {0, kMaxThreads, true},
                "unwinding threads besides the reading one, at most 256 (default or 0: one per core but one)");
-    add_number(sub, "--max-depth", max_depth, {1, 100000, true}, "deepest stack to unwind, in frames (default " + std::to_string(kDefaultMaxDepth) + ", at most 100000)");
+    add_number(sub, "--max-depth", max_depth, {1, 100000, true},
+               "deepest stack to unwind, in frames (default " + std::to_string(kDefaultMaxDepth) + ", at most 100000)");
   }
 
   UnwindOptions to_options() const {

@@ -28,7 +28,8 @@ struct DeepWalks {
 
   std::string summary() const {
     std::string s = "in leaf " + std::to_string(in_leaf) + ", guessed " + std::to_string(guessed) + ", wrong " +
-                    std::to_string(wrong) + ", frames " + std::to_string(fewest) + ".." + std::to_string(most) + ", ends:";
+                    std::to_string(wrong) + ", frames " + std::to_string(fewest) + ".." + std::to_string(most) +
+                    ", ends:";
     for (const auto& [why, n] : ends) s += " " + why + "=" + std::to_string(n);
     return s + "; first bad: " + first_bad;
   }
@@ -94,13 +95,16 @@ TEST_CASE("deep stacks: a recursion 600 deep in a whole copy is walked to its bo
 TEST_CASE("deep stacks: a recursion 2,500 deep walks to the copy's end, where nothing is guessed",
           "[integration][unwind]") {
   // descend's frame: 80 bytes, 96 with rbp pushed.
-  for (const auto& [program, frame_bytes] : {std::pair{"known_deep_recursion", size_t{80}}, {"known_deep_recursion_fp", size_t{96}}}) {
+  for (const auto& [program, frame_bytes] :
+       {std::pair{"known_deep_recursion", size_t{80}}, {"known_deep_recursion_fp", size_t{96}}}) {
     SECTION(std::string(program) + " with --stack-size 65528") {
       const DeepWalks w = record_deep(program, 2500, {"--stack-size", "65528"});
       INFO(w.summary());
       REQUIRE(w.in_leaf >= 100);
       CHECK(w.ended("stack copy exhausted") == w.in_leaf);
-      CHECK(w.fewest >= 65528 / frame_bytes - 2);  // every frame the copy holds
+      // Every frame the copy holds (the kernel copies a little less than asked
+      // where the stack's top is near).
+      CHECK(w.fewest >= (65528 - 1024) / frame_bytes);
       CHECK(w.guessed == 0);
       CHECK(w.wrong == 0);
     }
@@ -109,7 +113,7 @@ TEST_CASE("deep stacks: a recursion 2,500 deep walks to the copy's end, where no
       INFO(w.summary());
       REQUIRE(w.in_leaf >= 100);
       CHECK(w.ended("stack copy exhausted") == w.in_leaf);
-      CHECK(w.fewest >= 32768 / frame_bytes - 2);
+      CHECK(w.fewest >= (32768 - 1024) / frame_bytes);
       CHECK(w.guessed == 0);
       CHECK(w.wrong == 0);
     }

@@ -64,10 +64,12 @@ TEST_CASE("offline snapshot: signal frame (handler on a ucontext, through __rest
 TEST_CASE("offline snapshot: sampled in _start, the outermost frame") { check_case("bottom"); }
 TEST_CASE("offline snapshot: stack copy cut short ends the walk cleanly") { check_case("stack_cut"); }
 
-TEST_CASE("offline snapshot: a CFI return address just past the copy ends the walk, with no guess from the words in it") {
+TEST_CASE("offline snapshot: a CFI return address just past the copy ends the walk, with no guess from the words "
+          "in it") {
   OfflineCase c = load_offline_case(offline_dir() + "/cfi");
   auto walker = make_sample_walker(UnwindOptions{}, make_shared_unwind_state());
-  const WalkResult whole = walker->walk(c.regs, SampleStackMemory(c.stack_start, Bytes(c.stack.data(), c.stack.size())), c.maps);
+  const SampleStackMemory copy(c.stack_start, Bytes(c.stack.data(), c.stack.size()));
+  const WalkResult whole = walker->walk(c.regs, copy, c.maps);
   REQUIRE(whole.frames.size() == 4);
   // Cut the copy just before the slot of middle's return address (into run),
   // and leave a stale return address (_start's, which follows a call) in
