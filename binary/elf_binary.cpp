@@ -133,6 +133,11 @@ const PltEntries& ElfBinary::plt_entries() const {
   return *plt_entries_;
 }
 
+const StartupFunctions& ElfBinary::startup_functions() const {
+  std::call_once(startup_once_, [this] { startup_functions_ = find_startup_functions(*this); });
+  return startup_functions_;
+}
+
 const FunctionStarts& ElfBinary::function_starts() const {
   std::call_once(starts_once_, [this] {
     function_starts_ = FunctionStarts::discover(*this);

@@ -17,6 +17,7 @@
 
 #include "binary/function_starts.h"
 #include "binary/plt_entries.h"
+#include "binary/startup_functions.h"
 #include "common/byte_reader.h"
 #include "common/elf_handle.h"
 #include "common/regular_file.h"
@@ -87,6 +88,9 @@ class ElfBinary {
   // entry points and calls (binary/function_starts.h): computed on first use
   // from any thread and kept for the binary's lifetime.
   const FunctionStarts& function_starts() const;
+  // The start-up functions of an executable without symbols
+  // (binary/startup_functions.h): found on first use from any thread.
+  const StartupFunctions& startup_functions() const;
   // Whether function_starts() has run its discovery (for tests and info).
   bool function_starts_discovered() const { return starts_done_.load(std::memory_order_acquire); }
 
@@ -159,6 +163,8 @@ class ElfBinary {
   mutable std::once_flag starts_once_;
   mutable std::unique_ptr<const FunctionStarts> function_starts_;
   mutable std::atomic<bool> starts_done_{false};
+  mutable std::once_flag startup_once_;
+  mutable StartupFunctions startup_functions_;
   mutable std::once_flag cfi_once_;
   mutable std::shared_ptr<const LazyCfiTable> cfi_table_;  // shared_ptr: LazyCfiTable is incomplete here
   mutable std::once_flag go_once_;

@@ -17,14 +17,15 @@ struct UnwindArgs {
 
   std::string unwinder = "chain";
   unsigned threads = 0;
-  size_t max_depth = 256;
+  size_t max_depth = kDefaultMaxDepth;
 
   void add_to(CLI::App* sub) {
     sub->add_option("--unwinder", unwinder, "chain (default: swprof's stepper chain) or libunwind (the reference)")
         ->check(choices({"chain", "libunwind"}));
     add_number(sub, "-j,--threads", threads, {0, kMaxThreads, true},
                "unwinding threads besides the reading one, at most 256 (default or 0: one per core but one)");
-    add_number(sub, "--max-depth", max_depth, {1, 100000, true}, "deepest stack to unwind (default 256, at most 100000)");
+    add_number(sub, "--max-depth", max_depth, {1, 100000, true},
+               "deepest stack to unwind, in frames (default " + std::to_string(kDefaultMaxDepth) + ", at most 100000)");
   }
 
   UnwindOptions to_options() const {

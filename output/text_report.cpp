@@ -163,11 +163,15 @@ class TreeWriter {
     while (!stack_.empty()) {
       const Item item = stack_.back();
       stack_.pop_back();
-      const CctNode& n = tree_.node(item.node);
+      uint32_t last = item.node;
+      const size_t calls = recursion_run(last);
+      const CctNode& n = tree_.node(last);
       snprintf(line, sizeof line, "%7.2f%%  %6.2f%%  ", percent(m_.total(n), whole_), percent(m_.self(n), whole_));
-      w_.frame(line + indentation(item.depth, levels_), tree_.frame(n.frame), frame_marks(tree_.frame(n.frame)));
-      if (item.depth == tree_depth_) write_folded(item.node, item.depth + 1);
-      else push_children(item.node, item.depth + 1);
+      std::string marks = frame_marks(tree_.frame(n.frame));
+      if (calls > 1) marks = " (\u00d7" + std::to_string(calls) + ")" + marks;
+      w_.frame(line + indentation(item.depth, levels_), tree_.frame(n.frame), marks);
+      if (item.depth == tree_depth_) write_folded(last, item.depth + 1);
+      else push_children(last, item.depth + 1);
     }
   }
 
@@ -176,6 +180,21 @@ class TreeWriter {
     uint32_t node;
     uint32_t depth;
   };
+
+  // Direct recursion from `node` on: while a node has no samples of its own
+  // and one child, of the same frame, `node` moves to that child. Every call
+  // of such a run has the same total, and the run's self samples and
+  // callees are its last call's: one row ("name (×N)") shows it all.
+  // Returns the calls in the run (1: none).
+  size_t recursion_run(uint32_t& node) const {
+    size_t calls = 1;
+    for (;;) {
+      const CctNode& n = tree_.node(node);
+      if (n.children.size() != 1 || m_.self(n) != 0 || tree_.node(n.children[0]).frame != n.frame) return calls;
+      node = n.children[0];
+      ++calls;
+    }
+  }
 
   bool shown(uint32_t node) const {
     const uint64_t total = m_.total(tree_.node(node));

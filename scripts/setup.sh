@@ -21,6 +21,7 @@ PACKAGES=(
                                      # (the tests read it back with golang-go's `go tool pprof`)
   libncurses-dev      # swprof browse's terminal UI (tui/terminal.cpp, ncursesw)
   tmux                # runs swprof browse in a real terminal of the test's own (tests/cli/browse_test.cpp)
+  busybox-static      # a stripped static glibc program whose start-up code is named (tests/cli/startup_names_test.cpp)
 )
 
 missing=()

@@ -21,6 +21,7 @@
 #include <utility>
 
 #include "binary/go_pclntab.h"
+#include "binary/startup_functions.h"
 #include "common/byte_reader.h"
 #include "common/elf_handle.h"
 #include "common/error.h"
@@ -772,6 +773,7 @@ std::vector<SourceFrame> DebugInfo::frames_at(uint64_t vaddr) {
     outer.function_offset = vaddr - f->start;
   }
   if (outer.function.empty()) name_plt_stub(vaddr, outer);
+  if (outer.function.empty()) name_startup_function(vaddr, outer);
   frames.push_back(std::move(outer));
   return frames;
 }
@@ -810,6 +812,15 @@ void DebugInfo::name_plt_stub(uint64_t vaddr, SourceFrame& frame) const {
   if (!stub) return;
   frame.function = stub->symbol.empty() ? stub->name : symbol_name(stub->symbol.c_str()) + "@plt";
   frame.function_offset = vaddr - stub->start;
+}
+
+// Start-up code without a symbol, where the code proves its name
+// (binary/startup_functions.h): _start, main, __libc_start_main.
+void DebugInfo::name_startup_function(uint64_t vaddr, SourceFrame& frame) const {
+  const std::optional<StartupFunction> f = startup_function_at(*binary_, vaddr);
+  if (!f) return;
+  frame.function = std::string(f->name);
+  frame.function_offset = vaddr - f->start;
 }
 
 void DebugInfo::load_symbols() {

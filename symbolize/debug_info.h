@@ -122,6 +122,7 @@ class DebugInfo {
   std::string die_name(Dwarf_Die* die) const;
   std::string symbol_name(const char* name) const;
   void name_plt_stub(uint64_t vaddr, SourceFrame& frame) const;
+  void name_startup_function(uint64_t vaddr, SourceFrame& frame) const;
   bool add_go_frames(uint64_t vaddr, std::vector<SourceFrame>& frames) const;
   void warn(const std::string& message);
 

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "binary/function_bounds.h"
+#include "binary/startup_functions.h"
 
 namespace swprof {
 
@@ -25,6 +26,12 @@ FrameLocation locate_frame(const ProcessMaps& maps, const Frame& frame) {
       loc.function = std::string(f->name);
       loc.function_offset = m->to_vaddr(frame.pc) - f->start;
     }
+    // Start-up code named by its shape (binary/startup_functions.h).
+    if (loc.function.empty())
+      if (const std::optional<StartupFunction> f = startup_function_at(*m->binary, m->to_vaddr(lookup))) {
+        loc.function = std::string(f->name);
+        loc.function_offset = m->to_vaddr(frame.pc) - f->start;
+      }
   }
   return loc;
 }

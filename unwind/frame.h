@@ -1,6 +1,7 @@
 #pragma once
 // One unwound frame and why a walk ended.
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -36,6 +37,13 @@ struct Frame {
   // the call before the return address (which may sit past the function).
   uint64_t lookup_pc() const { return (flags & kFrameExactPc) ? pc : pc - 1; }
 };
+
+// The deepest walk by default (--max-depth): a bound for safety, not for
+// real stacks. A frame's sp lies at least 8 bytes above its callee's (but
+// for signal frames), so the kernel's largest copy (65,528 bytes) holds at
+// most 8,191 frames, and real recursions thousands deep walk whole. A
+// hostile stack costs at most this many steps (24 bytes of frame each).
+inline constexpr size_t kDefaultMaxDepth = 16384;
 
 // Why a walk stopped.
 enum class WalkEnd : uint8_t {

@@ -32,7 +32,7 @@ class LibunwindUnwinder {
   // Unwinds from the sampled registers. Reads outside `stack` are served from
   // the binaries of `maps`; the walk ends with kStackExhausted when libunwind
   // failed on a read past the copied stack.
-  WalkResult unwind(const Registers& regs, const Memory& stack, const ProcessMaps& maps, size_t max_depth = 256);
+  WalkResult unwind(const Registers& regs, const Memory& stack, const ProcessMaps& maps, size_t max_depth = kDefaultMaxDepth);
 
  private:
   struct State;

@@ -23,7 +23,7 @@ enum class UnwinderChoice { kChain, kLibunwind };
 struct UnwindOptions {
   UnwinderChoice unwinder = UnwinderChoice::kChain;
   unsigned threads = 0;  // unwinding workers; 0: one per core but one (at least one)
-  size_t max_depth = 256;
+  size_t max_depth = kDefaultMaxDepth;
   // The stepper chain's rule cache: frames whose rule the walker has cached
   // are stepped without asking the steppers. Off, every frame asks the
   // steppers; the walks are the same (tests compare).

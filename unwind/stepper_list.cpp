@@ -37,6 +37,10 @@ StepperList::Asked StepperList::ask(const StepInput& in, Registers& caller, size
     }
     if (by_pc && !rule) rule = rule_of(answer, i, kinds_[i]);
     if (answer.kind != StepKind::kFailed) return {answer, kinds_[i], rule};
+    // A rule that knows where the caller's registers are but finds them past
+    // the copied stack ends the walk: the steppers after it could only guess
+    // from the words the copy holds, which are this frame's, not its caller's.
+    if (answer.failure == WalkEnd::kStackExhausted) return {answer, kinds_[i], rule};
     // Keep the first failure (the best-informed stepper's reason).
     if (!have_failure) {
       first_failure = {answer, kinds_[i], std::nullopt};

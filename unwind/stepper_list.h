@@ -2,7 +2,9 @@
 // The steppers in the order they are asked (DESIGN.md, "The stepper
 // chain"): the first to answer caller or bottom decides the frame; not_mine
 // falls through to the next; a failure is remembered and the next stepper
-// gets its chance.
+// gets its chance, except a failure to read past the copied stack
+// (kStackExhausted), which decides: the walk ends there, never guessed on
+// from the stale words of the last copied frame.
 
 #include <memory>
 #include <optional>

@@ -200,7 +200,10 @@ void Walker::walk(const Registers& sampled, const Memory& stack, const ProcessMa
 [[gnu::always_inline]] inline StepperList::Asked Walker::ask(Walk& w, const Cursor& c, const StepInput& in, Registers& caller) {
   if (c.rule) {
     const Applied a = apply_rule(*c.rule, in.regs, in.stack, caller);
-    if (a.kind == StepKind::kCaller || a.kind == StepKind::kBottom) return {StepAnswer::of(a), c.rule->by, {}};
+    // A read past the copy ends the walk too (stepper_list.h).
+    if (a.kind == StepKind::kCaller || a.kind == StepKind::kBottom ||
+        (a.kind == StepKind::kFailed && a.failure == WalkEnd::kStackExhausted))
+      return {StepAnswer::of(a), c.rule->by, {}};
     ++stepper_asks_;
     return steppers_.ask(in, caller, c.rule->first_to_ask());
   }

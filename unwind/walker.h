@@ -25,7 +25,7 @@
 namespace swprof {
 
 struct WalkerOptions {
-  size_t max_depth = 256;
+  size_t max_depth = kDefaultMaxDepth;
   bool rule_cache = true;  // off: every frame asks the steppers
 };
 

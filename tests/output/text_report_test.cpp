@@ -148,6 +148,28 @@ TEST_CASE("text: --tree-depth folds deeper calls into one line under their ances
                          "\u2026 3 more levels\n") != std::string::npos);
 }
 
+TEST_CASE("text: a run of direct recursion is one row, with its number of calls") {
+  // main -> f x 4 -> leaf : 10;  main -> f x 2 -> g : 4
+  Profile p = sample_profile();
+  p.tree = CallTree();
+  add_stack(p.tree, {fn("main"), fn("f"), fn("f"), fn("f"), fn("f"), fn("leaf")}, 10);
+  add_stack(p.tree, {fn("main"), fn("f"), fn("f"), fn("g")}, 4);
+  p.tree.sort_children();
+  TextReportOptions o;
+  o.min_percent = 0;
+  std::ostringstream out;
+  write_text_report(p, o, out);
+  const std::string s = out.str();
+  INFO(s);
+  // The first two calls of f have one callee each, the second f: one row.
+  // Below it the other two, then leaf; g under the first run.
+  CHECK(s.find(" 100.00%    0.00%    main  [app]\n"
+               " 100.00%    0.00%      f  [app] (\u00d72)\n"
+               "  71.43%    0.00%        f  [app] (\u00d72)\n"
+               "  71.43%   71.43%          leaf  [app]\n"
+               "  28.57%   28.57%        g  [app]\n") != std::string::npos);
+}
+
 namespace {
 
 // A merge sort whose comparator is inlined into the merge step and also

@@ -131,6 +131,26 @@ void check_probes_as_plain_debuginfo(const StrippedApp& s, const ProcessMaps& ma
   CHECK(symbolizer.warnings().empty());
 }
 
+TEST_CASE("symbolizer: a stripped executable's _start and main are named, with their offsets", "[symbolize]") {
+  TempDir dir;
+  Symbolizer symbolizer(hermetic_options(dir));
+  BinaryCache binaries;
+  const ProcessMaps maps = load_like_loader(binaries, program_file("sym_target.stripped"), kBase);
+  auto named = ElfBinary::open(program_file("sym_target"));
+  REQUIRE(named);
+  for (const char* name : {"_start", "main"}) {
+    const FunctionSymbol* fn = named->function_named(name);
+    REQUIRE(fn);
+    REQUIRE(fn->size > 8);
+    Frame f = return_frame(kBase + fn->start + 8);
+    f.flags = kFrameExactPc;
+    const auto& a = symbolizer.symbolize(maps, 1, f);
+    REQUIRE(a.frames.size() == 1);
+    CHECK(a.frames[0].function == name);
+    CHECK(a.frames[0].function_offset == 8);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("symbolizer: names, lines and inline frames of optimized code", "[symbolize]") {
@@ -718,7 +738,9 @@ TEST_CASE("symbolizer: addresses in one unnamed function of a stripped binary sh
   // Where the function is, from the unstripped twin (same addresses).
   auto named = ElfBinary::open(program_file("sym_target"));
   REQUIRE(named);
-  const FunctionSymbol* fn = named->function_named("main");
+  // run_inline: main and _start are named in stripped executables too
+  // (binary/startup_functions.h).
+  const FunctionSymbol* fn = named->function_named("run_inline");
   REQUIRE(fn);
   REQUIRE(fn->size > 8);
   const uint64_t start_offset = *named->file_offset_of(fn->start);

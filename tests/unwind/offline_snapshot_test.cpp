@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -62,6 +63,38 @@ TEST_CASE("offline snapshot: stack-height analysis (no unwind tables, no frame p
 TEST_CASE("offline snapshot: signal frame (handler on a ucontext, through __restore_rt)") { check_case("signal"); }
 TEST_CASE("offline snapshot: sampled in _start, the outermost frame") { check_case("bottom"); }
 TEST_CASE("offline snapshot: stack copy cut short ends the walk cleanly") { check_case("stack_cut"); }
+
+TEST_CASE("offline snapshot: a CFI return address just past the copy ends the walk, with no guess from the words "
+          "in it") {
+  OfflineCase c = load_offline_case(offline_dir() + "/cfi");
+  auto walker = make_sample_walker(UnwindOptions{}, make_shared_unwind_state());
+  const SampleStackMemory copy(c.stack_start, Bytes(c.stack.data(), c.stack.size()));
+  const WalkResult whole = walker->walk(c.regs, copy, c.maps);
+  REQUIRE(whole.frames.size() == 4);
+  // Cut the copy just before the slot of middle's return address (into run),
+  // and leave a stale return address (_start's, which follows a call) in
+  // middle's frame, where the scan would take it for the caller.
+  const uint64_t ra_slot = whole.frames[2].sp - 8;
+  REQUIRE(ra_slot > whole.frames[1].sp);
+  c.stack.resize(ra_slot - c.stack_start);
+  const uint64_t stale = whole.frames[3].pc;
+  std::memcpy(c.stack.data() + (whole.frames[1].sp - c.stack_start), &stale, sizeof stale);
+  for (const bool rule_cache : {true, false}) {
+    UnwindOptions options;
+    options.rule_cache = rule_cache;
+    auto cut_walker = make_sample_walker(options, make_shared_unwind_state());
+    const SampleStackMemory cut(c.stack_start, Bytes(c.stack.data(), c.stack.size()));
+    // Twice: the second walk steps by the rules the first one cached.
+    for (int pass = 0; pass < 2; ++pass) {
+      const WalkResult r = cut_walker->walk(c.regs, cut, c.maps);
+      INFO("rule cache " << rule_cache << ", pass " << pass << ":\n" << dump_walk(r, c.maps));
+      CHECK(r.end == WalkEnd::kStackExhausted);
+      REQUIRE(r.frames.size() == 2);
+      CHECK(r.frames[1].pc == whole.frames[1].pc);
+      CHECK(r.frames[1].stepper == StepperKind::kCfi);
+    }
+  }
+}
 
 TEST_CASE("offline snapshot: a damaged case names the bad file") {
   const std::string dir = offline_dir() + "/cfi";

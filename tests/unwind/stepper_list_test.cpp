@@ -37,7 +37,7 @@ TEST_CASE("stepper list: list order, fallthrough on not_mine and failure", "[ste
   Recorder rec;
   StepperList list;
   list.add(rec.stepper(StepperKind::kBottom, not_mine_here()));
-  list.add(rec.stepper(StepperKind::kCfi, failed_with(WalkEnd::kStackExhausted)));
+  list.add(rec.stepper(StepperKind::kCfi, failed_with(WalkEnd::kNoUnwindInfo)));
   list.add(rec.stepper(StepperKind::kAnalysis, caller_is(regs_at(0x401100, 0x7100))));
   Registers r = regs_at(0x401000, 0x7000);
   StepInput in{r, kEmptyStack, maps.find(0x401000), maps, FrameAddress::exact_pc(r.pc()), 0};
@@ -49,11 +49,12 @@ TEST_CASE("stepper list: list order, fallthrough on not_mine and failure", "[ste
   CHECK(rec.asked == std::vector<StepperKind>{StepperKind::kBottom, StepperKind::kCfi, StepperKind::kAnalysis});
 
   StepperList failing;
-  failing.add(rec.stepper(StepperKind::kCfi, failed_with(WalkEnd::kStackExhausted)));
+  failing.add(rec.stepper(StepperKind::kCfi, failed_with(WalkEnd::kNoUnwindInfo)));
   failing.add(rec.stepper(StepperKind::kFramePointer, failed_with(WalkEnd::kBadFramePointer)));
   StepperList::Asked bad = failing.ask(in, caller);
   CHECK(bad.answer.kind == StepKind::kFailed);
-  CHECK(bad.answer.failure == WalkEnd::kStackExhausted);
+  CHECK(bad.answer.failure == WalkEnd::kNoUnwindInfo);
+  CHECK(bad.by == StepperKind::kCfi);
 
   SECTION("asking from a position skips the steppers before it") {
     rec.asked.clear();
@@ -61,6 +62,24 @@ TEST_CASE("stepper list: list order, fallthrough on not_mine and failure", "[ste
     CHECK(out.answer.kind == StepKind::kCaller);
     CHECK(rec.asked == std::vector<StepperKind>{StepperKind::kAnalysis});
   }
+}
+
+TEST_CASE("stepper list: a read past the copied stack decides: no later stepper guesses", "[stepper_list]") {
+  auto maps = fake_code_maps();
+  Recorder rec;
+  StepperList list;
+  list.add(rec.stepper(StepperKind::kCfi, not_mine_here()));
+  list.add(rec.stepper(StepperKind::kFramePointer, failed_with(WalkEnd::kStackExhausted)));
+  list.add(rec.stepper(StepperKind::kAnalysis, failed_with(WalkEnd::kNoUnwindInfo)));
+  list.add(rec.stepper(StepperKind::kWanderer, caller_is(regs_at(0x401100, 0x7100))));
+  Registers r = regs_at(0x401000, 0x7000);
+  StepInput in{r, kEmptyStack, maps.find(0x401000), maps, FrameAddress::return_address(r.pc()), 1};
+  Registers caller;
+  const StepperList::Asked out = list.ask(in, caller);
+  CHECK(out.answer.kind == StepKind::kFailed);
+  CHECK(out.answer.failure == WalkEnd::kStackExhausted);
+  CHECK(out.by == StepperKind::kFramePointer);
+  CHECK(rec.asked == std::vector<StepperKind>{StepperKind::kCfi, StepperKind::kFramePointer});
 }
 
 TEST_CASE("stepper list: the rule to cache is the first claimer's, when every stepper before it decided by pc",
@@ -95,7 +114,7 @@ TEST_CASE("stepper list: the rule to cache is the first claimer's, when every st
   }
   SECTION("a failure by rule is cached too (applying it fails again, then the steppers after it are asked)") {
     StepperList list;
-    list.add(rec.stepper(StepperKind::kCfi, by_pc(failed_with(WalkEnd::kStackExhausted), sp_rule)));
+    list.add(rec.stepper(StepperKind::kCfi, by_pc(failed_with(WalkEnd::kNoUnwindInfo), sp_rule)));
     list.add(rec.stepper(StepperKind::kFramePointer, caller_is(regs_at(0x401100, 0x7010))));
     const StepperList::Asked out = list.ask(in, caller);
     CHECK(out.answer.kind == StepKind::kCaller);

@@ -1,10 +1,14 @@
 #include "unwind/walker.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <functional>
+#include <string>
 
 #include "support/fake_maps.h"
+#include "support/self_snapshot.h"
 #include "support/stepped.h"
+#include "unwind/standard_chain.h"
 
 using namespace swprof;
 using namespace swprof::testing;
@@ -19,6 +23,15 @@ StepperList list_of(StepperKind kind, std::function<Stepped(const StepInput&)> f
 
 const std::vector<uint8_t> kNoStack;
 const BufferMemory kEmptyStack(0x7000, Bytes(kNoStack.data(), 0));
+
+// 2,500 + 1 frames of at least 64 bytes each, then a snapshot of the whole stack.
+[[gnu::noinline]] SelfSnapshot walker_deep_descend(int depth) {
+  volatile char pad[64];
+  pad[depth & 63] = static_cast<char>(depth);
+  SelfSnapshot s = depth > 0 ? walker_deep_descend(depth - 1) : capture_self(size_t{8} << 20);
+  pad[0] = pad[depth & 63];  // work after the call: no tail call
+  return s;
+}
 
 }  // namespace
 
@@ -106,5 +119,29 @@ TEST_CASE("walker: a read past the copy says no stack was copied when nothing wa
     const std::vector<uint8_t> words(64, 0);
     const BufferMemory stack(0x7100, Bytes(words.data(), words.size()));
     CHECK(w.walk(regs_at(0x401000, 0x7000), stack, maps).end == WalkEnd::kNoStackCopied);
+  }
+}
+
+TEST_CASE("walker: a recursion 2,500 deep is walked whole when its stack was copied", "[walker]") {
+  const SelfSnapshot s = walker_deep_descend(2500);
+  REQUIRE(s.stack.size() >= 2501 * 64);
+  const SampleStackMemory stack = s.memory();
+  auto walker = make_sample_walker(UnwindOptions{}, make_shared_unwind_state());
+  const WalkResult r = walker->walk(s.regs, stack, *s.maps);
+  const std::vector<std::string> names = frame_names(r.frames, *s.maps);
+  const auto descents = std::count_if(names.begin(), names.end(), [](const std::string& n) {
+    return n.find("walker_deep_descend") != std::string::npos;
+  });
+  INFO(r.frames.size() << " frames, ended " << walk_end_name(r.end) << ", the last " << names.back());
+  CHECK(r.end == WalkEnd::kBottom);
+  CHECK(descents == 2501);
+  CHECK(std::none_of(r.frames.begin(), r.frames.end(), [](const Frame& f) { return f.flags & kFrameGuess; }));
+
+  SECTION("--max-depth cuts it where asked") {
+    UnwindOptions options;
+    options.max_depth = 100;
+    const WalkResult cut = make_sample_walker(options, make_shared_unwind_state())->walk(s.regs, stack, *s.maps);
+    CHECK(cut.end == WalkEnd::kMaxDepth);
+    CHECK(cut.frames.size() == 100);
   }
 }

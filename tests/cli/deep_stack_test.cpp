@@ -1,0 +1,130 @@
+// Recordings of a recursion thousands of frames deep
+// (tests/programs/known_deep_recursion.c: main -> descend x (DEPTH + 1) ->
+// leaf, 80-byte frames): no bound on the walk stops it before the copied
+// stack ends, and where the copy ends no caller is guessed.
+
+#include <catch2/catch.hpp>
+#include <map>
+#include <string>
+
+#include "recording/record_source.h"
+#include "support/cli_harness.h"
+#include "support/known_stack_check.h"
+#include "support/temp_dir.h"
+#include "unwind/recording_unwinder.h"
+
+using namespace swprof;
+using namespace swprof::testing;
+
+namespace {
+
+struct DeepWalks {
+  uint64_t in_leaf = 0;
+  uint64_t guessed = 0;  // samples in leaf with a guessed frame
+  uint64_t wrong = 0;    // ... with a frame other than leaf, descend x N, main, then libc
+  size_t fewest = SIZE_MAX, most = 0;  // frames of a sample in leaf
+  std::map<std::string, uint64_t> ends;
+  std::string first_bad;
+
+  std::string summary() const {
+    std::string s = "in leaf " + std::to_string(in_leaf) + ", guessed " + std::to_string(guessed) + ", wrong " +
+                    std::to_string(wrong) + ", frames " + std::to_string(fewest) + ".." + std::to_string(most) +
+                    ", ends:";
+    for (const auto& [why, n] : ends) s += " " + why + "=" + std::to_string(n);
+    return s + "; first bad: " + first_bad;
+  }
+  uint64_t ended(const std::string& why) const {
+    const auto it = ends.find(why);
+    return it == ends.end() ? 0 : it->second;
+  }
+};
+
+DeepWalks record_deep(const std::string& program, int depth, const std::vector<std::string>& extra = {},
+                      const UnwindOptions& options = {}) {
+  TempDir dir;
+  const std::string out = dir.file("deep.swprof");
+  std::vector<std::string> argv = {swprof_bin(), "record", "-F", "999", "-o", out};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  argv.insert(argv.end(), {"--", std::string(KNOWN_STACK_DIR) + "/" + program, std::to_string(depth), "0.5"});
+  const auto r = run(argv, dir.path());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  DeepWalks w;
+  const std::unique_ptr<RecordSource> reader = open_record_source(out);
+  RecordingUnwinder unwinder(options);
+  unwinder.run(*reader, [&](const UnwoundSample& s) {
+    if (s.walk.frames.empty() || frame_name(s, s.walk.frames[0]) != "leaf") return;
+    ++w.in_leaf;
+    ++w.ends[walk_end_name(s.walk.end)];
+    w.fewest = std::min(w.fewest, s.walk.frames.size());
+    w.most = std::max(w.most, s.walk.frames.size());
+    bool guessed = false, wrong = false, past_main = false;
+    for (size_t i = 1; i < s.walk.frames.size(); ++i) {
+      const Frame& f = s.walk.frames[i];
+      guessed = guessed || (f.flags & kFrameGuess);
+      const std::string name = frame_name(s, f);
+      if (past_main) wrong = wrong || name == "descend" || name == "leaf" || name == "main";
+      else if (name == "main") past_main = true;
+      else wrong = wrong || name != "descend";
+    }
+    w.guessed += guessed;
+    w.wrong += wrong;
+    if ((guessed || wrong) && w.first_bad.empty())
+      for (const Frame& f : s.walk.frames) w.first_bad += frame_name(s, f) + " ";
+  });
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("deep stacks: a recursion 600 deep in a whole copy is walked to its bottom", "[integration][unwind]") {
+  for (const char* program : {"known_deep_recursion", "known_deep_recursion_fp"}) {
+    SECTION(program) {
+      // 601 x 80 (96) bytes: 48 (56) KB, within a 65,528-byte copy.
+      const DeepWalks w = record_deep(program, 600, {"--stack-size", "65528"});
+      INFO(w.summary());
+      REQUIRE(w.in_leaf >= 100);
+      CHECK(w.ended("complete") * 100 >= w.in_leaf * 99);
+      CHECK(w.fewest >= 603);  // leaf, descend x 601, main
+      CHECK(w.guessed == 0);
+      CHECK(w.wrong == 0);
+    }
+  }
+}
+
+TEST_CASE("deep stacks: a recursion 2,500 deep walks to the copy's end, where nothing is guessed",
+          "[integration][unwind]") {
+  // descend's frame: 80 bytes, 96 with rbp pushed.
+  for (const auto& [program, frame_bytes] :
+       {std::pair{"known_deep_recursion", size_t{80}}, {"known_deep_recursion_fp", size_t{96}}}) {
+    SECTION(std::string(program) + " with --stack-size 65528") {
+      const DeepWalks w = record_deep(program, 2500, {"--stack-size", "65528"});
+      INFO(w.summary());
+      REQUIRE(w.in_leaf >= 100);
+      CHECK(w.ended("stack copy exhausted") == w.in_leaf);
+      // Every frame the copy holds (the kernel copies a little less than asked
+      // where the stack's top is near).
+      CHECK(w.fewest >= (65528 - 1024) / frame_bytes);
+      CHECK(w.guessed == 0);
+      CHECK(w.wrong == 0);
+    }
+    SECTION(std::string(program) + " with the default stack size") {
+      const DeepWalks w = record_deep(program, 2500);
+      INFO(w.summary());
+      REQUIRE(w.in_leaf >= 100);
+      CHECK(w.ended("stack copy exhausted") == w.in_leaf);
+      CHECK(w.fewest >= (32768 - 1024) / frame_bytes);
+      CHECK(w.guessed == 0);
+      CHECK(w.wrong == 0);
+    }
+  }
+  SECTION("a smaller --max-depth cuts the walks where asked") {
+    UnwindOptions options;
+    options.max_depth = 100;
+    const DeepWalks w = record_deep("known_deep_recursion", 2500, {}, options);
+    INFO(w.summary());
+    REQUIRE(w.in_leaf >= 100);
+    CHECK(w.ended("maximum depth") == w.in_leaf);
+    CHECK(w.most == 100);
+  }
+}
