@@ -154,6 +154,14 @@ TEST_CASE("unwind: a stack deeper than the kernel copies, read on past the copy"
       const std::string out = record_into(dir, {known_bin(variant), "deep", "0.5"});
       require_exact(check_recording(out, "leaf", deep_path("main")));
       CHECK(beyond_frames(out) > 0);
+      // script marks those frames; info counts them.
+      auto script = run({swprof_bin(), "script", out}, dir.path());
+      REQUIRE(script.exit_code == 0);
+      CHECK(script.out.find("[cfi, beyond copy]") != std::string::npos);
+      CHECK(script.out.find("main+") != std::string::npos);
+      auto info = run({swprof_bin(), "info", out}, dir.path());
+      REQUIRE(info.exit_code == 0);
+      CHECK(info.out.find("  beyond the copy  ") != std::string::npos);
     }
   }
   SECTION("threads") {
