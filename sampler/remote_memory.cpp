@@ -64,7 +64,11 @@ RemoteRead read_remote_memory(pid_t pid, uint64_t addr, std::span<uint8_t> out) 
 }
 
 std::vector<uint8_t> read_remote_memory(pid_t pid, uint64_t addr, size_t len, int* err) {
-  std::vector<uint8_t> out(std::min(len, kMaxRemoteRead + 1));
+  if (len > kMaxRemoteRead) {  // refused before anything is allocated
+    if (err) *err = EINVAL;
+    return {};
+  }
+  std::vector<uint8_t> out(len);
   const RemoteRead got = read_remote_memory(pid, addr, std::span(out));
   out.resize(got.bytes);
   if (err) *err = got.error;
