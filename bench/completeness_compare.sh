@@ -8,7 +8,8 @@
 #
 #   bench/completeness_compare.sh [FREQ] [STACK_BYTES]
 #
-# Workloads: xz, g++ compiling one of swprof's files, python3, node (a JIT:
+# Workloads: xz, g++ compiling one of swprof's files, clang++ compiling a
+# template-heavy file (deep stacks: bench/template_heavy.cpp), python3, node (a JIT:
 # V8's code has no unwind info), and chromium headless when installed (a
 # 300 MB binary built with frame pointers and little CFI, many threads and
 # processes). Set DETAIL=1 to list the outermost frames of incomplete stacks.
@@ -31,6 +32,7 @@ declare -a names commands
 add() { names+=("$1"); commands+=("$2"); }
 add xz "xz -9 -T1 -c $input"
 add g++ "g++ -O2 -I. -c output/text_report.cpp -o $WORK/completeness.o"
+add clang++ "clang++ -std=c++20 -O2 -c bench/template_heavy.cpp -o $WORK/template_heavy.o"
 add python3 "python3 $WORK/completeness.py"
 add node "node -e 'let s = 0; for (let i = 0; i < 3e7; i++) s += Math.sqrt(i); console.log(s)'"
 if command -v chromium > /dev/null; then

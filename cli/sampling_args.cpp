@@ -70,6 +70,9 @@ void add_sampling_options(CLI::App* sub, SamplingArgs& a) {
   sub->add_option("-F,--freq", a.frequency, "samples per second (default 999)");
   sub->add_option("-c,--count", a.period, "sample every N events instead of at a frequency");
   sub->add_option("--stack-size", a.stack_size, "bytes of user stack copied per sample (default 32768, max 65528, multiple of 8)");
+  sub->add_option("--stack-beyond", a.stack_beyond,
+                  "bytes of user stack read past a truncated copy from the live thread right after the sample, "
+                  "kept only where they agree with the copy (default and max 196608; 0 reads none)");
   sub->add_option("--buffer-size", a.buffer_size, "ring buffer per CPU, e.g. 8M (power of two; default sized from the rate)");
   sub->add_option("--embed-max", a.embed_max, "most bytes of binaries found only inside the target's mount namespace "
                                              "(a container) to embed into the recording (default 256M)");
@@ -102,6 +105,12 @@ SamplingOptions to_sampling_options(const SamplingArgs& a, bool inherit) {
                                             stack.value_or(kDefaultStackSize), buffer, inherit, kernel);
   add_offcpu_args(a, o);
   if (auto bytes = parse_size_option(a.embed_max, "--embed-max")) o.embed_max_bytes = *bytes;
+  if (auto beyond = parse_count(a.stack_beyond, "--stack-beyond")) {
+    if (*beyond > kMaxStackBeyond)
+      throw Error("invalid --stack-beyond '" + a.stack_beyond + "': expected a number of bytes from 0 to " +
+                  std::to_string(kMaxStackBeyond));
+    o.stack_beyond = static_cast<uint32_t>(*beyond);
+  }
   if (auto bytes = parse_size_option(a.perf_map_max, "--perf-map-max")) o.perf_map_max_bytes = *bytes;
   return o;
 }

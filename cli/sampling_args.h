@@ -17,6 +17,7 @@ struct SamplingArgs {
   std::string frequency;
   std::string period;
   std::string stack_size = std::to_string(kDefaultStackSize);
+  std::string stack_beyond;  // empty: not given
   std::string buffer_size;
   std::string embed_max;
   std::string perf_map_max;

@@ -61,6 +61,10 @@ std::vector<Record> seed_records(SeedStacks& st) {
   in_kernel.kernel_chain = Bytes(reinterpret_cast<const uint8_t*>(st.kernel.data()), st.kernel.size() * 8);
   SampleView truncated = sample(100, 15, 0x7ffd0000 - 32, st.stack_b);
   truncated.stack_truncated = true;
+  SampleView beyond = sample(100, 15, 0x7ffd0000 - 32, st.stack_b);  // its last 64 bytes read past the copy
+  beyond.stack_truncated = true;
+  beyond.stack_beyond = 64;
+  beyond.time = 16;
   static const uint8_t kImage[] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0};
   return {CommRecord{0, 100, 100, true, "app"},
           map,
@@ -71,6 +75,7 @@ std::vector<Record> seed_records(SeedStacks& st) {
           sample(100, 13, 0x7ffd0000 + 16, st.stack_a),
           in_kernel,
           truncated,
+          beyond,
           LostRecord{16, 1, 3},
           ThrottleRecord{17, 0, true},
           ThrottleRecord{18, 0, false},

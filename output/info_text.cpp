@@ -269,6 +269,10 @@ std::string format_unwind_quality(const UnwindStats& st, UnwinderChoice unwinder
           ull(it->second), percent(it->second, st.samples));
   t.add("  frames           %llu (%.1f per sample), %llu guessed\n", ull(st.frames),
         st.samples ? static_cast<double>(st.frames) / static_cast<double>(st.samples) : 0.0, ull(st.guessed_frames));
+  if (st.beyond_copy_frames)
+    t.add("  beyond the copy  %llu frames in %llu samples (%.1f%%) walked from stack read past the kernel's copy\n"
+          "                   right after the sample and kept where it agreed with the copy (--stack-beyond)\n",
+          ull(st.beyond_copy_frames), ull(st.beyond_copy_samples), percent(st.beyond_copy_samples, st.samples));
   add_frames_by_stepper(t, st);
   add_early_ends(t, st);
   return t.take();

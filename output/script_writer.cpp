@@ -48,7 +48,8 @@ std::string format_user_frame(const Frame& frame, const SymbolizedAddress& where
       continue;
     }
     out += function_and_module(f) + source_location(f) + " [" + stepper_name(frame.stepper) +
-           ((frame.flags & kFrameGuess) ? ", guess" : "") + "]\n";
+           ((frame.flags & kFrameGuess) ? ", guess" : "") +
+           ((frame.flags & kFrameBeyondCopy) ? ", beyond copy" : "") + "]\n";
   }
   return out;
 }

@@ -50,7 +50,8 @@ struct InfoCollector {
       info.off_cpu_truncated += s.stack_truncated;  // its own --off-cpu-stack-size, not --stack-size
     } else {
       info.truncated += s.stack_truncated;
-      info.stack_sizes.push_back(static_cast<uint32_t>(s.stack.size()));
+      // The kernel's copy: not the bytes the recorder read past it (--stack-beyond).
+      info.stack_sizes.push_back(static_cast<uint32_t>(s.stack.size() - std::min<size_t>(s.stack_beyond, s.stack.size())));
     }
     if (!info.first_time || s.time < info.first_time) info.first_time = s.time;
     info.last_time = std::max(info.last_time, s.time);

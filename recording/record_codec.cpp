@@ -7,6 +7,7 @@ constexpr uint16_t kSampleInKernel = 1;
 constexpr uint16_t kSampleTruncated = 2;
 constexpr uint16_t kSampleOffCpu = 4;
 constexpr uint16_t kSampleIpSpOnly = 8;
+constexpr uint16_t kSampleBeyond = 16;
 constexpr uint16_t kSwitchOut = 1;
 constexpr uint16_t kSwitchPreempted = 2;
 constexpr uint16_t kSwitchSynthesized = 4;
@@ -71,6 +72,7 @@ void RecordEncoder::encode_sample(const SampleView& s, ByteWriter& w) {
   w.put(static_cast<uint32_t>(s.stack.size()));
   w.put(static_cast<uint32_t>(stored.size()));
   w.put_bytes(stored);
+  if (s.stack_beyond) w.put(s.stack_beyond);  // flag kSampleBeyond
 }
 
 void RecordEncoder::encode(const Record& record, std::vector<uint8_t>& out) {
@@ -86,7 +88,8 @@ void RecordEncoder::encode(const Record& record, std::vector<uint8_t>& out) {
         using T = std::decay_t<decltype(rec)>;
         if constexpr (std::is_same_v<T, SampleView>) {
           flags = (rec.in_kernel ? kSampleInKernel : 0) | (rec.stack_truncated ? kSampleTruncated : 0) |
-                  (rec.off_cpu ? kSampleOffCpu : 0) | (rec.ip_sp_only ? kSampleIpSpOnly : 0);
+                  (rec.off_cpu ? kSampleOffCpu : 0) | (rec.ip_sp_only ? kSampleIpSpOnly : 0) |
+                  (rec.stack_beyond ? kSampleBeyond : 0);
           encode_sample(rec, w);
         } else if constexpr (std::is_same_v<T, MappingRecord>) {
           flags = rec.synthesized ? kMappingSynthesized : 0;
@@ -148,9 +151,13 @@ std::optional<Record> RecordDecoder::decode_sample(ByteReader& r, uint16_t flags
   uint32_t stack_size = 0;
   uint32_t stored_size = 0;
   if (!chain || !r.read_into(stack_size) || !r.read_into(stored_size)) return std::nullopt;
-  if (stack_size > max_stack_size_) return std::nullopt;
   auto stored = r.bytes(stored_size);
   if (!stored) return std::nullopt;
+  if ((flags & kSampleBeyond) && !r.read_into(s.stack_beyond)) return std::nullopt;
+  // The kernel's part within the recording's --stack-size; the part read past it within kMaxStackBeyond.
+  if (s.stack_beyond > kMaxStackBeyond || s.stack_beyond > stack_size ||
+      stack_size - s.stack_beyond > max_stack_size_)
+    return std::nullopt;
   auto stack = stacks_.decode(s.tid, sample_sp(s), stack_size, *stored);
   if (!stack) return std::nullopt;
   s.kernel_chain = *chain;

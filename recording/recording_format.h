@@ -19,9 +19,10 @@
 namespace swprof {
 
 inline constexpr char kRecordingMagic[8] = {'\x89', 'S', 'W', 'P', 'R', 'O', 'F', '\n'};
-// Version 2 added off-CPU data (switch records, off-CPU samples); version 1
-// files read as recordings without it.
-inline constexpr uint32_t kRecordingVersion = 2;
+// Version 2 added off-CPU data (switch records, off-CPU samples); version 3
+// stack bytes read past a truncated copy (a sample's flag 16 and the size
+// after its stored bytes). Versions 1 and 2 read as recordings without them.
+inline constexpr uint32_t kRecordingVersion = 3;
 inline constexpr uint32_t kOldestRecordingVersion = 1;
 // perf record's output (perf.data, tools/perf/Documentation/perf.data-file-format.txt).
 inline constexpr char kPerfDataMagic[8] = {'P', 'E', 'R', 'F', 'I', 'L', 'E', '2'};
@@ -37,6 +38,11 @@ inline constexpr uint32_t kDefaultStackSize = 32768;
 // The kernel stores a sample's size in a u16 header field; the largest user
 // stack that fits beside the rest of the sample is 65528 bytes (as in perf).
 inline constexpr uint32_t kMaxStackSize = 65528;
+// The most user stack a recorder reads itself past a truncated copy
+// (--stack-beyond, SampleView::stack_beyond): a sample holds at most
+// kMaxStackSize + kMaxStackBeyond bytes, 256 KiB less 8.
+inline constexpr uint32_t kMaxStackBeyond = 196608;
+inline constexpr uint32_t kDefaultStackBeyond = kMaxStackBeyond;
 
 inline constexpr uint32_t kChunkMagic = 0x4b435753;  // "SWCK" little-endian
 inline constexpr size_t kChunkHeaderSize = 16;

@@ -41,6 +41,11 @@ struct SampleView {
   std::array<uint64_t, kMaxSampleRegs> regs{};
   Bytes kernel_chain;      // kernel return addresses, u64 little-endian each
   Bytes stack;             // the valid user stack bytes, starting at the user sp
+  // Of `stack`'s bytes, the last ones were not copied by the kernel: the
+  // recorder read them from the live thread after the sample, past the end
+  // of a truncated copy, and kept them only where they agreed with the copy
+  // (sampler/stack_extender.h). 0: every byte is the kernel's copy.
+  uint32_t stack_beyond = 0;
   // A user call chain walked by the kernel (perf.data recorded with `perf
   // record -g`): the ip, then return addresses, u64 little-endian each. Set
   // only when the sample has no stack to unwind; RecordingUnwinder takes its

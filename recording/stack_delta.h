@@ -49,8 +49,9 @@ class StackDeltaCoder {
   void reset();
 
   // Budget of the previous stacks kept between samples of one chunk: 1024
-  // threads with the largest stack the kernel copies.
-  static constexpr size_t kMaxHeldBytes = size_t{64} << 20;
+  // threads with the largest stack a sample holds (the kernel's copy and
+  // the bytes read past it, recording_format.h).
+  static constexpr size_t kMaxHeldBytes = size_t{256} << 20;
 
  private:
   // Written whole by each decode(): never zeroed first.

@@ -1,6 +1,5 @@
 #include "sampler/blocked_threads.h"
 
-#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -12,6 +11,7 @@
 #include "sampler/perf_event.h"
 #include "recording/recording_format.h"
 #include "sampler/proc.h"
+#include "sampler/remote_memory.h"
 #include "sampler/task_files.h"
 
 namespace swprof {
@@ -98,24 +98,6 @@ std::vector<uint64_t> resolve_kernel_frames(const std::vector<KernelFrameName>& 
     if (it == addresses.end()) return {};
     out.push_back(it->second + f.offset);
   }
-  return out;
-}
-
-std::vector<uint8_t> read_remote_memory(pid_t pid, uint64_t addr, size_t len) {
-  constexpr uint64_t kPage = 4096;
-  std::vector<uint8_t> out(len);
-  std::vector<iovec> remote;
-  for (uint64_t at = addr; at < addr + len;) {
-    const uint64_t next = std::min<uint64_t>((at / kPage + 1) * kPage, addr + len);
-    remote.push_back({reinterpret_cast<void*>(at), next - at});
-    at = next;
-  }
-  size_t done = 0;
-  // At most IOV_MAX (1024) pieces per call; a stack copy is at most 16 pages.
-  iovec local{out.data(), out.size()};
-  const ssize_t n = process_vm_readv(pid, &local, 1, remote.data(), remote.size(), 0);
-  if (n > 0) done = static_cast<size_t>(n);
-  out.resize(done);
   return out;
 }
 

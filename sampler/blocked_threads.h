@@ -54,10 +54,6 @@ KernelSymbolAddresses kernel_symbol_addresses(std::string_view kallsyms, const s
 std::vector<uint64_t> resolve_kernel_frames(const std::vector<KernelFrameName>& frames,
                                             const KernelSymbolAddresses& addresses);
 
-// Up to `len` bytes of process `pid`'s memory at `addr`, page by page,
-// stopping at the first page that cannot be read (the end of the stack).
-std::vector<uint8_t> read_remote_memory(pid_t pid, uint64_t addr, size_t len);
-
 struct BlockedThread {
   uint32_t pid = 0;
   uint32_t tid = 0;

@@ -51,6 +51,8 @@ struct SamplingOptions {
   uint32_t frequency = kDefaultFrequency;  // samples per second; 0 when period is used
   uint64_t period = 0;                     // events per sample; 0 when frequency is used
   uint32_t stack_size = kDefaultStackSize;
+  // Bytes read past a truncated copy from the live thread (Recorder::read_past_copies); 0: none.
+  uint32_t stack_beyond = kDefaultStackBeyond;
   bool inherit = true;                     // follow threads and children
   std::optional<bool> kernel;              // nullopt: on when permitted
   uint64_t buffer_bytes = 0;               // per-CPU ring buffer; 0: sized from the rate

@@ -19,6 +19,7 @@
 #include "common/unique_fd.h"
 #include "recording/recording_format.h"
 #include "sampler/proc.h"
+#include "sampler/remote_memory.h"
 #include "sampler/stop_signals.h"
 #include "sampler/task_files.h"
 
@@ -239,7 +240,7 @@ bool read_without_stopping(pid_t pid, ThreadSnapshot& t, uint32_t stack_bytes) {
   for (int attempt = 0; attempt < 2; ++attempt) {
     if (!before || before->sp == 0) return false;  // running (or unreadable)
     const uint64_t time = now_ns();
-    std::vector<uint8_t> stack = read_remote_stack(pid, before->sp, stack_bytes);
+    std::vector<uint8_t> stack = read_remote_memory(pid, before->sp, stack_bytes);
     if (stack.empty()) return false;
     auto after = read_task_syscall(pid, static_cast<pid_t>(t.tid));
     if (after && after->nr == before->nr && after->sp == before->sp && after->pc == before->pc) {
@@ -281,7 +282,7 @@ void read_stopped(pid_t pid, Seized& s, uint32_t stack_bytes) {
   std::copy(ordered.begin(), ordered.end(), t.regs.begin());
   if (t.syscall < 0 && static_cast<int64_t>(regs.orig_rax) >= 0) t.syscall = static_cast<int64_t>(regs.orig_rax);
   int err = 0;
-  t.stack = read_remote_stack(pid, regs.rsp, stack_bytes, &err);
+  t.stack = read_remote_memory(pid, regs.rsp, stack_bytes, &err);
 }
 
 // Seizes the thread, or notes why it could not be.

@@ -36,6 +36,7 @@ void Recorder::handle(Bytes raw, const PerfLayout& layout) {
     handle_off_cpu(raw, *parsed.record);
     return;
   }
+  if (auto* s = std::get_if<SampleView>(&*parsed.record); s && extender_) extender_->extend(*s);
   std::visit([&](auto& rec) { count(rec); }, *parsed.record);
   writer_->write(*parsed.record);
 }
@@ -145,6 +146,11 @@ void Recorder::write_end_record(const std::string& end_reason, std::optional<int
                         {"throttles", summary_.throttles},
                         {"malformed", summary_.malformed},
                         {"threads", summary_.threads}};
+  if (extender_) {
+    const StackExtenderCounts& c = extender_->counts();
+    end["stack_beyond"] = {{"max_bytes", summary_.stack_beyond}, {"tried", c.tried}, {"kept", c.kept},
+                           {"cached", c.cached}, {"changed", c.changed}, {"unread", c.unread}, {"bytes", c.bytes}, {"ns", c.ns}};
+  }
   if (summary_.off_cpu) {
     end["switch_outs"] = summary_.switch_outs;
     end["off_cpu_samples"] = summary_.off_cpu_samples;
@@ -162,6 +168,7 @@ void Recorder::count(SampleView& s) {
   ++summary_.samples;
   summary_.kernel_mode_samples += s.in_kernel;
   summary_.truncated += s.stack_truncated;
+  summary_.extended += s.stack_beyond != 0;
   tids_.insert(s.tid);
   note_kernel_addresses(s);
 }

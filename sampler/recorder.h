@@ -2,6 +2,7 @@
 // Turns the records drained from the rings into the recording file, keeping
 // the running totals the progress and the summary report.
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <optional>
@@ -9,6 +10,7 @@
 #include <unordered_set>
 
 #include "recording/build_id.h"
+#include "recording/recording_format.h"
 #include "recording/recording_writer.h"
 #include "recording/records.h"
 #include "sampler/kernel_symbol_subset.h"
@@ -16,6 +18,7 @@
 #include "sampler/offcpu_thinner.h"
 #include "sampler/perf_records.h"
 #include "sampler/session_summary.h"
+#include "sampler/stack_extender.h"
 
 namespace swprof {
 
@@ -39,6 +42,13 @@ class Recorder : private OffCpuThinner::Output {
   // earlier one are written as OffCpuRepeatRecord (OffCpuThinner); 0 writes
   // every sample. Call before the first off-CPU record.
   void record_off_cpu(uint64_t min_ns);
+  // Reads up to `max_beyond` bytes past each truncated on-CPU stack copy
+  // from the live thread, kept where verified (StackExtender); 0, the
+  // default, reads nothing. Call before the first record.
+  void read_past_copies(uint32_t max_beyond) {
+    extender_.emplace(max_beyond);
+    summary_.stack_beyond = std::min(max_beyond, kMaxStackBeyond);
+  }
   // One raw kernel record from a ring whose records follow `layout`.
   void handle(Bytes raw, const PerfLayout& layout);
   void handle(Bytes raw) { handle(raw, layout_); }
@@ -107,6 +117,7 @@ class Recorder : private OffCpuThinner::Output {
   PerfLayout layout_;
   PerfLayout off_cpu_layout_;
   std::optional<OffCpuThinner> thinner_;
+  std::optional<StackExtender> extender_;
   SessionProgressFn progress_;
   std::optional<RecordingWriter> writer_;
   SessionSummary summary_;

@@ -239,6 +239,7 @@ SessionSummary run_record(const RecordRequest& req) {
   Recorder recorder(events.timer.layout(), req.progress, req.sampling.embed_max_bytes,
                     PerfMapLimits::per_process_max(req.sampling.perf_map_max_bytes));
   if (req.sampling.off_cpu) recorder.record_off_cpu(req.sampling.off_cpu->settings.min_ns);
+  if (req.sampling.stack_beyond) recorder.read_past_copies(req.sampling.stack_beyond);
   recorder.open(req.output, header);
 
   std::optional<int> main_status;
@@ -364,6 +365,7 @@ SessionSummary run_attach(const AttachRequest& req) {
   Recorder recorder(events.timer.layout(), req.progress, req.sampling.embed_max_bytes,
                     PerfMapLimits::per_process_max(req.sampling.perf_map_max_bytes));
   if (req.sampling.off_cpu) recorder.record_off_cpu(req.sampling.off_cpu->settings.min_ns);
+  if (req.sampling.stack_beyond) recorder.read_past_copies(req.sampling.stack_beyond);
   header.target_pid = req.pid;
   header.command = command_line_of(req.pid);
   recorder.open(req.output, header);

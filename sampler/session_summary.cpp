@@ -88,6 +88,11 @@ std::string lost_line(const SessionSummary& s) {
 
 std::string truncated_line(const SessionSummary& s) {
   if (!s.truncated) return {};
+  if (s.stack_beyond)
+    return format_line("swprof: %llu samples (%.1f%%) had their stack copy cut at --stack-size %u; %llu of them "
+                       "(%.1f%%) were read on past the copy (up to --stack-beyond %u) and verified\n",
+                       static_cast<ull>(s.truncated), percent(s.truncated, s.samples), s.stack_size,
+                       static_cast<ull>(s.extended), percent(s.extended, s.truncated), s.stack_beyond);
   if (s.stack_size >= kMaxStackSize)
     return format_line("swprof: %llu samples (%.1f%%) had their stack copy cut at --stack-size %u, the maximum: these "
                        "stacks are deeper than the kernel can copy\n",

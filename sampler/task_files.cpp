@@ -1,13 +1,9 @@
 #include "sampler/task_files.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstdlib>
 #include <sstream>
 
-#include "common/unique_fd.h"
 #include "sampler/proc.h"
 
 namespace swprof {
@@ -94,37 +90,6 @@ const char* task_state_name(char state) {
     case 'P': return "parked";
     default: return "unknown";
   }
-}
-
-namespace {
-
-ssize_t read_proc_mem(pid_t pid, uint64_t sp, uint8_t* out, size_t bytes) {
-  UniqueFd fd(::open(("/proc/" + std::to_string(pid) + "/mem").c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) return -1;
-  // pread stops at the first unreadable page: read page by page to keep the bytes before it.
-  size_t got = 0;
-  while (got < bytes) {
-    const uint64_t at = sp + got;
-    const size_t to_page_end = 4096 - (at & 4095);
-    ssize_t n = ::pread(fd.get(), out + got, std::min(bytes - got, to_page_end), static_cast<off_t>(at));
-    if (n <= 0) break;
-    got += static_cast<size_t>(n);
-  }
-  return got > 0 ? static_cast<ssize_t>(got) : -1;
-}
-
-}  // namespace
-
-std::vector<uint8_t> read_remote_stack(pid_t pid, uint64_t sp, size_t bytes, int* err) {
-  errno = 0;
-  std::vector<uint8_t> stack = read_remote_memory(pid, sp, bytes);
-  if (stack.empty() && bytes && errno == EPERM) {
-    stack.resize(bytes);
-    ssize_t n = read_proc_mem(pid, sp, stack.data(), bytes);
-    stack.resize(n > 0 ? static_cast<size_t>(n) : 0);
-  }
-  if (err) *err = stack.empty() && bytes ? (errno ? errno : EFAULT) : 0;
-  return stack;
 }
 
 }  // namespace swprof

@@ -44,11 +44,4 @@ std::string read_task_wchan(pid_t pid, pid_t tid);
 // "sleeping" for 'S', "running" for 'R', ... (the names of proc(5)).
 const char* task_state_name(char state);
 
-// Up to `bytes` of the thread's memory from `sp` upwards. A read that the end
-// of the stack mapping cuts short is no error: the bytes before it are
-// returned. read_remote_memory (process_vm_readv) first; /proc/PID/mem when
-// that is refused (EPERM). Empty with *err set (an errno value) when nothing
-// could be read.
-std::vector<uint8_t> read_remote_stack(pid_t pid, uint64_t sp, size_t bytes, int* err = nullptr);
-
 }  // namespace swprof

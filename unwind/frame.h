@@ -25,6 +25,10 @@ enum FrameFlags : uint8_t {
   kFrameGuess = 1,        // found by scanning the stack: may be wrong
   kFrameSignal = 2,       // the interrupted context of a signal handler
   kFrameExactPc = 4,      // pc is an exact instruction (frame 0, after a signal), not a return address
+  // Walked from stack bytes the kernel did not copy: the recorder read them
+  // from the live thread after the sample and kept them only where they
+  // agreed with the copy (SampleView::stack_beyond).
+  kFrameBeyondCopy = 8,
 };
 
 struct Frame {
@@ -74,5 +78,14 @@ struct WalkResult {
   WalkEnd end = WalkEnd::kNoUnwindInfo;
   bool complete() const { return end == WalkEnd::kBottom; }
 };
+
+// Flags kFrameBeyondCopy on the frames whose step read stack at or past
+// `copy_end` (the end of the kernel's copy): a caller's frame is read from
+// below its sp (the return address at sp - 8, saved registers under it),
+// so a frame whose sp lies past copy_end came from bytes past it.
+inline void mark_beyond_copy(WalkResult& walk, uint64_t copy_end) {
+  for (size_t i = 1; i < walk.frames.size(); ++i)
+    if (walk.frames[i].sp > copy_end) walk.frames[i].flags |= kFrameBeyondCopy;
+}
 
 }  // namespace swprof

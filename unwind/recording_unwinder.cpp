@@ -18,11 +18,15 @@ void UnwindStats::add(const WalkResult& walk) {
   ++samples;
   complete += walk.complete();
   ++ends[walk.end];
+  uint64_t beyond = 0;
   for (size_t i = 1; i < walk.frames.size(); ++i) {
     ++frames;
     ++frames_by_stepper[static_cast<size_t>(walk.frames[i].stepper)];
     guessed_frames += (walk.frames[i].flags & kFrameGuess) != 0;
+    beyond += (walk.frames[i].flags & kFrameBeyondCopy) != 0;
   }
+  beyond_copy_frames += beyond;
+  beyond_copy_samples += beyond != 0;
   if (!walk.frames.empty()) ++frames;  // the sampled frame
 }
 
@@ -36,6 +40,8 @@ void UnwindStats::add(const UnwindStats& other) {
   complete += other.complete;
   frames += other.frames;
   guessed_frames += other.guessed_frames;
+  beyond_copy_frames += other.beyond_copy_frames;
+  beyond_copy_samples += other.beyond_copy_samples;
   for (size_t k = 0; k < frames_by_stepper.size(); ++k) frames_by_stepper[k] += other.frames_by_stepper[k];
   for (const auto& [end, n] : other.ends) ends[end] += n;
 }
@@ -55,6 +61,7 @@ struct RecordingUnwinder::Pending {
   // (SampleView::stack_owner, held in `owner`); else they are copied into
   // `copy`.
   Bytes stack;
+  uint32_t beyond = 0;  // of `stack`, the last bytes read past the kernel's copy (SampleView::stack_beyond)
   std::shared_ptr<const void> owner;
   std::vector<uint8_t> copy;
   bool chain = false;
@@ -128,6 +135,7 @@ struct RecordingUnwinder::Workers {
           const Registers regs = Registers::from_perf(std::span(p.regs).first(p.nregs), p.ip_sp_only);
           SampleStackMemory stack(regs.sp(), p.stack);
           walker.walk(regs, stack, *p.out.maps, p.out.walk);
+          if (p.beyond) mark_beyond_copy(p.out.walk, regs.sp() + (p.stack.size() - p.beyond));
         }
         counted.add(p.out.walk);
       }
@@ -284,6 +292,7 @@ RecordingUnwinder::Pending RecordingUnwinder::pending(const SampleView& s) {
   p.ip_sp_only = s.ip_sp_only;
   p.out.walk.frames = take_spare(spare_frames_);
   p.chain = !s.user_chain.empty();
+  p.beyond = p.chain ? 0 : std::min<uint32_t>(s.stack_beyond, static_cast<uint32_t>(s.stack.size()));
   const Bytes bytes = p.chain ? s.user_chain : s.stack;
   if (!p.chain && s.stack_owner) {  // kept by the reader: used in place
     p.owner = s.stack_owner;

@@ -63,6 +63,8 @@ struct UnwindStats {
   uint64_t complete = 0;
   uint64_t frames = 0;
   uint64_t guessed_frames = 0;
+  uint64_t beyond_copy_frames = 0;   // walked from bytes read past the kernel's copy (kFrameBeyondCopy)
+  uint64_t beyond_copy_samples = 0;  // samples with such frames
   std::array<uint64_t, 9> frames_by_stepper{};  // indexed by StepperKind
   std::map<WalkEnd, uint64_t> ends;
 

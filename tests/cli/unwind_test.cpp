@@ -40,10 +40,9 @@ std::string twin_frame_name(const UnwoundSample& s, const Frame& f) {
   return fn ? fn->name : "?";
 }
 
-UnwindCheck record_and_check(const std::vector<std::string>& command, const std::string& leaf_name,
-                             const std::vector<std::string>& path, const std::vector<std::string>& extra = {},
-                             const FrameNamer& namer = frame_name) {
-  TempDir dir;
+// Records `command` into `dir` (swprof record -F 999 `extra`); the recording's path.
+std::string record_into(const TempDir& dir, const std::vector<std::string>& command,
+                        const std::vector<std::string>& extra = {}) {
   const std::string out = dir.file("k.swprof");
   std::vector<std::string> argv = {swprof_bin(), "record", "-F", "999", "-o", out};
   argv.insert(argv.end(), extra.begin(), extra.end());
@@ -52,7 +51,14 @@ UnwindCheck record_and_check(const std::vector<std::string>& command, const std:
   auto r = run(argv, dir.path());
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  return check_recording(out, leaf_name, path, UnwinderChoice::kChain, namer);
+  return out;
+}
+
+UnwindCheck record_and_check(const std::vector<std::string>& command, const std::string& leaf_name,
+                             const std::vector<std::string>& path, const std::vector<std::string>& extra = {},
+                             const FrameNamer& namer = frame_name) {
+  TempDir dir;
+  return check_recording(record_into(dir, command, extra), leaf_name, path, UnwinderChoice::kChain, namer);
 }
 
 const std::vector<std::string> kLeafPath = {"leaf", "c", "b", "a", "main"};
@@ -113,11 +119,63 @@ TEST_CASE("unwind: recursion deeper than the default stack copy", "[integration]
   SECTION("with --stack-size 65528 the whole stack is there") {
     require_exact(record_and_check({known_bin("O2_nofp"), "recurse", "0.5"}, "leaf", path, {"--stack-size", "65528"}));
   }
-  SECTION("with the default the walk ends at the end of the copy, without wrong frames") {
-    auto c = record_and_check({known_bin("O2_nofp"), "recurse", "0.5"}, "leaf", path);
+  SECTION("with the default the rest is read past the copy: the whole stack is there") {
+    require_exact(record_and_check({known_bin("O2_nofp"), "recurse", "0.5"}, "leaf", path));
+  }
+  SECTION("with --stack-beyond 0 the walk ends at the end of the copy, without wrong frames") {
+    auto c = record_and_check({known_bin("O2_nofp"), "recurse", "0.5"}, "leaf", path, {"--stack-beyond", "0"});
     CHECK(c.wrong == 0);
     CHECK(c.differ_without_rule_cache == 0);
     CHECK(c.ends["stack copy exhausted"] * 100 >= c.samples * 90);
+  }
+}
+
+// ~160 KB of stack in 155 frames (1 KiB a frame): more than the kernel
+// copies at any --stack-size. The recorder reads the rest of each truncated
+// copy from the live thread (--stack-beyond); the frames walked from those
+// bytes say so (kFrameBeyondCopy).
+TEST_CASE("unwind: a stack deeper than the kernel copies, read on past the copy", "[integration][unwind]") {
+  auto deep_path = [](const std::string& root) {
+    std::vector<std::string> path = {"leaf"};
+    for (int i = 0; i <= 150; ++i) path.push_back("deep");
+    path.push_back("a");
+    path.push_back(root);
+    return path;
+  };
+  auto beyond_frames = [](const std::string& recording) {
+    uint64_t frames = 0;
+    for (const WalkResult& w : unwind_all(recording, UnwindOptions{}))
+      for (const Frame& f : w.frames) frames += (f.flags & kFrameBeyondCopy) != 0;
+    return frames;
+  };
+  for (const char* variant : {"O2_nofp", "O2_fp"}) {
+    SECTION(variant) {
+      TempDir dir;
+      const std::string out = record_into(dir, {known_bin(variant), "deep", "0.5"});
+      require_exact(check_recording(out, "leaf", deep_path("main")));
+      CHECK(beyond_frames(out) > 0);
+      // script marks those frames; info counts them.
+      auto script = run({swprof_bin(), "script", out}, dir.path());
+      REQUIRE(script.exit_code == 0);
+      CHECK(script.out.find("[cfi, beyond copy]") != std::string::npos);
+      CHECK(script.out.find("main+") != std::string::npos);
+      auto info = run({swprof_bin(), "info", out}, dir.path());
+      REQUIRE(info.exit_code == 0);
+      CHECK(info.out.find("  beyond the copy  ") != std::string::npos);
+    }
+  }
+  SECTION("threads") {
+    TempDir dir;
+    const std::string out = record_into(dir, {known_bin("O2_nofp"), "deepthreads", "0.3"});
+    require_exact(check_recording(out, "leaf", deep_path("thread_main")));
+  }
+  SECTION("at --stack-size 65528 with --stack-beyond 0 the walk ends at the copy's end, without wrong frames") {
+    TempDir dir;
+    const std::string out = record_into(dir, {known_bin("O2_nofp"), "deep", "0.5"}, {"--stack-size", "65528", "--stack-beyond", "0"});
+    auto c = check_recording(out, "leaf", deep_path("main"));
+    CHECK(c.wrong == 0);
+    CHECK(c.ends["stack copy exhausted"] * 100 >= c.samples * 90);
+    CHECK(beyond_frames(out) == 0);
   }
 }
 

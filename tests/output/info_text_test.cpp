@@ -91,6 +91,18 @@ TEST_CASE("info: walks that end with no stack copied are not sent to --stack-siz
         std::string::npos);
 }
 
+TEST_CASE("info: frames walked from stack read past the copy are counted, when there are any", "[recording_info]") {
+  UnwindStats st;
+  st.samples = 100;
+  st.complete = st.ends[WalkEnd::kBottom] = 100;
+  CHECK(format_unwind_quality(st, UnwinderChoice::kChain).find("beyond the copy") == std::string::npos);
+  st.beyond_copy_frames = 1200;
+  st.beyond_copy_samples = 40;
+  CHECK(format_unwind_quality(st, UnwinderChoice::kChain)
+            .find("  beyond the copy  1200 frames in 40 samples (40.0%) walked from stack read past the kernel's copy\n") !=
+        std::string::npos);
+}
+
 TEST_CASE("info: Go and discovered functions get their own lines", "[recording_info]") {
   BinaryReport go;
   go.kind = "static executable";

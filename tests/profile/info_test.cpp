@@ -107,3 +107,24 @@ TEST_CASE("run_info: every thread seen counts, sampled or not, named or inheriti
   CHECK(info.threads.at(44).comm == "helper");
   CHECK(info.threads.at(44).samples == 0);
 }
+
+TEST_CASE("run_info: the stack copy sizes are the kernel's, not the bytes read past the copy", "[recording_info]") {
+  testing::TempDir dir;
+  const std::string recording = dir.file("beyond.swprof");
+  {
+    RecordingHeader header;
+    header.stack_size = 4096;
+    RecordingWriter w(recording, header);
+    auto s = testing::make_sample(7, 10, 0x7ffc00000000, std::vector<uint8_t>(4096 + 8192, 1));
+    s.view.stack_truncated = true;
+    s.view.stack_beyond = 8192;
+    w.write(s.view);
+    w.finish(EndRecord{"{}"});
+  }
+  InfoOptions options;
+  options.unwind_quality = false;
+  const InfoResult got = run_info(recording, options);
+  CHECK(got.recording.samples == 1);
+  CHECK(got.recording.truncated == 1);
+  CHECK(got.recording.stack_sizes == std::vector<uint32_t>{4096});
+}

@@ -11,6 +11,9 @@
  *                                -> on_signal -> handler_leaf (spins in the handler)
  *   known_stack threads SECONDS  4 x thread_main -> a -> b -> c -> leaf
  *   known_stack recurse SECONDS  main -> a -> recurse (x 150, 256-byte frames) -> leaf
+ *   known_stack deep SECONDS     main -> a -> deep (x 150, 1 KiB frames: ~160 KB of stack) -> leaf
+ *   known_stack deepthreads SECONDS
+ *                                2 x thread_main -> a -> deep (x 150) -> leaf
  *   known_stack epilogue SECONDS main -> a -> b -> c -> call_tiny -> tiny, where most samples
  *                                fall in tiny's epilogue, after `pop %rbp`
  */
@@ -138,8 +141,20 @@ NOINLINE int recurse(int depth, double s) {
   return frame[0];
 }
 
+/* Deeper than the kernel can copy (65528 bytes) in few frames. */
+NOINLINE int deep(int depth, double s) {
+  volatile char frame[1024];
+  frame[0] = (char)depth;
+  frame[1023] = (char)depth;
+  if (depth > 0) deep(depth - 1, s);
+  else leaf(s);
+  sink += (unsigned long)frame[0] + (unsigned long)frame[1023];
+  return frame[0];
+}
+
 NOINLINE void a(double s) {
   if (!strcmp(mode, "recurse")) recurse(150, s);
+  else if (!strcmp(mode, "deep") || !strcmp(mode, "deepthreads")) deep(150, s);
   else b(s);
   sink++;
 }
@@ -162,10 +177,11 @@ int main(int argc, char** argv) {
     struct itimerval it = {{0, 20000}, {0, 20000}};  /* every 20 ms of CPU time */
     setitimer(ITIMER_PROF, &it, NULL);
   }
-  if (!strcmp(mode, "threads")) {
+  if (!strcmp(mode, "threads") || !strcmp(mode, "deepthreads")) {
+    const int n = strcmp(mode, "threads") ? 2 : 4;
     pthread_t t[4];
-    for (int i = 0; i < 4; ++i) pthread_create(&t[i], NULL, thread_main, NULL);
-    for (int i = 0; i < 4; ++i) pthread_join(t[i], NULL);
+    for (int i = 0; i < n; ++i) pthread_create(&t[i], NULL, thread_main, NULL);
+    for (int i = 0; i < n; ++i) pthread_join(t[i], NULL);
   } else {
     a(seconds);
   }

@@ -1,6 +1,7 @@
 #include "recording/record_codec.h"
 
 #include <catch2/catch.hpp>
+#include <cstring>
 
 #include "support/record_fixtures.h"
 
@@ -86,6 +87,60 @@ TEST_CASE("a sample whose registers are only ip and sp keeps that flag", "[recor
   CHECK(std::get<SampleView>(first.record).ip_sp_only);
   CHECK_FALSE(std::get<SampleView>(second.record).ip_sp_only);
   CHECK(std::get<SampleView>(first.record).regs[7] == 0x7ffc0000f000);
+}
+
+TEST_CASE("a sample with stack read past its copy keeps how much", "[record_codec]") {
+  // The thread's second sample is delta-coded against the first, both with bytes past the copy.
+  std::vector<uint8_t> bytes(600);
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i * 13);
+  auto extended = make_sample(7, 1000, 0x7ffc0000f000, bytes);
+  extended.view.stack_truncated = true;
+  extended.view.stack_beyond = 200;
+  auto again = make_sample(7, 2000, 0x7ffc0000f040, std::vector<uint8_t>(bytes.begin() + 64, bytes.end()));
+  again.view.stack_truncated = true;
+  again.view.stack_beyond = 200;
+  auto plain = make_sample(7, 3000, 0x7ffc0000f000, std::vector<uint8_t>(64, 1));
+  auto out = round_trip({extended.view, again.view, plain.view});
+  REQUIRE(out.size() == 3);
+  CHECK(out[0] == to_text(extended.view));
+  CHECK(out[0].find("beyond=200:") != std::string::npos);
+  CHECK(out[1] == to_text(again.view));
+  CHECK(out[2].find("beyond=") == std::string::npos);
+}
+
+TEST_CASE("the stack read past a copy is bounded", "[record_codec][hostile]") {
+  // The size after the stored bytes is the record's last field.
+  auto decode_with_beyond = [](uint32_t stack_bytes, uint32_t beyond, uint32_t max_stack) {
+    auto s = make_sample(1, 1, 0x1000, std::vector<uint8_t>(stack_bytes, 1));
+    s.view.stack_beyond = 1;
+    RecordEncoder enc;
+    std::vector<uint8_t> buf;
+    enc.encode(s.view, buf);
+    std::memcpy(buf.data() + buf.size() - 4, &beyond, 4);
+    RecordDecoder dec;
+    dec.set_max_stack_size(max_stack);
+    ByteReader r(Bytes(buf.data(), buf.size()));
+    return dec.decode(r).status;
+  };
+  using S = DecodeResult::Status;
+  CHECK(decode_with_beyond(64, 32, 32) == S::kOk);
+  CHECK(decode_with_beyond(64, 16, 32) == S::kCorrupt);  // the kernel's part past --stack-size
+  CHECK(decode_with_beyond(64, 65, 32) == S::kCorrupt);  // more past the copy than the stack holds
+  CHECK(decode_with_beyond(kMaxStackBeyond + 8, kMaxStackBeyond + 8, 65528) == S::kCorrupt);
+  CHECK(decode_with_beyond(kMaxStackBeyond + 8, kMaxStackBeyond, 65528) == S::kOk);
+  SECTION("the flag without the size is damaged") {
+    auto s = make_sample(1, 1, 0x1000, std::vector<uint8_t>(64, 1));
+    s.view.stack_beyond = 8;
+    RecordEncoder enc;
+    std::vector<uint8_t> buf;
+    enc.encode(s.view, buf);
+    buf.resize(buf.size() - 4);
+    const uint32_t size = static_cast<uint32_t>(buf.size());
+    std::memcpy(buf.data(), &size, 4);
+    RecordDecoder dec;
+    ByteReader r(Bytes(buf.data(), buf.size()));
+    CHECK(dec.decode(r).status == S::kCorrupt);
+  }
 }
 
 TEST_CASE("synthesized mappings keep their flag", "[record_codec]") {

@@ -190,6 +190,23 @@ TEST_CASE("version 1 recordings (before off-CPU data) still read", "[recording]"
   CHECK_THROWS_WITH(RecordingReader(dir.file("v0")), Catch::Contains("format version 0"));
 }
 
+TEST_CASE("version 2 recordings (before stack read past a copy) still read", "[recording]") {
+  TempDir dir;
+  write_recording(dir.file("r.swprof"), 10, 1 << 20);
+  auto file = read_bytes(dir.file("r.swprof"));
+  CHECK(file[8] == kRecordingVersion);
+  file[8] = 2;
+  write_prefix(dir.file("v2"), file, file.size());
+  RecordingReader reader(dir.file("v2"));
+  size_t samples = 0;
+  while (auto rec = reader.next())
+    if (auto* s = std::get_if<SampleView>(&*rec)) {
+      ++samples;
+      CHECK(s->stack_beyond == 0);
+    }
+  CHECK(samples > 0);
+}
+
 TEST_CASE("the header keeps the off-CPU settings and the default weight", "[recording]") {
   RecordingHeader h;
   h.mode = "record";

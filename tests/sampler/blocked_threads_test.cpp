@@ -62,21 +62,6 @@ TEST_CASE("kernel stack lines become symbol and offset, resolved through kallsym
   CHECK(resolve("ffffffff822003e0 t do_nanosleep\n").empty());
 }
 
-TEST_CASE("remote memory is read page by page up to the first unreadable page", "[blocked_threads]") {
-  const long page = sysconf(_SC_PAGESIZE);
-  void* map = mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  REQUIRE(map != MAP_FAILED);
-  auto* bytes = static_cast<uint8_t*>(map);
-  std::memset(bytes, 0xab, page);
-  REQUIRE(mprotect(bytes + page, page, PROT_NONE) == 0);
-  const uint64_t at = reinterpret_cast<uint64_t>(bytes) + static_cast<uint64_t>(page) - 100;
-  auto read = read_remote_memory(getpid(), at, 1000);
-  CHECK(read.size() == 100);  // stops where the page ends
-  CHECK(read == std::vector<uint8_t>(100, 0xab));
-  CHECK(read_remote_memory(getpid(), reinterpret_cast<uint64_t>(bytes) + page, 64).empty());
-  munmap(map, 2 * page);
-}
-
 TEST_CASE("a blocked thread becomes an off-CPU sample and a synthesized switch-out", "[blocked_threads]") {
   BlockedThread t;
   t.pid = 10;

@@ -97,6 +97,16 @@ TEST_CASE("summary: cut stacks advise a larger --stack-size only below the maxim
   CHECK(format_summary(summary_with(32768, 100, 0)).find("stack copy") == std::string::npos);
 }
 
+TEST_CASE("summary: with --stack-beyond, cut stacks say how many were read on past the copy", "[recording_info]") {
+  SessionSummary s = summary_with(32768, 100, 10);
+  s.stack_beyond = 196608;
+  s.extended = 9;
+  CHECK(format_summary(s).find("swprof: 10 samples (10.0%) had their stack copy cut at --stack-size 32768; 9 of them "
+                               "(90.0%) were read on past the copy (up to --stack-beyond 196608) and verified\n") !=
+        std::string::npos);
+  CHECK(format_summary(s).find("raise --stack-size") == std::string::npos);
+}
+
 TEST_CASE("an off-CPU session adds one line with its switch-outs, samples, repeats and losses", "[summary]") {
   SessionSummary s = quiet_summary();
   CHECK(format_summary(s).find("off-CPU") == std::string::npos);

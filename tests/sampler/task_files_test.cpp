@@ -9,6 +9,8 @@
 #include <chrono>
 #include <thread>
 
+#include "sampler/remote_memory.h"
+
 using namespace swprof;
 
 namespace {
@@ -70,24 +72,6 @@ TEST_CASE("the stat line's state and flags, whatever the name holds", "[task_fil
   CHECK(std::string(task_state_name('R')) == "running");
 }
 
-TEST_CASE("a stack read that the end of the mapping cuts short keeps the bytes before it", "[task_files]") {
-  void* pages = mmap(nullptr, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  REQUIRE(pages != MAP_FAILED);
-  auto* bytes = static_cast<uint8_t*>(pages);
-  REQUIRE(munmap(bytes + 4096, 4096) == 0);
-  for (int i = 0; i < 100; ++i) bytes[4096 - 100 + i] = static_cast<uint8_t>(i);
-  int err = -1;
-  auto got = read_remote_stack(getpid(), reinterpret_cast<uint64_t>(bytes + 4096 - 100), 8192, &err);
-  CHECK(err == 0);
-  REQUIRE(got.size() == 100);
-  CHECK(got[0] == 0);
-  CHECK(got[99] == 99);
-  auto none = read_remote_stack(getpid(), reinterpret_cast<uint64_t>(bytes + 4096), 64, &err);
-  CHECK(none.empty());
-  CHECK(err != 0);
-  munmap(bytes, 4096);
-}
-
 TEST_CASE("a child blocked in read: its syscall line, kernel stack and stack memory, without stopping it",
           "[task_files][integration]") {
   BlockedChild child;
@@ -97,7 +81,7 @@ TEST_CASE("a child blocked in read: its syscall line, kernel stack and stack mem
   CHECK(sc->nr == 0);  // read
   CHECK(sc->sp != 0);
   CHECK(sc->pc != 0);
-  auto stack = read_remote_stack(child.pid(), sc->sp, 256);
+  auto stack = read_remote_memory(child.pid(), sc->sp, 256);
   CHECK(stack.size() == 256);
   if (auto kernel = read_task_kernel_stack(child.pid(), child.pid()); kernel && !kernel->empty()) {
     bool pipe_read = false;

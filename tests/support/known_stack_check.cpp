@@ -12,7 +12,7 @@ namespace {
 // The known callers of the program's own functions ("libc": anything outside
 // the program, such as __libc_start_call_main or start_thread).
 const std::map<std::string, std::set<std::string>> kCallers = {
-    {"leaf", {"c", "recurse"}},
+    {"leaf", {"c", "recurse", "deep"}},
     {"vdso_leaf", {"c"}},
     {"c_spin", {"c"}},
     {"lib_leaf", {"lib_work"}},
@@ -21,6 +21,7 @@ const std::map<std::string, std::set<std::string>> kCallers = {
     {"c", {"b"}},
     {"b", {"a"}},
     {"recurse", {"recurse", "a"}},
+    {"deep", {"deep", "a"}},
     {"a", {"main", "thread_main", "applet_spin"}},  // applet_spin: known_applets only
     {"applet_spin", {"main"}},
     {"handler_leaf", {"on_signal"}},

@@ -1,0 +1,100 @@
+#pragma once
+// Reads the rest of a truncated stack copy from the live thread, right after
+// the sample, so that deep stacks unwind to their entry (SampleView::stack_beyond).
+//
+// The kernel copies at most --stack-size bytes from the sampled sp. When a
+// copy is cut there, the recorder reads with process_vm_readv
+// (remote_memory.h) from a little before the copy's end up to --stack-beyond
+// bytes past it (the read stops earlier at the first unreadable page: the
+// top of the stack mapping):
+//
+//   sp            copy_end - overlap  copy_end                  copy_end + beyond
+//   |<------ kernel's copy ------------>|
+//                 |<-- re-read ------------------------------------->|   (1) one read
+//                 |<-- again --------->|                                 (2) after (1)
+//
+// The thread has run on meanwhile, so the bytes are kept only when both
+// reads of the overlap equal the copy's last bytes. What that proves: the
+// outer frames of a deep stack are those of callers that have not returned
+// yet; while they have not, the thread's sp stays below copy_end and the
+// bytes above it are exactly the sample's. Had the thread returned past
+// copy_end - overlap, going back down would write the overlap again (return
+// addresses, saved registers, spilled locals of other calls); both reads of
+// it equal the copy only if those writes left the same bytes. The overlap is
+// read at the copy's outer end, which a running thread seldom reaches again,
+// and not near sp, which changes with every call.
+//
+// When the live read does not verify (the thread has moved on, or exited
+// before the recorder got to the sample: the rings are drained every few
+// ms), the thread's last verified stack is tried the same way: the
+// sample's overlap must equal that earlier stack's bytes at the same
+// addresses, which tells the same (the thread has not returned past the
+// overlap between the two samples), and its bytes past the copy are kept.
+// Nothing verifying, nothing is kept: the walk ends where the copy ended,
+// as without this reader.
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "common/byte_reader.h"
+#include "recording/records.h"
+
+namespace swprof {
+
+// Bytes of the copy's end read again and compared.
+inline constexpr size_t kStackOverlapBytes = 1024;
+
+// The bytes past the copy that may be kept: `read` is what was read from
+// copy.size() - overlap on (the overlap, then what follows it), `again` the
+// overlap read once more after it. Empty unless both overlaps equal the
+// copy's last `overlap` bytes and `read` goes past them.
+Bytes verified_beyond(Bytes copy, Bytes read, Bytes again, size_t overlap);
+
+struct StackExtenderCounts {
+  uint64_t tried = 0;    // truncated samples whose rest was read
+  uint64_t kept = 0;     // ... and verified: their samples carry the bytes
+  uint64_t cached = 0;   // of the kept, those verified against the thread's last kept stack, not the live one
+  uint64_t changed = 0;  // the overlap differed: the thread had moved on
+  uint64_t unread = 0;   // nothing could be read past the copy (thread gone, end of mapping)
+  uint64_t bytes = 0;    // bytes kept, in all
+  uint64_t ns = 0;       // time spent reading and verifying, in all
+};
+
+class StackExtender {
+ public:
+  // Reads up to `max_beyond` bytes past each truncated copy (at most kMaxStackBeyond).
+  explicit StackExtender(uint32_t max_beyond);
+
+  // For a truncated on-CPU sample with a stack: reads past its copy and,
+  // when verified, makes s.stack view the copy followed by the bytes read
+  // (s.stack_beyond of them), in a buffer of this object valid until the
+  // next call. Other samples are left as they are.
+  void extend(SampleView& s);
+
+  const StackExtenderCounts& counts() const { return counts_; }
+
+ private:
+  // A thread's last verified stack: the sample's copy and the bytes kept past it.
+  struct Earlier {
+    uint64_t sp = 0;
+    std::vector<uint8_t> bytes;
+  };
+  // The bytes of `earlier` past `s`'s copy, when `earlier` holds the copy's
+  // last `overlap` bytes as they are and goes past it; else empty.
+  static Bytes beyond_from(const Earlier& earlier, const SampleView& s, size_t overlap);
+  void remember(const SampleView& s);
+  // Threads whose last stack is kept: at most this many (each up to 256 KiB).
+  static constexpr size_t kMaxEarlier = 64;
+
+  uint32_t max_beyond_;
+  std::unordered_map<uint32_t, Earlier> earlier_;
+  std::vector<uint8_t> read_;
+  std::vector<uint8_t> again_;
+  std::vector<uint8_t> stack_;
+  StackExtenderCounts counts_;
+};
+
+}  // namespace swprof

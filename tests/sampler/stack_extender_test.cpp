@@ -1,0 +1,177 @@
+#include "sampler/stack_extender.h"
+
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <vector>
+
+#include "recording/recording_format.h"
+#include "sampler/perf_event.h"
+
+namespace swprof {
+namespace {
+
+std::vector<uint8_t> pattern(size_t n, uint8_t seed) {
+  std::vector<uint8_t> out(n);
+  for (size_t i = 0; i < n; ++i) out[i] = static_cast<uint8_t>(seed + i * 31);
+  return out;
+}
+
+Bytes view(const std::vector<uint8_t>& v) { return Bytes(v.data(), v.size()); }
+
+}  // namespace
+
+TEST_CASE("bytes past a copy are kept only when both reads of the overlap agree with it", "[stack_extender]") {
+  // The memory: the copy is its first 4096 bytes; the read starts 256 before the copy's end.
+  const std::vector<uint8_t> memory = pattern(8192, 3);
+  const std::vector<uint8_t> copy(memory.begin(), memory.begin() + 4096);
+  const std::vector<uint8_t> read(memory.begin() + 4096 - 256, memory.end());
+  const std::vector<uint8_t> again(memory.begin() + 4096 - 256, memory.begin() + 4096);
+
+  const Bytes kept = verified_beyond(view(copy), view(read), view(again), 256);
+  REQUIRE(kept.size() == 4096);
+  CHECK(std::memcmp(kept.data(), memory.data() + 4096, 4096) == 0);
+
+  SECTION("a changed byte in the first read of the overlap rejects it") {
+    std::vector<uint8_t> changed = read;
+    changed[0] ^= 1;
+    CHECK(verified_beyond(view(copy), view(changed), view(again), 256).empty());
+    changed = read;
+    changed[255] ^= 0x80;  // the copy's very last byte
+    CHECK(verified_beyond(view(copy), view(changed), view(again), 256).empty());
+  }
+  SECTION("a change seen only by the second read rejects it") {
+    std::vector<uint8_t> moved = again;
+    moved[100] ^= 4;
+    CHECK(verified_beyond(view(copy), view(read), view(moved), 256).empty());
+  }
+  SECTION("a second read cut short rejects it") {
+    CHECK(verified_beyond(view(copy), view(read), view(again).first(255), 256).empty());
+    CHECK(verified_beyond(view(copy), view(read), Bytes(), 256).empty());
+  }
+  SECTION("a read that ends at the copy's end, or before, has nothing to keep") {
+    CHECK(verified_beyond(view(copy), view(read).first(256), view(again), 256).empty());
+    CHECK(verified_beyond(view(copy), view(read).first(100), view(again), 256).empty());
+  }
+  SECTION("bytes past the overlap are not compared: they are what the copy lacked") {
+    std::vector<uint8_t> other = read;
+    other[256] ^= 0xff;
+    const Bytes k = verified_beyond(view(copy), view(other), view(again), 256);
+    REQUIRE(k.size() == 4096);
+    CHECK(k[0] == (memory[4096] ^ 0xff));
+  }
+  SECTION("an overlap larger than the copy, or none, verifies nothing") {
+    CHECK(verified_beyond(view(copy).first(100), view(read), view(again), 256).empty());
+    CHECK(verified_beyond(view(copy), view(read), Bytes(), 0).empty());
+  }
+}
+
+namespace {
+
+// A sample of this thread whose "copy" is the first `copied` bytes of `stack`
+// (a buffer standing in for the thread's stack: the extender reads on past it).
+SampleView truncated_sample(const std::vector<uint8_t>& stack, size_t copied) {
+  SampleView s;
+  s.pid = static_cast<uint32_t>(getpid());
+  s.tid = s.pid;
+  s.abi = 2;
+  s.nregs = 20;
+  s.regs[kRegSp] = reinterpret_cast<uint64_t>(stack.data());
+  s.stack = Bytes(stack.data(), copied);
+  s.stack_truncated = true;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("a truncated copy is read on past its end from the live process", "[stack_extender]") {
+  const std::vector<uint8_t> stack = pattern(64 * 1024, 9);
+  SECTION("unchanged: the sample holds the copy and the bytes after it, up to the bound") {
+    StackExtender extender(16 * 1024);
+    SampleView s = truncated_sample(stack, 8192);
+    extender.extend(s);
+    CHECK(s.stack_beyond == 16 * 1024);
+    REQUIRE(s.stack.size() == 8192 + 16 * 1024);
+    CHECK(std::memcmp(s.stack.data(), stack.data(), s.stack.size()) == 0);
+    CHECK(extender.counts().tried == 1);
+    CHECK(extender.counts().kept == 1);
+    CHECK(extender.counts().bytes == 16 * 1024);
+  }
+  SECTION("the copy's end no longer holds what was copied: nothing is kept") {
+    StackExtender extender(16 * 1024);
+    std::vector<uint8_t> copy(stack.begin(), stack.begin() + 8192);
+    copy[8192 - 8] ^= 1;  // as if the thread had since written there
+    SampleView s = truncated_sample(stack, 8192);
+    s.stack = Bytes(copy.data(), copy.size());
+    extender.extend(s);
+    CHECK(s.stack_beyond == 0);
+    CHECK(s.stack.data() == copy.data());
+    CHECK(extender.counts().changed == 1);
+    CHECK(extender.counts().kept == 0);
+  }
+  SECTION("samples whose copy was whole, off-CPU samples, and a bound of 0 are left alone") {
+    for (int which = 0; which < 3; ++which) {
+      StackExtender extender(which == 2 ? 0 : 4096);
+      SampleView s = truncated_sample(stack, 8192);
+      if (which == 0) s.stack_truncated = false;
+      if (which == 1) s.off_cpu = true;
+      extender.extend(s);
+      CHECK(s.stack_beyond == 0);
+      CHECK(s.stack.size() == 8192);
+      CHECK(extender.counts().tried == 0);
+    }
+  }
+  SECTION("a process that is gone: nothing is kept") {
+    StackExtender extender(4096);
+    SampleView s = truncated_sample(stack, 8192);
+    s.pid = 0x7ffffff0;  // above pid_max
+    extender.extend(s);
+    CHECK(s.stack_beyond == 0);
+    CHECK(extender.counts().unread == 1);
+  }
+  SECTION("the thread's last kept stack stands in when the live read fails, where it agrees") {
+    StackExtender extender(16 * 1024);
+    SampleView first = truncated_sample(stack, 8192);
+    extender.extend(first);
+    REQUIRE(first.stack_beyond == 16 * 1024);
+    // The same thread deeper down (sp 512 bytes lower), read after its process is gone.
+    std::vector<uint8_t> deeper(512 + 8192);
+    std::memcpy(deeper.data() + 512, stack.data(), 8192 - 512);
+    SampleView second = truncated_sample(stack, 8192);
+    second.pid = 0x7ffffff0;  // above pid_max: the live read fails
+    second.regs[kRegSp] -= 512;
+    second.stack = Bytes(deeper.data(), 8192);
+    extender.extend(second);
+    CHECK(second.stack_beyond == 16 * 1024 + 512);
+    REQUIRE(second.stack.size() == 8192 + 16 * 1024 + 512);
+    CHECK(std::memcmp(second.stack.data() + 8192, stack.data() + 8192 - 512, 16 * 1024 + 512) == 0);
+    CHECK(extender.counts().cached == 1);
+    SECTION("not where the overlap changed") {
+      deeper[8192 - 1] ^= 1;
+      SampleView third = second;
+      third.stack = Bytes(deeper.data(), 8192);
+      third.stack_beyond = 0;
+      extender.extend(third);
+      CHECK(third.stack_beyond == 0);
+      CHECK(extender.counts().cached == 1);
+    }
+    SECTION("not for another thread") {
+      SampleView other = second;
+      other.tid += 1;
+      other.stack = Bytes(deeper.data(), 8192);
+      other.stack_beyond = 0;
+      extender.extend(other);
+      CHECK(other.stack_beyond == 0);
+    }
+  }
+  SECTION("the bound is at most kMaxStackBeyond") {
+    StackExtender extender(kMaxStackBeyond + 4096);
+    std::vector<uint8_t> big = pattern(kMaxStackBeyond + 65536, 1);
+    SampleView s = truncated_sample(big, 8192);
+    extender.extend(s);
+    CHECK(s.stack_beyond == kMaxStackBeyond);
+  }
+}
+
+}  // namespace swprof
