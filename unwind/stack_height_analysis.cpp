@@ -47,6 +47,10 @@ std::optional<int32_t> slot_at_rsp(const StackHeight& h, int64_t disp) {
   return plus(-*h.cfa_from_rsp, disp);
 }
 
+bool callee_saved(int reg) {
+  return reg == kRbx || reg == kRbp || reg == kR12 || reg == kR13 || reg == kR14 || reg == kR15;
+}
+
 void set_rbp_rule(StackHeight& h, RbpRule rule, int32_t slot = 0) {
   h.rbp = rule;
   h.rbp_slot = rule == RbpRule::kSaved ? slot : 0;  // one representation per fact
@@ -82,11 +86,68 @@ void pop(StackHeight& h, int64_t size, int reg) {
   if (reg == kRbp) load_rbp(h, slot);
 }
 
+void forget_cfa_reg(StackHeight& h) {
+  h.cfa_reg = -1;
+  h.cfa_from_reg = 0;
+}
+
+void forget_cfa_slot(StackHeight& h) {
+  h.cfa_slot.reset();
+  h.cfa_from_slot = 0;
+}
+
+// rsp moves by `delta` bytes (negative: down): the slot holding the copy of
+// an old rsp is that much nearer.
+void move_rsp(StackHeight& h, int64_t delta) {
+  h.cfa_from_rsp = plus(h.cfa_from_rsp, -delta);
+  h.cfa_slot = plus(h.cfa_slot, -delta);
+  if (!h.cfa_slot) h.cfa_from_slot = 0;
+}
+
+// A kOther instruction: the registers it writes, and the copies of rsp it makes.
+void transfer_other(StackHeight& h, const X86Insn& insn) {
+  if (insn.clobbers_rsp) {
+    h.cfa_from_rsp.reset();
+    forget_cfa_slot(h);
+  }
+  if (insn.clobbers_rbp) clobber_rbp(h);
+  if (h.cfa_reg >= 0 && ((insn.writes >> h.cfa_reg) & 1u)) forget_cfa_reg(h);
+  if (insn.rsp_copy >= 0 && insn.rsp_copy != kRbp && h.cfa_from_rsp) {
+    if (const std::optional<int32_t> off = plus(h.cfa_from_rsp, -insn.imm)) {
+      h.cfa_reg = insn.rsp_copy;
+      h.cfa_from_reg = *off;
+    }
+  }
+  if (insn.stored >= 0 && h.cfa_slot && *h.cfa_slot == insn.imm) forget_cfa_slot(h);  // the copy overwritten
+  if (insn.stored >= 0 && insn.stored == h.cfa_reg) {
+    h.cfa_slot = static_cast<int32_t>(insn.imm);
+    h.cfa_from_slot = h.cfa_from_reg;
+  }
+}
+
 StackHeight transfer(StackHeight h, const X86Insn& insn) {
   switch (insn.op) {
-    case X86Op::kPush: push(h, insn.imm, insn.reg); break;
-    case X86Op::kPop: pop(h, insn.imm, insn.reg); break;
-    case X86Op::kAddRsp: h.cfa_from_rsp = plus(h.cfa_from_rsp, -insn.imm); break;
+    case X86Op::kPush:
+      h.cfa_slot = plus(h.cfa_slot, insn.imm);
+      push(h, insn.imm, insn.reg);
+      break;
+    case X86Op::kPop:
+      h.cfa_slot = plus(h.cfa_slot, -insn.imm);
+      if (insn.reg == h.cfa_reg) forget_cfa_reg(h);
+      pop(h, insn.imm, insn.reg);
+      break;
+    case X86Op::kAddRsp: move_rsp(h, insn.imm); break;
+    case X86Op::kSetRspFromReg:
+      h.cfa_from_rsp = h.cfa_reg >= 0 && insn.reg == h.cfa_reg ? std::optional<int32_t>(h.cfa_from_reg) : std::nullopt;
+      forget_cfa_slot(h);
+      break;
+    case X86Op::kLoadRsp:
+      h.cfa_from_rsp = h.cfa_slot && *h.cfa_slot == insn.imm ? std::optional<int32_t>(h.cfa_from_slot) : std::nullopt;
+      forget_cfa_slot(h);
+      break;
+    case X86Op::kCall:
+      if (h.cfa_reg >= 0 && !callee_saved(h.cfa_reg)) forget_cfa_reg(h);  // the callee may write it
+      break;
     case X86Op::kSetRbpFromRsp: {
       // rbp = rsp + imm, so CFA = rbp - imm + cfa_from_rsp.
       const std::optional<int32_t> frame = plus(h.cfa_from_rsp, -insn.imm);
@@ -94,18 +155,22 @@ StackHeight transfer(StackHeight h, const X86Insn& insn) {
       h.cfa_from_rbp = frame;
       break;
     }
-    case X86Op::kSetRspFromRbp: h.cfa_from_rsp = plus(h.cfa_from_rbp, -insn.imm); break;
+    case X86Op::kSetRspFromRbp:
+      h.cfa_from_rsp = plus(h.cfa_from_rbp, -insn.imm);
+      forget_cfa_slot(h);
+      break;
     case X86Op::kLoadRbp: load_rbp(h, slot_at_rsp(h, insn.imm)); break;
     case X86Op::kStoreRbp: store_rbp(h, slot_at_rsp(h, insn.imm)); break;
     case X86Op::kLeave:
       h.cfa_from_rsp = h.cfa_from_rbp;
+      forget_cfa_slot(h);
       pop(h, 8, kRbp);
       break;
-    case X86Op::kAlignRsp: h.cfa_from_rsp.reset(); break;
-    case X86Op::kOther:
-      if (insn.clobbers_rsp) h.cfa_from_rsp.reset();
-      if (insn.clobbers_rbp) clobber_rbp(h);
+    case X86Op::kAlignRsp:
+      h.cfa_from_rsp.reset();
+      forget_cfa_slot(h);
       break;
+    case X86Op::kOther: transfer_other(h, insn); break;
     default: break;  // control flow and endbr64 leave rsp and rbp alone
   }
   return h;
@@ -117,6 +182,8 @@ bool same_rbp(const StackHeight& a, const StackHeight& b) { return a.rbp == b.rb
 StackHeight meet(StackHeight a, const StackHeight& b) {
   if (a.cfa_from_rsp != b.cfa_from_rsp) a.cfa_from_rsp.reset();
   if (a.cfa_from_rbp != b.cfa_from_rbp) a.cfa_from_rbp.reset();
+  if (a.cfa_reg != b.cfa_reg || a.cfa_from_reg != b.cfa_from_reg) forget_cfa_reg(a);
+  if (a.cfa_slot != b.cfa_slot || a.cfa_from_slot != b.cfa_from_slot) forget_cfa_slot(a);
   if (!same_rbp(a, b)) set_rbp_rule(a, RbpRule::kUnknown);
   return a;
 }
