@@ -336,16 +336,37 @@ inline bool classify_mov(const cs_x86& x, X86Insn& out) {
   return note_ref(dst, src, true, out);
 }
 
-// The length of a VEX- or EVEX-encoded instruction at code[0] (after at most
-// one 0x67 or segment prefix), 0 when code does not start with one. For the
-// few of them Capstone 4 cannot decode (AVX-512's kmov with a GPR, in
-// x264's asm): their length is all the stack analysis needs. In 64-bit mode
-// 0xc4, 0xc5 and 0x62 always begin a VEX or EVEX prefix.
+// A VEX- or EVEX-encoded instruction at code[0] (after at most one 0x67 or
+// segment prefix): its length and the registers it may write, for the ones
+// Capstone 4 cannot decode (AVX-512's kmov with a GPR, in x264's asm) or
+// whose register accesses it cannot tell (masked EVEX forms). size 0 when
+// code does not start with one. In 64-bit mode 0xc4, 0xc5 and 0x62 always
+// begin a VEX or EVEX prefix.
 struct VexInsn {
   size_t size = 0;
-  int8_t modrm_reg = -1;  // ModRM.reg with its extension bit (hardware register number when a GPR)
-  int8_t vvvv = -1;       // the extra register operand (hardware number)
+  uint32_t gpr_writes = 0;  // the GPRs it may write (a bit per DWARF number)
 };
+
+// The DWARF number of a GPR by its hardware number (rax 0, rcx 1, ... r15 15).
+inline int8_t gpr_by_encoding(unsigned n) {
+  static constexpr int8_t kByEncoding[16] = {kRax, kRcx, kRdx, kRbx, kRsp, kRbp, kRsi, kRdi,
+                                             kR8,  kR9,  kR10, kR11, kR12, kR13, kR14, kR15};
+  return kByEncoding[n & 15];
+}
+
+// Whether a VEX/EVEX opcode may write a general-purpose register (in any of
+// its register fields): the moves and extracts into GPRs, mask-register
+// ops, conversions to integers, BMI1/BMI2. Every other one writes only
+// vector or mask registers, memory or flags.
+inline bool vex_may_write_gpr(unsigned map, uint8_t opcode) {
+  switch (map) {
+    case 1: return opcode == 0x50 || opcode == 0x7e || opcode == 0xc5 || opcode == 0xd7 || opcode == 0x2c ||
+                   opcode == 0x2d || (opcode >= 0x90 && opcode <= 0x99);
+    case 2: return opcode >= 0xf0 && opcode <= 0xf7;
+    case 3: return opcode == 0x14 || opcode == 0x16 || opcode == 0x17 || opcode == 0xf0;
+    default: return true;
+  }
+}
 
 inline VexInsn vex_instruction(Bytes code) {
   size_t i = 0;
@@ -354,29 +375,26 @@ inline VexInsn vex_instruction(Bytes code) {
     ++i;
   if (i >= code.size()) return {};
   unsigned map = 0;
-  bool r_ext = false;
+  bool r_ext = false, b_ext = false;
   uint8_t vvvv = 0;
   if (code[i] == 0xc5 && i + 1 < code.size()) {
     map = 1;
     r_ext = !(code[i + 1] & 0x80);
     vvvv = static_cast<uint8_t>((~code[i + 1] >> 3) & 15);
     i += 2;
-  } else if (code[i] == 0xc4 && i + 2 < code.size()) {
-    map = code[i + 1] & 0x1f;
+  } else if ((code[i] == 0xc4 || code[i] == 0x62) && i + 2 < code.size()) {
+    const bool evex = code[i] == 0x62;
+    map = code[i + 1] & (evex ? 0x03 : 0x1f);
     r_ext = !(code[i + 1] & 0x80);
+    b_ext = !(code[i + 1] & 0x20);
     vvvv = static_cast<uint8_t>((~code[i + 2] >> 3) & 15);
-    i += 3;
-  } else if (code[i] == 0x62 && i + 3 < code.size()) {
-    map = code[i + 1] & 0x03;
-    r_ext = !(code[i + 1] & 0x80);
-    vvvv = static_cast<uint8_t>((~code[i + 2] >> 3) & 15);
-    i += 4;
+    i += evex ? 4 : 3;
   } else {
     return {};
   }
   if (map < 1 || map > 3 || i >= code.size()) return {};
   const uint8_t opcode = code[i++];
-  if (map == 1 && opcode == 0x77) return {i, -1, -1};  // vzeroupper/vzeroall: no ModRM
+  if (map == 1 && opcode == 0x77) return {i, 0};  // vzeroupper/vzeroall: no ModRM
   if (i >= code.size()) return {};
   const uint8_t modrm = code[i++];
   const unsigned mod = modrm >> 6, rm = modrm & 7;
@@ -392,7 +410,13 @@ inline VexInsn vex_instruction(Bytes code) {
                                               (opcode >= 0xc4 && opcode <= 0xc6)));
   if (imm8) i += 1;
   if (i > code.size() || i > 15) return {};
-  return {i, static_cast<int8_t>(((modrm >> 3) & 7) | (r_ext ? 8 : 0)), static_cast<int8_t>(vvvv)};
+  VexInsn out{i, 0};
+  if (vex_may_write_gpr(map, opcode)) {
+    out.gpr_writes |= 1u << gpr_by_encoding(((modrm >> 3) & 7) | (r_ext ? 8 : 0));
+    out.gpr_writes |= 1u << gpr_by_encoding(vvvv);
+    if (mod == 3) out.gpr_writes |= 1u << gpr_by_encoding(rm | (b_ext ? 8 : 0));
+  }
+  return out;
 }
 
 }  // namespace x86_detail
@@ -437,17 +461,19 @@ class X86Decoder {
   // Any other write to rsp or rbp, explicit or implicit.
   void note_clobbers(const cs_insn& insn, X86Insn& out) const;
   // A VEX/EVEX instruction Capstone could not decode: kOther of its length,
-  // writing every GPR, and rsp or rbp when a register field could name them.
+  // writing the GPRs its register fields may name (x86_detail::vex_instruction).
   static X86Insn vex_fallback(Bytes code, uint64_t code_addr, X86Insn out) {
     const x86_detail::VexInsn v = x86_detail::vex_instruction(code.subspan(out.addr - code_addr));
     if (v.size == 0) return out;
     out.size = static_cast<uint8_t>(v.size);
     out.op = X86Op::kOther;
-    out.writes = (1u << kRip) - 1;
-    constexpr int8_t kEncodedRsp = 4, kEncodedRbp = 5;  // hardware register numbers, not DWARF's
-    out.clobbers_rsp = v.modrm_reg == kEncodedRsp || v.vvvv == kEncodedRsp;
-    out.clobbers_rbp = v.modrm_reg == kEncodedRbp || v.vvvv == kEncodedRbp;
+    note_vex_writes(v, out);
     return out;
+  }
+  static void note_vex_writes(const x86_detail::VexInsn& v, X86Insn& out) {
+    out.writes = v.gpr_writes;
+    out.clobbers_rsp = (v.gpr_writes >> kRsp) & 1u;
+    out.clobbers_rbp = (v.gpr_writes >> kRbp) & 1u;
   }
 
   std::optional<Capstone> capstone_;
@@ -520,6 +546,8 @@ inline void X86Decoder::note_clobbers(const cs_insn& insn, X86Insn& out) const {
   cs_regs read{}, written{};
   uint8_t nread = 0, nwritten = 0;
   if (capstone_->library().regs_access(capstone_->handle(), &insn, read, &nread, written, &nwritten) != CS_ERR_OK) {
+    const VexInsn v = vex_instruction(Bytes(insn.bytes, insn.size));
+    if (v.size == insn.size) return note_vex_writes(v, out);
     out.clobbers_rsp = out.clobbers_rbp = true;  // cannot tell: assume the worst
     out.writes = (1u << kRip) - 1;
     return;

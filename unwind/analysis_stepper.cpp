@@ -53,6 +53,9 @@ Applied AnalysisStepper::apply(const StackHeight& height, const StepInput& in, R
   if (!in_executable_mapping(in.maps, *ra)) return Applied::failed(WalkEnd::kNoUnwindInfo);
 
   caller = Registers();
+  // Registers no path of this function has written still hold the caller's values.
+  for (int reg = 0; reg < kRip; ++reg)
+    if (reg != kRsp && reg != kRbp && in.regs.has(reg) && !((height.written >> reg) & 1u)) caller.set(reg, in.regs.get(reg));
   caller.set(kRip, *ra);
   caller.set(kRsp, *cfa);
   if (height.rbp == StackHeight::RbpRule::kSameValue && in.regs.has(kRbp)) {

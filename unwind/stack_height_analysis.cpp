@@ -125,7 +125,28 @@ void transfer_other(StackHeight& h, const X86Insn& insn) {
   }
 }
 
-StackHeight transfer(StackHeight h, const X86Insn& insn) {
+constexpr uint32_t kEveryGpr = (1u << kRip) - 1;
+
+// The GPRs an instruction writes, as the caller's-registers rule counts them.
+uint32_t writes_of(const X86Insn& insn) {
+  const auto bit = [](int reg) { return reg >= 0 && reg < kRip ? 1u << reg : 0u; };
+  switch (insn.op) {
+    case X86Op::kOther: return insn.writes | (insn.clobbers_rsp ? bit(kRsp) : 0) | (insn.clobbers_rbp ? bit(kRbp) : 0);
+    case X86Op::kPop: return bit(kRsp) | (insn.reg >= 0 ? bit(insn.reg) : kEveryGpr);
+    case X86Op::kLeave:
+    case X86Op::kSetRbpFromRsp:
+    case X86Op::kLoadRbp: return bit(kRsp) | bit(kRbp);
+    case X86Op::kCall:
+    case X86Op::kInvalid: return kEveryGpr;
+    default: return bit(kRsp);
+  }
+}
+
+// `kept_across_calls`: caller-saved registers the function itself restores
+// rsp from (`mov rsp, reg`): its own code relies on its callees (internal
+// helpers of hand-written assembly) leaving them alone.
+StackHeight transfer(StackHeight h, const X86Insn& insn, uint32_t kept_across_calls) {
+  h.written |= writes_of(insn);
   switch (insn.op) {
     case X86Op::kPush:
       h.cfa_slot = plus(h.cfa_slot, insn.imm);
@@ -146,7 +167,8 @@ StackHeight transfer(StackHeight h, const X86Insn& insn) {
       forget_cfa_slot(h);
       break;
     case X86Op::kCall:
-      if (h.cfa_reg >= 0 && !callee_saved(h.cfa_reg)) forget_cfa_reg(h);  // the callee may write it
+      if (h.cfa_reg >= 0 && !callee_saved(h.cfa_reg) && !((kept_across_calls >> h.cfa_reg) & 1u))
+        forget_cfa_reg(h);  // the callee may write it
       break;
     case X86Op::kSetRbpFromRsp: {
       // rbp = rsp + imm, so CFA = rbp - imm + cfa_from_rsp.
@@ -185,6 +207,7 @@ StackHeight meet(StackHeight a, const StackHeight& b) {
   if (a.cfa_reg != b.cfa_reg || a.cfa_from_reg != b.cfa_from_reg) forget_cfa_reg(a);
   if (a.cfa_slot != b.cfa_slot || a.cfa_from_slot != b.cfa_from_slot) forget_cfa_slot(a);
   if (!same_rbp(a, b)) set_rbp_rule(a, RbpRule::kUnknown);
+  a.written |= b.written;
   return a;
 }
 
@@ -202,8 +225,16 @@ bool merge(State& into, const State& in) {
 // The forward dataflow over one function's reachable instructions.
 class Dataflow {
  public:
-  Dataflow(X86Decoder& decoder, Bytes code, uint64_t start)
-      : decoder_(decoder), code_(code), start_(start), end_(start + code.size()) {}
+  Dataflow(X86Decoder& decoder, Bytes code, uint64_t start, uint32_t kept_across_calls = 0)
+      : decoder_(decoder), code_(code), start_(start), end_(start + code.size()), kept_across_calls_(kept_across_calls) {}
+
+  // The registers reached code restores rsp from (kSetRspFromReg).
+  uint32_t rsp_restored_from() const {
+    uint32_t mask = 0;
+    for (const Node& n : nodes_)
+      if (n.has_state && n.insn.op == X86Op::kSetRspFromReg && n.insn.reg >= 0) mask |= 1u << n.insn.reg;
+    return mask;
+  }
 
   // False when the work bound was hit (the result would be partial).
   bool run() {
@@ -271,7 +302,7 @@ class Dataflow {
 
   // By value: flow() may grow nodes_.
   void step(const X86Insn insn, State out) {
-    out.h = transfer(out.h, insn);
+    out.h = transfer(out.h, insn, kept_across_calls_);
     if (insn.op == X86Op::kJump || insn.op == X86Op::kCondJump) flow(insn.target, out);
     if (!insn.falls_through()) return;
     if (insn.op == X86Op::kCall) out.trust = std::min(out.trust, Trust::kWeak);
@@ -293,7 +324,9 @@ class Dataflow {
     }
     const std::optional<StackHeight>& pick = at_jumps ? at_jumps : at_calls;
     if (!pick || !pick->known()) return std::nullopt;
-    return State{*pick, Trust::kGuess};
+    State s{*pick, Trust::kGuess};
+    s.h.written = kEveryGpr;  // what ran before is not known
+    return s;
   }
 
   // Sweeps the function linearly; each instruction no edge reached gets `s`.
@@ -321,6 +354,7 @@ class Dataflow {
   std::unordered_map<uint64_t, uint32_t> index_;
   std::vector<uint32_t> worklist_;
   size_t work_ = 0;
+  uint32_t kept_across_calls_;
 };
 
 }  // namespace
@@ -336,8 +370,16 @@ StackHeight FunctionStackHeights::at(uint64_t addr) const {
 FunctionStackHeights StackHeightAnalysis::analyze_function(Bytes code, uint64_t start) {
   FunctionStackHeights out;
   if (!decoder_.ok() || code.empty()) return out;
-  Dataflow flow(decoder_, code, start);
-  const bool complete = flow.run();
+  Dataflow first(decoder_, code, start);
+  bool complete = first.run();
+  // Restoring rsp from a register: once more, keeping that register's copy
+  // of rsp over calls.
+  std::optional<Dataflow> second;
+  if (const uint32_t kept = complete ? first.rsp_restored_from() : 0) {
+    second.emplace(decoder_, code, start, kept);
+    complete = second->run();
+  }
+  const Dataflow& flow = second ? *second : first;
   out.work_ = flow.work();
   if (complete) out.entries_ = flow.entries();
   return out;

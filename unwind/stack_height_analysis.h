@@ -20,7 +20,9 @@
 // `mov rsp, [rsp + K]`) keeps the CFA through that copy of the old rsp: the
 // register until it is written (or, caller-saved, a call comes), the stack
 // slot while rsp moves by known amounts and nothing else is stored there.
-// Any other write to rsp makes the height unknown, any other write to rbp
+// Every path's writes to the general-purpose registers are kept (a call
+// writes them all), so a caller gets the registers this function has not
+// touched. Any other write to rsp makes the height unknown, any other write to rbp
 // drops the rbp frame. Where paths disagree the disagreeing parts become
 // unknown.
 //
@@ -61,6 +63,10 @@ struct StackHeight {
   int32_t cfa_from_reg = 0;
   std::optional<int32_t> cfa_slot;  // CFA = *(rsp + *cfa_slot) + cfa_from_slot
   int32_t cfa_from_slot = 0;
+  // The GPRs (a bit per DWARF number) some path from the entry may have
+  // written, callees included (a call writes them all): the others still
+  // hold the caller's values.
+  uint32_t written = 0;
 
   bool known() const { return cfa_from_rsp || cfa_from_rbp || cfa_reg >= 0 || cfa_slot; }
   bool operator==(const StackHeight&) const = default;
