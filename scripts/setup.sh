@@ -19,6 +19,8 @@ PACKAGES=(
   dpkg-dev man-db     # the .deb's dependencies (dpkg-shlibdeps, scripts/package.sh) and the man page test
   protobuf-compiler libprotobuf-dev  # report -f pprof: protoc compiles output/proto/profile.proto, libprotobuf writes it
                                      # (the tests read it back with golang-go's `go tool pprof`)
+  nasm                # assembles the x86inc-style test program without CFI (tests/programs/known_asm.asm)
+  x264 ffmpeg         # hand-written SIMD asm without CFI in real programs: the x264 encode and h264 decode tests (tests/cli/unwind_asm_test.cpp)
 )
 
 missing=()
