@@ -249,13 +249,19 @@ bool FunctionDiscovery::outside_fdes(uint64_t addr) const {
 // reached only from compiled C, by direct calls and by `lea` of its address
 // into function-pointer tables, in functions that discovery does not
 // descend. A byte scan of the FDE ranges finds the candidates (call/jmp
-// rel32, rip-relative lea) that land outside every FDE on no known start;
+// rel32, rip-relative lea) that land outside every FDE on no known start,
+// where a function may begin (follows_code_end: x86inc aligns its functions);
 // only an FDE holding one is decoded, linearly from its start (exact there:
 // compiled code keeps no data inside a function), and what its instructions
 // really call, jump to or take the address of becomes a start: calls and
 // jumps at once, lea addresses as code references (checked as pointers).
 void FunctionDiscovery::seed_fde_exits() {
   const auto lands_outside = [&](uint64_t target) { return outside_fdes(target) && !is_start(target); };
+  // A byte pattern's target: only where a function may start (follows_code_end) counts.
+  const auto candidate_target = [&](uint64_t target) {
+    const Range* t = range_of(target);
+    return t && follows_code_end(t->bytes, target - t->lo) && lands_outside(target);
+  };
   for (const auto& [lo, hi] : fdes_) {
     const Range* r = range_of(lo);
     if (!r || hi > r->hi || hi <= lo) continue;
@@ -265,10 +271,10 @@ void FunctionDiscovery::seed_fde_exits() {
       int32_t rel = 0;
       if (code[i] == 0xe8 || code[i] == 0xe9) {
         std::memcpy(&rel, code.data() + i + 1, sizeof rel);
-        candidate = lands_outside(lo + i + 5 + static_cast<uint64_t>(static_cast<int64_t>(rel)));
+        candidate = candidate_target(lo + i + 5 + static_cast<uint64_t>(static_cast<int64_t>(rel)));
       } else if ((code[i] & 0xf0) == 0x40 && i + 7 <= code.size() && code[i + 1] == 0x8d && (code[i + 2] & 0xc7) == 0x05) {
         std::memcpy(&rel, code.data() + i + 3, sizeof rel);
-        candidate = lands_outside(lo + i + 7 + static_cast<uint64_t>(static_cast<int64_t>(rel)));
+        candidate = candidate_target(lo + i + 7 + static_cast<uint64_t>(static_cast<int64_t>(rel)));
       }
     }
     if (!candidate) continue;
@@ -609,7 +615,7 @@ std::unique_ptr<FunctionStarts> FunctionDiscovery::run() {
     seed_entry();
     seed_init_fini();
     seed_plt();
-    seed_fde_exits();
+    if (limits_.fde_exits) seed_fde_exits();
     drain();
     if (limits_.data_pointers) seed_data_pointers();
     if (limits_.parse_gaps) parse_gaps();

@@ -88,6 +88,9 @@ struct DiscoveryLimits {
   // unwinding, and skipping them makes discovery ~N times cheaper on binaries
   // with CFI for nearly everything (bench/RESULTS.md).
   bool parse_fde_functions = false;
+  // What FDE-covered code hands to code outside every FDE (see above); off
+  // only to measure its cost (swprof_function_starts_bench --no-fde-exits).
+  bool fde_exits = true;
 };
 
 struct DiscoveryStats {
