@@ -12,7 +12,9 @@
 # template-heavy file (deep stacks: bench/template_heavy.cpp), python3, node (a JIT:
 # V8's code has no unwind info), and chromium headless when installed (a
 # 300 MB binary built with frame pointers and little CFI, many threads and
-# processes). Set DETAIL=1 to list the outermost frames of incomplete stacks.
+# processes), x264 encoding and ffmpeg decoding H.264 when installed
+# (hand-written asm without CFI). Set DETAIL=1 to list the outermost frames
+# of incomplete stacks, ONLY="x264 ffmpeg-h264" to run just those.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 FREQ="${1:-999}"
@@ -35,7 +37,23 @@ add g++ "g++ -O2 -I. -c output/text_report.cpp -o $WORK/completeness.o"
 add clang++ "clang++ -std=c++20 -O2 -c bench/template_heavy.cpp -o $WORK/template_heavy.o"
 add python3 "python3 $WORK/completeness.py"
 add node "node -e 'let s = 0; for (let i = 0; i < 3e7; i++) s += Math.sqrt(i); console.log(s)'"
-if command -v chromium > /dev/null; then
+# Hand-written SIMD asm without symbols or CFI (libx264's, libavcodec's).
+if command -v x264 > /dev/null && command -v ffmpeg > /dev/null; then
+  [ -s "$WORK/asm.y4m" ] || ffmpeg -nostdin -loglevel error -f lavfi -i testsrc2=size=640x360:rate=25 -t 2 \
+    -pix_fmt yuv420p "$WORK/asm.y4m"
+  [ -s "$WORK/asm.mp4" ] || ffmpeg -nostdin -loglevel error -f lavfi -i testsrc2=size=640x360:rate=25 -t 6 \
+    -c:v libx264 -preset ultrafast -threads 1 "$WORK/asm.mp4"
+  add x264 "x264 --preset medium --threads 1 --quiet -o $WORK/asm.264 $WORK/asm.y4m"
+  add ffmpeg-h264 "ffmpeg -nostdin -loglevel error -threads 1 -stream_loop 3 -i $WORK/asm.mp4 -f null -"
+fi
+if [ -n "${ONLY:-}" ]; then  # ONLY="x264 ffmpeg-h264": just those workloads
+  declare -a keep_names keep_commands
+  for i in "${!names[@]}"; do
+    if [[ " $ONLY " == *" ${names[$i]} "* ]]; then keep_names+=("${names[$i]}"); keep_commands+=("${commands[$i]}"); fi
+  done
+  names=("${keep_names[@]}"); commands=("${keep_commands[@]}")
+fi
+if command -v chromium > /dev/null && [ -z "${ONLY:-}" ]; then
   add chromium "chromium --headless --no-sandbox --disable-gpu --dump-dom data:text/html,hello"
 fi
 

@@ -3,8 +3,9 @@
 // separate .debug file of it), recall and precision against its function
 // symbols. Symbols of the binary under test are seeds, so measure stripped copies.
 //
-//   swprof_function_starts_bench BINARY [REFERENCE] [--gaps] [--all-fde] [--no-pointers] [--budget N] [--list]
-// (--all-fde: descend from every FDE start too, DiscoveryLimits::parse_fde_functions)
+//   swprof_function_starts_bench BINARY [REFERENCE] [--gaps] [--all-fde] [--no-fde-exits] [--no-pointers] [--budget N] [--list]
+// (--all-fde: descend from every FDE start too, DiscoveryLimits::parse_fde_functions;
+// --no-fde-exits: without what FDE-covered code hands to code outside every FDE)
 // (--no-pointers: no function pointers in data or code as starts, DiscoveryLimits::data_pointers)
 // (--list: every false start and missed start, with the reference function it falls in)
 
@@ -75,6 +76,7 @@ int main(int argc, char** argv) {
     if (!strcmp(argv[i], "--gaps")) limits.parse_gaps = true;
     else if (!strcmp(argv[i], "--list")) list = true;
     else if (!strcmp(argv[i], "--all-fde")) limits.parse_fde_functions = true;
+    else if (!strcmp(argv[i], "--no-fde-exits")) limits.fde_exits = false;
     else if (!strcmp(argv[i], "--no-pointers")) limits.data_pointers = false;
     else if (!strcmp(argv[i], "--budget") && i + 1 < argc) limits.max_instructions = strtoull(argv[++i], nullptr, 10);
     else if (path.empty()) path = argv[i];

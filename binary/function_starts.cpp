@@ -115,6 +115,9 @@ class FunctionDiscovery {
   bool seed(uint64_t addr, uint16_t source);
   void seed_symbols();
   void seed_fdes();
+  void seed_fde(const FdeRange& fde);
+  bool outside_fdes(uint64_t addr) const;
+  void seed_fde_exits();
   void seed_entry();
   std::optional<uint64_t> entry_argument();
   std::optional<uint64_t> pointer_at(uint64_t slot) const;
@@ -150,6 +153,8 @@ class FunctionDiscovery {
   std::map<uint64_t, uint64_t> hulls_;  // a function's first address -> its last instruction's
   std::unordered_set<uint64_t> jump_table_slots_;
   std::vector<uint64_t> code_refs_;  // code addresses put in a register (lea, mov imm) by decoded code
+  std::vector<std::pair<uint64_t, uint64_t>> fdes_;  // every FDE's [lo, hi), sorted
+  std::vector<std::pair<uint64_t, uint64_t>> fde_cover_;  // the code FDEs cover: disjoint, sorted
   DiscoveryStats stats_;
 };
 
@@ -203,6 +208,12 @@ void FunctionDiscovery::seed_symbols() {
   }
 }
 
+void FunctionDiscovery::seed_fde(const FdeRange& fde) {
+  if (!seed(fde.lo, kFromFde) || fde.hi <= fde.lo) return;
+  note_hull(fde.lo, fde.hi - 1);
+  fdes_.emplace_back(fde.lo, fde.hi);
+}
+
 void FunctionDiscovery::seed_fdes() {
   const Bytes file = binary_.file_bytes();
   if (file.empty()) return;
@@ -213,12 +224,77 @@ void FunctionDiscovery::seed_fdes() {
   if (auto eh_frame = find_section(elf.get(), ".eh_frame")) {
     std::vector<FdeRange> fdes = reader.eh_frame_fdes_from_hdr(*eh_frame);
     if (fdes.empty()) fdes = reader.walk_fdes(*eh_frame, true);
-    for (const FdeRange& fde : fdes)
-      if (seed(fde.lo, kFromFde) && fde.hi > fde.lo) note_hull(fde.lo, fde.hi - 1);
+    for (const FdeRange& fde : fdes) seed_fde(fde);
   }
   if (auto debug_frame = find_section(elf.get(), ".debug_frame"))
-    for (const FdeRange& fde : reader.walk_fdes(*debug_frame, false))
-      if (seed(fde.lo, kFromFde) && fde.hi > fde.lo) note_hull(fde.lo, fde.hi - 1);
+    for (const FdeRange& fde : reader.walk_fdes(*debug_frame, false)) seed_fde(fde);
+  std::sort(fdes_.begin(), fdes_.end());
+  for (const auto& [lo, hi] : fdes_) {
+    if (!fde_cover_.empty() && lo <= fde_cover_.back().second)
+      fde_cover_.back().second = std::max(fde_cover_.back().second, hi);
+    else
+      fde_cover_.emplace_back(lo, hi);
+  }
+}
+
+// Whether addr is executable code that no FDE covers.
+bool FunctionDiscovery::outside_fdes(uint64_t addr) const {
+  if (!range_of(addr)) return false;
+  auto it = std::upper_bound(fde_cover_.begin(), fde_cover_.end(), std::make_pair(addr, ~uint64_t{0}));
+  return it == fde_cover_.begin() || addr >= std::prev(it)->second;
+}
+
+// The code FDE-covered code hands to code without CFI: hand-written
+// assembly (x86inc's cglobal functions) has neither symbol nor FDE and is
+// reached only from compiled C, by direct calls and by `lea` of its address
+// into function-pointer tables, in functions that discovery does not
+// descend. A byte scan of the FDE ranges finds the candidates (call/jmp
+// rel32, rip-relative lea) that land outside every FDE on no known start,
+// where a function may begin (follows_code_end: x86inc aligns its functions);
+// only an FDE holding one is decoded, linearly from its start (exact there:
+// compiled code keeps no data inside a function), and what its instructions
+// really call, jump to or take the address of becomes a start: calls and
+// jumps at once, lea addresses as code references (checked as pointers).
+void FunctionDiscovery::seed_fde_exits() {
+  const auto lands_outside = [&](uint64_t target) { return outside_fdes(target) && !is_start(target); };
+  // A byte pattern's target: only where a function may start (follows_code_end) counts.
+  const auto candidate_target = [&](uint64_t target) {
+    const Range* t = range_of(target);
+    return t && follows_code_end(t->bytes, target - t->lo) && lands_outside(target);
+  };
+  for (const auto& [lo, hi] : fdes_) {
+    const Range* r = range_of(lo);
+    if (!r || hi > r->hi || hi <= lo) continue;
+    const Bytes code = r->bytes.subspan(lo - r->lo, hi - lo);
+    bool candidate = false;
+    for (size_t i = 0; i + 5 <= code.size() && !candidate; ++i) {
+      int32_t rel = 0;
+      if (code[i] == 0xe8 || code[i] == 0xe9) {
+        std::memcpy(&rel, code.data() + i + 1, sizeof rel);
+        candidate = candidate_target(lo + i + 5 + static_cast<uint64_t>(static_cast<int64_t>(rel)));
+      } else if ((code[i] & 0xf0) == 0x40 && i + 7 <= code.size() && code[i + 1] == 0x8d && (code[i + 2] & 0xc7) == 0x05) {
+        std::memcpy(&rel, code.data() + i + 3, sizeof rel);
+        candidate = candidate_target(lo + i + 7 + static_cast<uint64_t>(static_cast<int64_t>(rel)));
+      }
+    }
+    if (!candidate) continue;
+    for (uint64_t a = lo; a < hi && !stats_.budget_hit;) {
+      if (stats_.instructions >= limits_.max_instructions) {
+        stats_.budget_hit = true;
+        break;
+      }
+      const X86Insn insn = decode(*r, a);
+      if (insn.op == X86Op::kInvalid) {
+        ++a;
+        continue;
+      }
+      if (insn.op == X86Op::kCall && lands_outside(insn.target)) accept_target(insn.target, kFromCall);
+      if ((insn.op == X86Op::kJump || insn.op == X86Op::kCondJump) && lands_outside(insn.target))
+        accept_target(insn.target, kFromTailJump);
+      if (insn.ref_reg >= 0 && !insn.ref_is_load && lands_outside(insn.ref)) code_refs_.push_back(insn.ref);
+      a = insn.end();
+    }
+  }
 }
 
 // The link-time pointer a loaded image holds at `slot`: a RELATIVE/IRELATIVE
@@ -539,6 +615,7 @@ std::unique_ptr<FunctionStarts> FunctionDiscovery::run() {
     seed_entry();
     seed_init_fini();
     seed_plt();
+    if (limits_.fde_exits) seed_fde_exits();
     drain();
     if (limits_.data_pointers) seed_data_pointers();
     if (limits_.parse_gaps) parse_gaps();

@@ -31,7 +31,13 @@
 //            bytes no function reached becomes a start (address-taken code)
 //
 // Functions with an FDE are descended only when code without CFI calls
-// them (DiscoveryLimits::parse_fde_functions). A function ends where the
+// them (DiscoveryLimits::parse_fde_functions). What they hand to code
+// outside every FDE is still found, exactly: the FDE ranges are byte-scanned
+// for call/jmp rel32 and rip-relative lea whose target lands outside every
+// FDE on no known start, and only an FDE holding one is decoded linearly;
+// its direct call and jump targets there are starts, its lea addresses code
+// references (as above). Hand-written assembly without symbols or CFI
+// (x86inc's functions in libx264, libavcodec, dav1d) is reached this way. A function ends where the
 // next start begins, clipped to its executable segment. Bounded by an
 // instruction budget.
 
@@ -82,6 +88,9 @@ struct DiscoveryLimits {
   // unwinding, and skipping them makes discovery ~N times cheaper on binaries
   // with CFI for nearly everything (bench/RESULTS.md).
   bool parse_fde_functions = false;
+  // What FDE-covered code hands to code outside every FDE (see above); off
+  // only to measure its cost (swprof_function_starts_bench --no-fde-exits).
+  bool fde_exits = true;
 };
 
 struct DiscoveryStats {

@@ -80,6 +80,8 @@ enum class X86Op : uint8_t {
   kLoadRbp,       // rbp = *(rsp + imm)
   kStoreRbp,      // *(rsp + imm) = rbp
   kLeave,         // rsp = rbp; pop rbp
+  kSetRspFromReg, // rsp = `reg` (mov rsp, reg; also clobbers_rsp, for readers that do not model it)
+  kLoadRsp,       // rsp = *(rsp + imm) (mov rsp, [rsp + imm]; also clobbers_rsp)
   kAlignRsp,      // and rsp, imm: the new height depends on rsp's value
   kCall,          // rsp unchanged once the callee returns
   kJump,          // direct jmp to `target`
@@ -94,9 +96,14 @@ struct X86Insn {
   uint64_t addr = 0;
   uint8_t size = 0;
   X86Op op = X86Op::kInvalid;
-  int8_t reg = -1;       // kPush/kPop: DWARF register number, -1 when not a GPR
+  int8_t reg = -1;       // kPush/kPop/kSetRspFromReg: DWARF register number, -1 when not a GPR
   bool clobbers_rsp = false;  // kOther: writes rsp in a way not modelled
   bool clobbers_rbp = false;  // kOther: writes rbp in a way not modelled
+  // kOther: `mov reg, rsp` / `lea reg, [rsp + imm]` put rsp + imm in rsp_copy;
+  // `mov [rsp + imm], reg` stores 64-bit register `stored` (-1: neither).
+  int8_t rsp_copy = -1;
+  int8_t stored = -1;
+  uint32_t writes = 0;   // kOther: the GPRs written (a bit per DWARF number; every one when unknown)
   int64_t imm = 0;
   uint64_t target = 0;   // kJump, kCondJump, kCall (0 when indirect)
   // An address or constant put in register `ref_reg` (DWARF number), set only
@@ -278,6 +285,15 @@ inline bool note_ref(const cs_x86_op& dst, const cs_x86_op& src, bool load, X86I
   return false;
 }
 
+// Notes a copy of rsp into another 64-bit register (X86Insn::rsp_copy).
+// Never classifies, as note_ref.
+inline bool note_rsp_copy(const cs_x86_op& dst, int64_t disp, X86Insn& out) {
+  if (dst.type != X86_OP_REG || dwarf_gpr(dst.reg) < 0) return false;
+  out.rsp_copy = dwarf_gpr(dst.reg);
+  out.imm = disp;
+  return false;
+}
+
 inline bool classify_lea(const cs_x86& x, X86Insn& out) {
   if (x.op_count != 2) return false;
   const cs_x86_op& dst = x.operands[0];
@@ -287,6 +303,7 @@ inline bool classify_lea(const cs_x86& x, X86Insn& out) {
     return set_op(out, X86Op::kSetRspFromRbp, src.mem.disp);
   if (is_reg(dst, X86_REG_RBP) && is_mem_base(src, X86_REG_RSP))
     return set_op(out, X86Op::kSetRbpFromRsp, src.mem.disp);
+  if (is_mem_base(src, X86_REG_RSP)) return note_rsp_copy(dst, src.mem.disp, out);
   return src.type == X86_OP_MEM && note_ref(dst, src, false, out);
 }
 
@@ -299,7 +316,107 @@ inline bool classify_mov(const cs_x86& x, X86Insn& out) {
   if (is_reg(dst, X86_REG_RBP) && is_mem_base(src, X86_REG_RSP) && src.size == 8)
     return set_op(out, X86Op::kLoadRbp, src.mem.disp);
   if (is_mem_base(dst, X86_REG_RSP) && is_reg(src, X86_REG_RBP)) return set_op(out, X86Op::kStoreRbp, dst.mem.disp);
+  // A realigned stack's way back (x86inc's PROLOGUE): the old rsp in a
+  // register or a stack slot, and rsp restored from there.
+  if (is_reg(dst, X86_REG_RSP) && src.type == X86_OP_REG && dwarf_gpr(src.reg) >= 0) {
+    out.reg = dwarf_gpr(src.reg);
+    out.clobbers_rsp = true;
+    return set_op(out, X86Op::kSetRspFromReg);
+  }
+  if (is_reg(dst, X86_REG_RSP) && is_mem_base(src, X86_REG_RSP) && src.size == 8) {
+    out.clobbers_rsp = true;
+    return set_op(out, X86Op::kLoadRsp, src.mem.disp);
+  }
+  if (is_reg(src, X86_REG_RSP)) return note_rsp_copy(dst, 0, out);
+  if (is_mem_base(dst, X86_REG_RSP) && src.type == X86_OP_REG && dwarf_gpr(src.reg) >= 0) {
+    out.stored = dwarf_gpr(src.reg);
+    out.imm = dst.mem.disp;
+    return false;
+  }
   return note_ref(dst, src, true, out);
+}
+
+// A VEX- or EVEX-encoded instruction at code[0] (after at most one 0x67 or
+// segment prefix): its length and the registers it may write, for the ones
+// Capstone 4 cannot decode (AVX-512's kmov with a GPR, in x264's asm) or
+// whose register accesses it cannot tell (masked EVEX forms). size 0 when
+// code does not start with one. In 64-bit mode 0xc4, 0xc5 and 0x62 always
+// begin a VEX or EVEX prefix.
+struct VexInsn {
+  size_t size = 0;
+  uint32_t gpr_writes = 0;  // the GPRs it may write (a bit per DWARF number)
+};
+
+// The DWARF number of a GPR by its hardware number (rax 0, rcx 1, ... r15 15).
+inline int8_t gpr_by_encoding(unsigned n) {
+  static constexpr int8_t kByEncoding[16] = {kRax, kRcx, kRdx, kRbx, kRsp, kRbp, kRsi, kRdi,
+                                             kR8,  kR9,  kR10, kR11, kR12, kR13, kR14, kR15};
+  return kByEncoding[n & 15];
+}
+
+// Whether a VEX/EVEX opcode may write a general-purpose register (in any of
+// its register fields): the moves and extracts into GPRs, mask-register
+// ops, conversions to integers, BMI1/BMI2. Every other one writes only
+// vector or mask registers, memory or flags.
+inline bool vex_may_write_gpr(unsigned map, uint8_t opcode) {
+  switch (map) {
+    case 1: return opcode == 0x50 || opcode == 0x7e || opcode == 0xc5 || opcode == 0xd7 || opcode == 0x2c ||
+                   opcode == 0x2d || (opcode >= 0x90 && opcode <= 0x99);
+    case 2: return opcode >= 0xf0 && opcode <= 0xf7;
+    case 3: return opcode == 0x14 || opcode == 0x16 || opcode == 0x17 || opcode == 0xf0;
+    default: return true;
+  }
+}
+
+inline VexInsn vex_instruction(Bytes code) {
+  size_t i = 0;
+  if (i < code.size() && (code[i] == 0x67 || code[i] == 0x2e || code[i] == 0x3e || code[i] == 0x26 || code[i] == 0x36 ||
+                          code[i] == 0x64 || code[i] == 0x65))
+    ++i;
+  if (i >= code.size()) return {};
+  unsigned map = 0;
+  bool r_ext = false, b_ext = false;
+  uint8_t vvvv = 0;
+  if (code[i] == 0xc5 && i + 1 < code.size()) {
+    map = 1;
+    r_ext = !(code[i + 1] & 0x80);
+    vvvv = static_cast<uint8_t>((~code[i + 1] >> 3) & 15);
+    i += 2;
+  } else if ((code[i] == 0xc4 || code[i] == 0x62) && i + 2 < code.size()) {
+    const bool evex = code[i] == 0x62;
+    map = code[i + 1] & (evex ? 0x03 : 0x1f);
+    r_ext = !(code[i + 1] & 0x80);
+    b_ext = !(code[i + 1] & 0x20);
+    vvvv = static_cast<uint8_t>((~code[i + 2] >> 3) & 15);
+    i += evex ? 4 : 3;
+  } else {
+    return {};
+  }
+  if (map < 1 || map > 3 || i >= code.size()) return {};
+  const uint8_t opcode = code[i++];
+  if (map == 1 && opcode == 0x77) return {i, 0};  // vzeroupper/vzeroall: no ModRM
+  if (i >= code.size()) return {};
+  const uint8_t modrm = code[i++];
+  const unsigned mod = modrm >> 6, rm = modrm & 7;
+  if (mod != 3 && rm == 4) {
+    if (i >= code.size()) return {};
+    if (mod == 0 && (code[i] & 7) == 5) i += 4;  // SIB without base: disp32
+    ++i;
+  }
+  if (mod == 0 && rm == 5) i += 4;  // rip-relative
+  if (mod == 1) i += 1;
+  if (mod == 2) i += 4;
+  const bool imm8 = map == 3 || (map == 1 && ((opcode >= 0x70 && opcode <= 0x73) || opcode == 0xc2 ||
+                                              (opcode >= 0xc4 && opcode <= 0xc6)));
+  if (imm8) i += 1;
+  if (i > code.size() || i > 15) return {};
+  VexInsn out{i, 0};
+  if (vex_may_write_gpr(map, opcode)) {
+    out.gpr_writes |= 1u << gpr_by_encoding(((modrm >> 3) & 7) | (r_ext ? 8 : 0));
+    out.gpr_writes |= 1u << gpr_by_encoding(vvvv);
+    if (mod == 3) out.gpr_writes |= 1u << gpr_by_encoding(rm | (b_ext ? 8 : 0));
+  }
+  return out;
 }
 
 }  // namespace x86_detail
@@ -328,7 +445,7 @@ class X86Decoder {
     const uint8_t* p = code.data() + (addr - code_addr);
     size_t n = code.size() - (addr - code_addr);
     uint64_t a = addr;
-    if (!capstone_->library().disasm_iter(capstone_->handle(), &p, &n, &a, insn_.get())) return out;
+    if (!capstone_->library().disasm_iter(capstone_->handle(), &p, &n, &a, insn_.get())) return vex_fallback(code, code_addr, out);
     out.size = static_cast<uint8_t>(insn_->size);
     classify(*insn_, out);
     return out;
@@ -343,6 +460,21 @@ class X86Decoder {
   bool classify_by_group(const cs_insn& insn, X86Insn& out) const;
   // Any other write to rsp or rbp, explicit or implicit.
   void note_clobbers(const cs_insn& insn, X86Insn& out) const;
+  // A VEX/EVEX instruction Capstone could not decode: kOther of its length,
+  // writing the GPRs its register fields may name (x86_detail::vex_instruction).
+  static X86Insn vex_fallback(Bytes code, uint64_t code_addr, X86Insn out) {
+    const x86_detail::VexInsn v = x86_detail::vex_instruction(code.subspan(out.addr - code_addr));
+    if (v.size == 0) return out;
+    out.size = static_cast<uint8_t>(v.size);
+    out.op = X86Op::kOther;
+    note_vex_writes(v, out);
+    return out;
+  }
+  static void note_vex_writes(const x86_detail::VexInsn& v, X86Insn& out) {
+    out.writes = v.gpr_writes;
+    out.clobbers_rsp = (v.gpr_writes >> kRsp) & 1u;
+    out.clobbers_rbp = (v.gpr_writes >> kRbp) & 1u;
+  }
 
   std::optional<Capstone> capstone_;
   CsInsnPtr insn_;  // declared after capstone_: freed before the handle closes
@@ -414,12 +546,16 @@ inline void X86Decoder::note_clobbers(const cs_insn& insn, X86Insn& out) const {
   cs_regs read{}, written{};
   uint8_t nread = 0, nwritten = 0;
   if (capstone_->library().regs_access(capstone_->handle(), &insn, read, &nread, written, &nwritten) != CS_ERR_OK) {
+    const VexInsn v = vex_instruction(Bytes(insn.bytes, insn.size));
+    if (v.size == insn.size) return note_vex_writes(v, out);
     out.clobbers_rsp = out.clobbers_rbp = true;  // cannot tell: assume the worst
+    out.writes = (1u << kRip) - 1;
     return;
   }
   for (uint8_t i = 0; i < nwritten; ++i) {
     out.clobbers_rsp |= is_rsp_family(written[i]);
     out.clobbers_rbp |= is_rbp_family(written[i]);
+    if (const int8_t r = dwarf_gpr_of_any_width(written[i]); r >= 0) out.writes |= 1u << r;
   }
 }
 

@@ -47,6 +47,10 @@ std::optional<int32_t> slot_at_rsp(const StackHeight& h, int64_t disp) {
   return plus(-*h.cfa_from_rsp, disp);
 }
 
+bool callee_saved(int reg) {
+  return reg == kRbx || reg == kRbp || reg == kR12 || reg == kR13 || reg == kR14 || reg == kR15;
+}
+
 void set_rbp_rule(StackHeight& h, RbpRule rule, int32_t slot = 0) {
   h.rbp = rule;
   h.rbp_slot = rule == RbpRule::kSaved ? slot : 0;  // one representation per fact
@@ -82,11 +86,90 @@ void pop(StackHeight& h, int64_t size, int reg) {
   if (reg == kRbp) load_rbp(h, slot);
 }
 
-StackHeight transfer(StackHeight h, const X86Insn& insn) {
+void forget_cfa_reg(StackHeight& h) {
+  h.cfa_reg = -1;
+  h.cfa_from_reg = 0;
+}
+
+void forget_cfa_slot(StackHeight& h) {
+  h.cfa_slot.reset();
+  h.cfa_from_slot = 0;
+}
+
+// rsp moves by `delta` bytes (negative: down): the slot holding the copy of
+// an old rsp is that much nearer.
+void move_rsp(StackHeight& h, int64_t delta) {
+  h.cfa_from_rsp = plus(h.cfa_from_rsp, -delta);
+  h.cfa_slot = plus(h.cfa_slot, -delta);
+  if (!h.cfa_slot) h.cfa_from_slot = 0;
+}
+
+// A kOther instruction: the registers it writes, and the copies of rsp it makes.
+void transfer_other(StackHeight& h, const X86Insn& insn) {
+  if (insn.clobbers_rsp) {
+    h.cfa_from_rsp.reset();
+    forget_cfa_slot(h);
+  }
+  if (insn.clobbers_rbp) clobber_rbp(h);
+  if (h.cfa_reg >= 0 && ((insn.writes >> h.cfa_reg) & 1u)) forget_cfa_reg(h);
+  if (insn.rsp_copy >= 0 && insn.rsp_copy != kRbp && h.cfa_from_rsp) {
+    if (const std::optional<int32_t> off = plus(h.cfa_from_rsp, -insn.imm)) {
+      h.cfa_reg = insn.rsp_copy;
+      h.cfa_from_reg = *off;
+    }
+  }
+  if (insn.stored >= 0 && h.cfa_slot && *h.cfa_slot == insn.imm) forget_cfa_slot(h);  // the copy overwritten
+  if (insn.stored >= 0 && insn.stored == h.cfa_reg) {
+    h.cfa_slot = static_cast<int32_t>(insn.imm);
+    h.cfa_from_slot = h.cfa_from_reg;
+  }
+}
+
+constexpr uint32_t kEveryGpr = (1u << kRip) - 1;
+
+// The GPRs an instruction writes, as the caller's-registers rule counts them.
+uint32_t writes_of(const X86Insn& insn) {
+  const auto bit = [](int reg) { return reg >= 0 && reg < kRip ? 1u << reg : 0u; };
   switch (insn.op) {
-    case X86Op::kPush: push(h, insn.imm, insn.reg); break;
-    case X86Op::kPop: pop(h, insn.imm, insn.reg); break;
-    case X86Op::kAddRsp: h.cfa_from_rsp = plus(h.cfa_from_rsp, -insn.imm); break;
+    case X86Op::kOther: return insn.writes | (insn.clobbers_rsp ? bit(kRsp) : 0) | (insn.clobbers_rbp ? bit(kRbp) : 0);
+    case X86Op::kPop: return bit(kRsp) | (insn.reg >= 0 ? bit(insn.reg) : kEveryGpr);
+    case X86Op::kLeave:
+    case X86Op::kSetRbpFromRsp:
+    case X86Op::kLoadRbp: return bit(kRsp) | bit(kRbp);
+    case X86Op::kCall:
+    case X86Op::kInvalid: return kEveryGpr;
+    default: return bit(kRsp);
+  }
+}
+
+// `kept_across_calls`: caller-saved registers the function itself restores
+// rsp from (`mov rsp, reg`): its own code relies on its callees (internal
+// helpers of hand-written assembly) leaving them alone.
+StackHeight transfer(StackHeight h, const X86Insn& insn, uint32_t kept_across_calls) {
+  h.written |= writes_of(insn);
+  switch (insn.op) {
+    case X86Op::kPush:
+      h.cfa_slot = plus(h.cfa_slot, insn.imm);
+      push(h, insn.imm, insn.reg);
+      break;
+    case X86Op::kPop:
+      h.cfa_slot = plus(h.cfa_slot, -insn.imm);
+      if (insn.reg == h.cfa_reg) forget_cfa_reg(h);
+      pop(h, insn.imm, insn.reg);
+      break;
+    case X86Op::kAddRsp: move_rsp(h, insn.imm); break;
+    case X86Op::kSetRspFromReg:
+      h.cfa_from_rsp = h.cfa_reg >= 0 && insn.reg == h.cfa_reg ? std::optional<int32_t>(h.cfa_from_reg) : std::nullopt;
+      forget_cfa_slot(h);
+      break;
+    case X86Op::kLoadRsp:
+      h.cfa_from_rsp = h.cfa_slot && *h.cfa_slot == insn.imm ? std::optional<int32_t>(h.cfa_from_slot) : std::nullopt;
+      forget_cfa_slot(h);
+      break;
+    case X86Op::kCall:
+      if (h.cfa_reg >= 0 && !callee_saved(h.cfa_reg) && !((kept_across_calls >> h.cfa_reg) & 1u))
+        forget_cfa_reg(h);  // the callee may write it
+      break;
     case X86Op::kSetRbpFromRsp: {
       // rbp = rsp + imm, so CFA = rbp - imm + cfa_from_rsp.
       const std::optional<int32_t> frame = plus(h.cfa_from_rsp, -insn.imm);
@@ -94,18 +177,22 @@ StackHeight transfer(StackHeight h, const X86Insn& insn) {
       h.cfa_from_rbp = frame;
       break;
     }
-    case X86Op::kSetRspFromRbp: h.cfa_from_rsp = plus(h.cfa_from_rbp, -insn.imm); break;
+    case X86Op::kSetRspFromRbp:
+      h.cfa_from_rsp = plus(h.cfa_from_rbp, -insn.imm);
+      forget_cfa_slot(h);
+      break;
     case X86Op::kLoadRbp: load_rbp(h, slot_at_rsp(h, insn.imm)); break;
     case X86Op::kStoreRbp: store_rbp(h, slot_at_rsp(h, insn.imm)); break;
     case X86Op::kLeave:
       h.cfa_from_rsp = h.cfa_from_rbp;
+      forget_cfa_slot(h);
       pop(h, 8, kRbp);
       break;
-    case X86Op::kAlignRsp: h.cfa_from_rsp.reset(); break;
-    case X86Op::kOther:
-      if (insn.clobbers_rsp) h.cfa_from_rsp.reset();
-      if (insn.clobbers_rbp) clobber_rbp(h);
+    case X86Op::kAlignRsp:
+      h.cfa_from_rsp.reset();
+      forget_cfa_slot(h);
       break;
+    case X86Op::kOther: transfer_other(h, insn); break;
     default: break;  // control flow and endbr64 leave rsp and rbp alone
   }
   return h;
@@ -117,7 +204,10 @@ bool same_rbp(const StackHeight& a, const StackHeight& b) { return a.rbp == b.rb
 StackHeight meet(StackHeight a, const StackHeight& b) {
   if (a.cfa_from_rsp != b.cfa_from_rsp) a.cfa_from_rsp.reset();
   if (a.cfa_from_rbp != b.cfa_from_rbp) a.cfa_from_rbp.reset();
+  if (a.cfa_reg != b.cfa_reg || a.cfa_from_reg != b.cfa_from_reg) forget_cfa_reg(a);
+  if (a.cfa_slot != b.cfa_slot || a.cfa_from_slot != b.cfa_from_slot) forget_cfa_slot(a);
   if (!same_rbp(a, b)) set_rbp_rule(a, RbpRule::kUnknown);
+  a.written |= b.written;
   return a;
 }
 
@@ -135,8 +225,16 @@ bool merge(State& into, const State& in) {
 // The forward dataflow over one function's reachable instructions.
 class Dataflow {
  public:
-  Dataflow(X86Decoder& decoder, Bytes code, uint64_t start)
-      : decoder_(decoder), code_(code), start_(start), end_(start + code.size()) {}
+  Dataflow(X86Decoder& decoder, Bytes code, uint64_t start, uint32_t kept_across_calls = 0)
+      : decoder_(decoder), code_(code), start_(start), end_(start + code.size()), kept_across_calls_(kept_across_calls) {}
+
+  // The registers reached code restores rsp from (kSetRspFromReg).
+  uint32_t rsp_restored_from() const {
+    uint32_t mask = 0;
+    for (const Node& n : nodes_)
+      if (n.has_state && n.insn.op == X86Op::kSetRspFromReg && n.insn.reg >= 0) mask |= 1u << n.insn.reg;
+    return mask;
+  }
 
   // False when the work bound was hit (the result would be partial).
   bool run() {
@@ -204,7 +302,7 @@ class Dataflow {
 
   // By value: flow() may grow nodes_.
   void step(const X86Insn insn, State out) {
-    out.h = transfer(out.h, insn);
+    out.h = transfer(out.h, insn, kept_across_calls_);
     if (insn.op == X86Op::kJump || insn.op == X86Op::kCondJump) flow(insn.target, out);
     if (!insn.falls_through()) return;
     if (insn.op == X86Op::kCall) out.trust = std::min(out.trust, Trust::kWeak);
@@ -226,7 +324,9 @@ class Dataflow {
     }
     const std::optional<StackHeight>& pick = at_jumps ? at_jumps : at_calls;
     if (!pick || !pick->known()) return std::nullopt;
-    return State{*pick, Trust::kGuess};
+    State s{*pick, Trust::kGuess};
+    s.h.written = kEveryGpr;  // what ran before is not known
+    return s;
   }
 
   // Sweeps the function linearly; each instruction no edge reached gets `s`.
@@ -254,6 +354,7 @@ class Dataflow {
   std::unordered_map<uint64_t, uint32_t> index_;
   std::vector<uint32_t> worklist_;
   size_t work_ = 0;
+  uint32_t kept_across_calls_;
 };
 
 }  // namespace
@@ -269,8 +370,16 @@ StackHeight FunctionStackHeights::at(uint64_t addr) const {
 FunctionStackHeights StackHeightAnalysis::analyze_function(Bytes code, uint64_t start) {
   FunctionStackHeights out;
   if (!decoder_.ok() || code.empty()) return out;
-  Dataflow flow(decoder_, code, start);
-  const bool complete = flow.run();
+  Dataflow first(decoder_, code, start);
+  bool complete = first.run();
+  // Restoring rsp from a register: once more, keeping that register's copy
+  // of rsp over calls.
+  std::optional<Dataflow> second;
+  if (const uint32_t kept = complete ? first.rsp_restored_from() : 0) {
+    second.emplace(decoder_, code, start, kept);
+    complete = second->run();
+  }
+  const Dataflow& flow = second ? *second : first;
   out.work_ = flow.work();
   if (complete) out.entries_ = flow.entries();
   return out;

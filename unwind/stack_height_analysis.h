@@ -14,9 +14,17 @@
 // Modelled: push/pop, add/sub rsp, imm, lea rsp, [rsp + imm], mov rbp, rsp
 // (and lea rbp, [rsp + imm]), mov rsp, rbp, lea rsp, [rbp + imm], leave,
 // and rsp, imm (rsp realigned: only an rbp frame still knows the CFA), saving
-// and restoring rbp on the stack. Any other write to rsp makes the height
-// unknown, any other write to rbp drops the rbp frame. Where paths disagree
-// the disagreeing parts become unknown.
+// and restoring rbp on the stack. A realigned stack without an rbp frame
+// (hand-written assembly, x86inc's PROLOGUE: `mov reg, rsp; and rsp, -N;
+// sub rsp, M`, then maybe `mov [rsp + K], reg`; back with `mov rsp, reg` or
+// `mov rsp, [rsp + K]`) keeps the CFA through that copy of the old rsp: the
+// register until it is written (or, caller-saved, a call comes), the stack
+// slot while rsp moves by known amounts and nothing else is stored there.
+// Every path's writes to the general-purpose registers are kept (a call
+// writes them all), so a caller gets the registers this function has not
+// touched. Any other write to rsp makes the height unknown, any other write to rbp
+// drops the rbp frame. Where paths disagree the disagreeing parts become
+// unknown.
 //
 // Heuristics: a call's fall-through edge is weaker than a jump (the callee
 // may not return: abort, __stack_chk_fail), so where they disagree the jump
@@ -50,8 +58,17 @@ struct StackHeight {
   std::optional<int32_t> cfa_from_rbp;  // CFA = rbp + cfa_from_rbp: rbp is this function's frame pointer
   RbpRule rbp = RbpRule::kUnknown;
   int32_t rbp_slot = 0;  // kSaved: the caller's rbp is at CFA + rbp_slot (negative)
+  // A copy of an earlier rsp (a realigned stack's way back):
+  int8_t cfa_reg = -1;    // CFA = register cfa_reg + cfa_from_reg (DWARF number; -1: none)
+  int32_t cfa_from_reg = 0;
+  std::optional<int32_t> cfa_slot;  // CFA = *(rsp + *cfa_slot) + cfa_from_slot
+  int32_t cfa_from_slot = 0;
+  // The GPRs (a bit per DWARF number) some path from the entry may have
+  // written, callees included (a call writes them all): the others still
+  // hold the caller's values.
+  uint32_t written = 0;
 
-  bool known() const { return cfa_from_rsp || cfa_from_rbp; }
+  bool known() const { return cfa_from_rsp || cfa_from_rbp || cfa_reg >= 0 || cfa_slot; }
   bool operator==(const StackHeight&) const = default;
 };
 

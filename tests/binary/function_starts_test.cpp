@@ -7,6 +7,7 @@
 #include "binary/function_starts.h"
 
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <set>
 
 #include "binary/elf_binary.h"
@@ -186,4 +187,30 @@ TEST_CASE("binary: the stripped multi-call program: applets named only by pointe
   CHECK(hits + 2 >= expected.size());
   // Precision measured 99.7 % (3 false starts in 1108: an FDE a byte early twice, a jump into a .cold part).
   CHECK(false_starts * 200 <= starts.size());
+}
+
+TEST_CASE("binary: hand-written asm without symbols or FDEs, reached only from code with CFI, is found", "[binary]") {
+  // known_asm: C with CFI calls the asm directly and stores its addresses
+  // with lea; the asm calls and tail-jumps to its helpers.
+  const std::string program = std::string(KNOWN_STACK_DIR) + "/known_asm";
+  if (!std::filesystem::exists(program)) {
+    WARN("known_asm was not built (nasm is not installed); skipped");
+    return;
+  }
+  auto named = open_binary(program);
+  auto stripped = open_binary(program + ".stripped");
+  const std::set<uint64_t> starts = starts_of(*FunctionStarts::discover(*stripped));
+  DiscoveryLimits without;
+  without.fde_exits = false;
+  const std::set<uint64_t> before = starts_of(*FunctionStarts::discover(*stripped, without));
+  for (const char* name : {"asm_leaf", "asm_helper", "asm_push_sub", "asm_align_reg", "asm_deep_helper", "asm_align_stack",
+                           "asm_tail", "asm_tail_target"}) {
+    INFO(name);
+    CHECK(starts.count(symbol(*named, name)) == 1);
+  }
+  // Without the pass, nothing leads discovery there.
+  for (const char* name : {"asm_leaf", "asm_push_sub", "asm_align_reg", "asm_align_stack", "asm_tail"}) {
+    INFO(name);
+    CHECK(before.count(symbol(*named, name)) == 0);
+  }
 }

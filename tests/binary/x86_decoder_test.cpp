@@ -67,7 +67,7 @@ TEST_CASE("X86Decoder tells what an instruction does to rsp and rbp", "[x86]") {
     CHECK(decode_one(d, {0xc9}).op == X86Op::kLeave);
   }
   SECTION("other writes to rsp and rbp are clobbers") {
-    X86Insn mov_rsp = decode_one(d, {0x48, 0x89, 0xc4});  // mov rsp, rax
+    X86Insn mov_rsp = decode_one(d, {0x48, 0x8b, 0x20});  // mov rsp, [rax]
     CHECK(mov_rsp.op == X86Op::kOther);
     CHECK(mov_rsp.clobbers_rsp);
     CHECK_FALSE(mov_rsp.clobbers_rbp);
@@ -79,6 +79,37 @@ TEST_CASE("X86Decoder tells what an instruction does to rsp and rbp", "[x86]") {
     CHECK_FALSE(mov_rax.clobbers_rsp);
     CHECK_FALSE(mov_rax.clobbers_rbp);
     CHECK(decode_one(d, {0x48, 0x83, 0xc0, 0x08}).op == X86Op::kOther);  // add rax, 8
+  }
+  SECTION("a realigned stack's copies of rsp (x86inc's PROLOGUE)") {
+    X86Insn copy = decode_one(d, {0x49, 0x89, 0xe3});  // mov r11, rsp
+    CHECK(copy.op == X86Op::kOther);
+    CHECK(copy.rsp_copy == kR11);
+    CHECK(copy.imm == 0);
+    X86Insn lea = decode_one(d, {0x48, 0x8d, 0x4c, 0x24, 0x08});  // lea rcx, [rsp + 8]
+    CHECK(lea.rsp_copy == kRcx);
+    CHECK(lea.imm == 8);
+    X86Insn store = decode_one(d, {0x48, 0x89, 0x44, 0x24, 0x58});  // mov [rsp + 0x58], rax
+    CHECK(store.op == X86Op::kOther);
+    CHECK(store.stored == kRax);
+    CHECK(store.imm == 0x58);
+    X86Insn back = decode_one(d, {0x4c, 0x89, 0xdc});  // mov rsp, r11
+    CHECK(back.op == X86Op::kSetRspFromReg);
+    CHECK(back.reg == kR11);
+    CHECK(back.clobbers_rsp);  // for readers that do not model it
+    X86Insn load = decode_one(d, {0x48, 0x8b, 0x64, 0x24, 0x58});  // mov rsp, [rsp + 0x58]
+    CHECK(load.op == X86Op::kLoadRsp);
+    CHECK(load.imm == 0x58);
+  }
+  SECTION("VEX and EVEX instructions Capstone 4 cannot decode or tell get their length and GPR writes") {
+    X86Insn kmov = decode_one(d, {0xc4, 0xe1, 0xfb, 0x92, 0xc8});  // kmovq k1, rax
+    CHECK(kmov.op == X86Op::kOther);
+    CHECK(kmov.size == 5);
+    CHECK_FALSE(kmov.clobbers_rsp);
+    X86Insn bcast = decode_one(d, {0x62, 0xb2, 0xfd, 0x09, 0x59, 0x24, 0x0a});  // vpbroadcastq xmm4{k1}, [rdx + r9]
+    CHECK(bcast.op == X86Op::kOther);
+    CHECK(bcast.size == 7);
+    CHECK_FALSE(bcast.clobbers_rsp);  // xmm4, not rsp
+    CHECK(bcast.writes == 0);
   }
   SECTION("control flow") {
     X86Insn call = decode_one(d, {0xe8, 0x10, 0x00, 0x00, 0x00});  // call kBase + 5 + 0x10

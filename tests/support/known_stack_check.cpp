@@ -29,6 +29,15 @@ const std::map<std::string, std::set<std::string>> kCallers = {
     {"thread_main", {"libc"}},
     {"on_signal", {"libc"}},  // the sigreturn trampoline
     {"thrower", {"b"}},
+    // tests/programs/known_asm.asm
+    {"asm_leaf", {"b"}},
+    {"asm_push_sub", {"b"}},
+    {"asm_helper", {"asm_push_sub"}},
+    {"asm_align_reg", {"b"}},
+    {"asm_align_stack", {"b"}},
+    {"asm_deep_helper", {"asm_align_stack"}},
+    {"asm_tail", {"b"}},
+    {"asm_tail_target", {"b"}},
 };
 
 }  // namespace
@@ -75,6 +84,8 @@ UnwindCheck check_recording(const std::string& recording, const std::string& lea
     ++c.ends[walk_end_name(s.walk.end)];
     std::vector<std::string> names;
     for (const Frame& f : s.walk.frames) names.push_back(namer(s, f));
+    c.frames += s.walk.frames.size();
+    for (const Frame& f : s.walk.frames) c.guessed += (f.flags & kFrameGuess) != 0;
     for (size_t i = 0; i + 1 < names.size(); ++i) {
       auto known = kCallers.find(names[i]);
       if (known == kCallers.end()) continue;

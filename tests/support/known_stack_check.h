@@ -34,6 +34,7 @@ struct UnwindCheck {
   uint64_t leaf_exact = 0;
   uint64_t leaf_path = 0;  // in the leaf and showing the known path, complete or not
   uint64_t wrong = 0;
+  uint64_t frames = 0, guessed = 0;  // every sample's frames, and those the scan guessed
   std::string first_wrong;
   std::string first_inexact;  // the names of the first leaf sample that is not exact
   std::map<std::string, uint64_t> ends;

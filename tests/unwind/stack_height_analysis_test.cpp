@@ -118,6 +118,93 @@ TEST_CASE("lea rsp, [rbp - n] brings rsp back after realignment and a variable a
   CHECK(f.at(c.addrs[9]).rbp == RbpRule::kSameValue);
 }
 
+TEST_CASE("a realigned stack without an rbp frame keeps the CFA in the old rsp's register", "[analysis]") {
+  const Code c = assemble(0x1000, {
+      {0x41, 0x54},                    // 0 push r12
+      {0x49, 0x89, 0xe3},              // 1 mov r11, rsp
+      {0x48, 0x83, 0xe4, 0xe0},        // 2 and rsp, -32
+      {0x48, 0x83, 0xec, 0x40},        // 3 sub rsp, 0x40
+      {0x0f, 0x29, 0x04, 0x24},        // 4 movaps [rsp], xmm0
+      {0x4c, 0x89, 0xdc},              // 5 mov rsp, r11
+      {0x41, 0x5c},                    // 6 pop r12
+      {0xc3},                          // 7 ret
+  });
+  StackHeightAnalysis analysis;
+  const FunctionStackHeights h = analysis.analyze_function(Bytes(c.bytes), c.start);
+  CHECK(h.at(c.addrs[4]).cfa_from_rsp == none());
+  CHECK(h.at(c.addrs[4]).cfa_reg == kR11);
+  CHECK(h.at(c.addrs[4]).cfa_from_reg == 16);
+  CHECK(h.at(c.addrs[6]).cfa_from_rsp == 16);
+  CHECK(h.at(c.addrs[7]).cfa_from_rsp == 8);
+  // r11 written: the copy is gone.
+  const Code w = assemble(0x1000, {
+      {0x49, 0x89, 0xe3},              // 0 mov r11, rsp
+      {0x48, 0x83, 0xe4, 0xe0},        // 1 and rsp, -32
+      {0x4d, 0x31, 0xdb},              // 2 xor r11, r11
+      {0xc3},                          // 3 ret
+  });
+  CHECK(analysis.analyze(Bytes(w.bytes), w.start, w.addrs[2]).cfa_reg == kR11);
+  CHECK_FALSE(analysis.analyze(Bytes(w.bytes), w.start, w.addrs[3]).known());
+}
+
+TEST_CASE("a realigned stack keeps the CFA in the old rsp stored above the new one, over calls", "[analysis]") {
+  const Code c = assemble(0x1000, {
+      {0x53},                          // 0 push rbx
+      {0x48, 0x89, 0xe0},              // 1 mov rax, rsp
+      {0x48, 0x83, 0xe4, 0xc0},        // 2 and rsp, -64
+      {0x48, 0x83, 0xec, 0x60},        // 3 sub rsp, 0x60
+      {0x48, 0x89, 0x44, 0x24, 0x58},  // 4 mov [rsp + 0x58], rax
+      {0xe8, 0x00, 0x00, 0x00, 0x00},  // 5 call <next>
+      {0x6a, 0x00},                    // 6 push 0
+      {0x58},                          // 7 pop rax
+      {0x48, 0x8b, 0x64, 0x24, 0x58},  // 8 mov rsp, [rsp + 0x58]
+      {0x5b},                          // 9 pop rbx
+      {0xc3},                          // 10 ret
+  });
+  StackHeightAnalysis analysis;
+  const FunctionStackHeights h = analysis.analyze_function(Bytes(c.bytes), c.start);
+  CHECK(h.at(c.addrs[5]).cfa_slot == 0x58);
+  CHECK(h.at(c.addrs[5]).cfa_from_slot == 16);
+  CHECK(h.at(c.addrs[5]).cfa_reg == kRax);
+  CHECK(h.at(c.addrs[6]).cfa_reg == -1);  // rax is caller-saved: the callee may have written it
+  CHECK(h.at(c.addrs[7]).cfa_slot == 0x60);  // the push moved rsp
+  CHECK(h.at(c.addrs[8]).cfa_slot == 0x58);
+  CHECK(h.at(c.addrs[9]).cfa_from_rsp == 16);
+  CHECK(h.at(c.addrs[10]).cfa_from_rsp == 8);
+  CHECK((h.at(c.addrs[10]).written >> kRbx & 1u));
+}
+
+TEST_CASE("a caller-saved register the function restores rsp from is kept over its calls", "[analysis]") {
+  // x264's shape: mov rcx, rsp; and rsp, -32; sub rsp, 0x60; call helper; ...; mov rsp, rcx
+  const Code c = assemble(0x1000, {
+      {0x48, 0x89, 0xe1},              // 0 mov rcx, rsp
+      {0x48, 0x83, 0xe4, 0xe0},        // 1 and rsp, -32
+      {0x48, 0x83, 0xec, 0x60},        // 2 sub rsp, 0x60
+      {0xe8, 0x00, 0x00, 0x00, 0x00},  // 3 call <next>
+      {0xe8, 0x00, 0x00, 0x00, 0x00},  // 4 call <next>
+      {0x48, 0x89, 0xcc},              // 5 mov rsp, rcx
+      {0xc3},                          // 6 ret
+  });
+  StackHeightAnalysis analysis;
+  const FunctionStackHeights h = analysis.analyze_function(Bytes(c.bytes), c.start);
+  CHECK(h.at(c.addrs[4]).cfa_reg == kRcx);
+  CHECK(h.at(c.addrs[4]).cfa_from_reg == 8);
+  CHECK(h.at(c.addrs[6]).cfa_from_rsp == 8);
+}
+
+TEST_CASE("the registers a function writes, callees included", "[analysis]") {
+  const Code c = assemble(0x1000, {
+      {0x48, 0x89, 0xd8},              // 0 mov rax, rbx
+      {0xe8, 0x00, 0x00, 0x00, 0x00},  // 1 call <next>
+      {0xc3},                          // 2 ret
+  });
+  StackHeightAnalysis analysis;
+  const FunctionStackHeights h = analysis.analyze_function(Bytes(c.bytes), c.start);
+  CHECK(h.at(c.addrs[0]).written == 0);
+  CHECK(h.at(c.addrs[1]).written == 1u << kRax);
+  CHECK(h.at(c.addrs[2]).written == (1u << kRip) - 1);
+}
+
 TEST_CASE("rbp saved and restored with mov through rsp", "[analysis]") {
   const Code c = assemble(0x3800, {
       {0x48, 0x83, 0xec, 0x18},        // 0 sub rsp, 0x18
