@@ -1,7 +1,8 @@
 // Recordings of a recursion thousands of frames deep
 // (tests/programs/known_deep_recursion.c: main -> descend x (DEPTH + 1) ->
-// leaf, 80-byte frames): no bound on the walk stops it before the copied
-// stack ends, and where the copy ends no caller is guessed.
+// leaf, 80-byte frames): no bound on the walk stops it before the stack's
+// bottom, read past the kernel's copy by the recorder, and where the bytes
+// end no caller is guessed.
 
 #include <catch2/catch.hpp>
 #include <map>
@@ -92,13 +93,22 @@ TEST_CASE("deep stacks: a recursion 600 deep in a whole copy is walked to its bo
   }
 }
 
-TEST_CASE("deep stacks: a recursion 2,500 deep walks to the copy's end, where nothing is guessed",
+TEST_CASE("deep stacks: a recursion 2,500 deep is walked whole when read past the copy, to the copy's end without",
           "[integration][unwind]") {
-  // descend's frame: 80 bytes, 96 with rbp pushed.
+  // descend's frame: 80 bytes, 96 with rbp pushed: 200 (240) KB of stack.
   for (const auto& [program, frame_bytes] :
        {std::pair{"known_deep_recursion", size_t{80}}, {"known_deep_recursion_fp", size_t{96}}}) {
-    SECTION(std::string(program) + " with --stack-size 65528") {
+    SECTION(std::string(program) + " read past a 65528-byte copy") {
       const DeepWalks w = record_deep(program, 2500, {"--stack-size", "65528"});
+      INFO(w.summary());
+      REQUIRE(w.in_leaf >= 100);
+      CHECK(w.ended("complete") * 100 >= w.in_leaf * 99);
+      CHECK(w.fewest >= 2503);  // leaf, descend x 2501, main
+      CHECK(w.guessed == 0);
+      CHECK(w.wrong == 0);
+    }
+    SECTION(std::string(program) + " with --stack-size 65528 and --stack-beyond 0") {
+      const DeepWalks w = record_deep(program, 2500, {"--stack-size", "65528", "--stack-beyond", "0"});
       INFO(w.summary());
       REQUIRE(w.in_leaf >= 100);
       CHECK(w.ended("stack copy exhausted") == w.in_leaf);
@@ -108,8 +118,8 @@ TEST_CASE("deep stacks: a recursion 2,500 deep walks to the copy's end, where no
       CHECK(w.guessed == 0);
       CHECK(w.wrong == 0);
     }
-    SECTION(std::string(program) + " with the default stack size") {
-      const DeepWalks w = record_deep(program, 2500);
+    SECTION(std::string(program) + " with the default stack size and --stack-beyond 0") {
+      const DeepWalks w = record_deep(program, 2500, {"--stack-beyond", "0"});
       INFO(w.summary());
       REQUIRE(w.in_leaf >= 100);
       CHECK(w.ended("stack copy exhausted") == w.in_leaf);
