@@ -9,16 +9,6 @@
 namespace swprof {
 namespace {
 
-// A location's key: its symbolized address with the flags in the low bits
-// it never uses (as FrameInterner's: the same address and flags, the same
-// frames).
-constexpr uint8_t kKeyFlags = kCctGuess | kCctKernel;
-static_assert(alignof(SymbolizedAddress) > kKeyFlags);
-
-uint64_t address_key(const SymbolizedAddress& where, uint8_t flags) {
-  return reinterpret_cast<uintptr_t>(&where) | (flags & kKeyFlags);
-}
-
 // The mapping the symbolizer names `lookup` from: inside execve, the old
 // program's pc, in the maps execve replaced.
 const Mapping* mapping_of(const ProcessMaps* maps, uint64_t lookup) {

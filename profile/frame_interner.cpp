@@ -1,18 +1,6 @@
 #include "profile/frame_interner.h"
 
 namespace swprof {
-namespace {
-
-// An address's key: its location with the flags in the low bits it never
-// uses (a SymbolizedAddress is at least 8-byte aligned).
-constexpr uint8_t kKeyFlags = kCctGuess | kCctKernel;
-static_assert(alignof(SymbolizedAddress) > kKeyFlags);
-
-uint64_t address_key(const SymbolizedAddress& where, uint8_t flags) {
-  return reinterpret_cast<uintptr_t>(&where) | (flags & kKeyFlags);
-}
-
-}  // namespace
 
 std::span<const uint32_t> FrameInterner::frames(const SymbolizedAddress& where, uint8_t flags) {
   const auto [at, added] = index_.try_emplace(address_key(where, flags), static_cast<uint32_t>(spans_.size()));

@@ -18,6 +18,16 @@
 
 namespace swprof {
 
+// One symbolized address with the frame flags that make it other frames
+// (guessed, kernel) as one key: its SymbolizedAddress's place with the
+// flags in the low bits the place never uses. The same address and flags,
+// the same key, for as long as the symbolizer keeps the address.
+inline constexpr uint8_t kAddressKeyFlags = kCctGuess | kCctKernel;
+static_assert(alignof(SymbolizedAddress) > kAddressKeyFlags);
+inline uint64_t address_key(const SymbolizedAddress& where, uint8_t flags) {
+  return reinterpret_cast<uintptr_t>(&where) | (flags & kAddressKeyFlags);
+}
+
 class FrameInterner {
  public:
   explicit FrameInterner(CallTree& tree) : tree_(tree) {}

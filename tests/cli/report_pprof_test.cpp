@@ -86,11 +86,9 @@ TopRow first_text_row(const std::string& report) {
 std::string record(const TempDir& dir, const std::vector<std::string>& command, const std::string& name,
                    const std::vector<std::string>& options = {}) {
   const std::string path = dir.file(name);
-  std::vector<std::string> argv = {swprof_bin(), "record", "-F", "999", "-o", path};
-  argv.insert(argv.end(), options.begin(), options.end());
-  argv.push_back("--");
-  argv.insert(argv.end(), command.begin(), command.end());
-  auto r = run(argv, dir.path());
+  std::vector<std::string> all = {"-F", "999"};
+  all.insert(all.end(), options.begin(), options.end());
+  const ProcessResult r = run_record(dir.path(), path, all, command);
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   return path;

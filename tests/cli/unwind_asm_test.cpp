@@ -41,11 +41,7 @@ std::string asm_twin_name(const UnwoundSample& s, const Frame& f) {
 // Records `command` with `options` added to swprof record's.
 std::string record(const TempDir& dir, const std::vector<std::string>& options, const std::vector<std::string>& command) {
   const std::string out = dir.file("r.swprof");
-  std::vector<std::string> argv = {swprof_bin(), "record", "-o", out};
-  argv.insert(argv.end(), options.begin(), options.end());
-  argv.push_back("--");
-  argv.insert(argv.end(), command.begin(), command.end());
-  auto r = run(argv, dir.path());
+  const ProcessResult r = run_record(dir.path(), out, options, command);
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   return out;

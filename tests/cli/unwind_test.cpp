@@ -44,11 +44,9 @@ std::string twin_frame_name(const UnwoundSample& s, const Frame& f) {
 std::string record_into(const TempDir& dir, const std::vector<std::string>& command,
                         const std::vector<std::string>& extra = {}) {
   const std::string out = dir.file("k.swprof");
-  std::vector<std::string> argv = {swprof_bin(), "record", "-F", "999", "-o", out};
-  argv.insert(argv.end(), extra.begin(), extra.end());
-  argv.push_back("--");
-  argv.insert(argv.end(), command.begin(), command.end());
-  auto r = run(argv, dir.path());
+  std::vector<std::string> options = {"-F", "999"};
+  options.insert(options.end(), extra.begin(), extra.end());
+  const ProcessResult r = run_record(dir.path(), out, options, command);
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   return out;

@@ -92,6 +92,15 @@ ProcessResult run(const std::vector<std::string>& argv, const std::string& dir, 
   return wait_for(spawn(argv, dir), timeout_s);
 }
 
+ProcessResult run_record(const std::string& dir, const std::string& out, const std::vector<std::string>& options,
+                         const std::vector<std::string>& command) {
+  std::vector<std::string> argv = {swprof_bin(), "record"};
+  argv.insert(argv.end(), options.begin(), options.end());
+  argv.insert(argv.end(), {"-o", out, "--"});
+  argv.insert(argv.end(), command.begin(), command.end());
+  return run(argv, dir);
+}
+
 RecordingSummary summarize(const std::string& path) {
   RecordingSummary s;
   RecordingReader reader(path);

@@ -28,6 +28,9 @@ struct Spawned {
 Spawned spawn(const std::vector<std::string>& argv, const std::string& dir);
 ProcessResult wait_for(const Spawned& p, int timeout_s = 120);
 ProcessResult run(const std::vector<std::string>& argv, const std::string& dir, int timeout_s = 120);
+// `swprof record OPTIONS -o OUT -- COMMAND`, run in `dir`.
+ProcessResult run_record(const std::string& dir, const std::string& out, const std::vector<std::string>& options,
+                         const std::vector<std::string>& command);
 
 // Everything the tests check about a recording.
 struct RecordingSummary {
