@@ -149,7 +149,7 @@ void Recorder::write_end_record(const std::string& end_reason, std::optional<int
   if (extender_) {
     const StackExtenderCounts& c = extender_->counts();
     end["stack_beyond"] = {{"max_bytes", summary_.stack_beyond}, {"tried", c.tried}, {"kept", c.kept},
-                           {"cached", c.cached}, {"changed", c.changed}, {"unread", c.unread}, {"bytes", c.bytes}, {"ns", c.ns}};
+                           {"changed", c.changed}, {"unread", c.unread}, {"bytes", c.bytes}, {"ns", c.ns}};
   }
   if (summary_.off_cpu) {
     end["switch_outs"] = summary_.switch_outs;

@@ -46,11 +46,6 @@ void StackExtender::extend(SampleView& s) {
                                                   : RemoteRead{};
   Bytes beyond = verified_beyond(s.stack, Bytes(read_.data(), first.bytes), Bytes(again_.data(), second.bytes),
                                  overlap);
-  bool cached = false;
-  if (beyond.empty()) {
-    if (auto it = earlier_.find(s.tid); it != earlier_.end()) beyond = beyond_from(it->second, s, overlap);
-    cached = !beyond.empty();
-  }
   if (!beyond.empty()) {
     stack_.assign(s.stack.begin(), s.stack.end());
     stack_.insert(stack_.end(), beyond.begin(), beyond.end());
@@ -58,31 +53,13 @@ void StackExtender::extend(SampleView& s) {
     s.stack_beyond = static_cast<uint32_t>(beyond.size());
     s.stack_owner.reset();
     ++counts_.kept;
-    counts_.cached += cached;
     counts_.bytes += beyond.size();
-    remember(s);
   } else if (first.bytes > overlap) {
     ++counts_.changed;
   } else {
     ++counts_.unread;
   }
   counts_.ns += monotonic_ns() - started;
-}
-
-Bytes StackExtender::beyond_from(const Earlier& earlier, const SampleView& s, size_t overlap) {
-  const uint64_t copy_end = s.regs[kRegSp] + s.stack.size();
-  const uint64_t earlier_end = earlier.sp + earlier.bytes.size();
-  if (copy_end - overlap < earlier.sp || copy_end >= earlier_end) return {};
-  const Bytes held(earlier.bytes.data(), earlier.bytes.size());
-  const size_t at = copy_end - earlier.sp;  // the copy's end in `held`
-  return verified_beyond(s.stack, held.subspan(at - overlap), held.subspan(at - overlap, overlap), overlap);
-}
-
-void StackExtender::remember(const SampleView& s) {
-  if (!earlier_.contains(s.tid) && earlier_.size() >= kMaxEarlier) earlier_.erase(earlier_.begin());
-  Earlier& e = earlier_[s.tid];
-  e.sp = s.regs[kRegSp];
-  e.bytes.assign(s.stack.begin(), s.stack.end());
 }
 
 }  // namespace swprof

@@ -26,17 +26,16 @@
 //
 // When the live read does not verify (the thread has moved on, or exited
 // before the recorder got to the sample: the rings are drained every few
-// ms), the thread's last verified stack is tried the same way: the
-// sample's overlap must equal that earlier stack's bytes at the same
-// addresses, which tells the same (the thread has not returned past the
-// overlap between the two samples), and its bytes past the copy are kept.
+// ms), nothing else stands in: an earlier sample's bytes at the same
+// addresses were tried once, and under load (samples handled after their
+// process had exited) gave walks whose outermost frames were not the
+// thread's.
 // Nothing verifying, nothing is kept: the walk ends where the copy ended,
 // as without this reader.
 
 #include <sys/types.h>
 
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 #include "common/byte_reader.h"
@@ -56,7 +55,6 @@ Bytes verified_beyond(Bytes copy, Bytes read, Bytes again, size_t overlap);
 struct StackExtenderCounts {
   uint64_t tried = 0;    // truncated samples whose rest was read
   uint64_t kept = 0;     // ... and verified: their samples carry the bytes
-  uint64_t cached = 0;   // of the kept, those verified against the thread's last kept stack, not the live one
   uint64_t changed = 0;  // the overlap differed: the thread had moved on
   uint64_t unread = 0;   // nothing could be read past the copy (thread gone, end of mapping)
   uint64_t bytes = 0;    // bytes kept, in all
@@ -77,20 +75,7 @@ class StackExtender {
   const StackExtenderCounts& counts() const { return counts_; }
 
  private:
-  // A thread's last verified stack: the sample's copy and the bytes kept past it.
-  struct Earlier {
-    uint64_t sp = 0;
-    std::vector<uint8_t> bytes;
-  };
-  // The bytes of `earlier` past `s`'s copy, when `earlier` holds the copy's
-  // last `overlap` bytes as they are and goes past it; else empty.
-  static Bytes beyond_from(const Earlier& earlier, const SampleView& s, size_t overlap);
-  void remember(const SampleView& s);
-  // Threads whose last stack is kept: at most this many (each up to 256 KiB).
-  static constexpr size_t kMaxEarlier = 64;
-
   uint32_t max_beyond_;
-  std::unordered_map<uint32_t, Earlier> earlier_;
   std::vector<uint8_t> read_;
   std::vector<uint8_t> again_;
   std::vector<uint8_t> stack_;

@@ -141,13 +141,21 @@ NOINLINE int recurse(int depth, double s) {
   return frame[0];
 }
 
-/* Deeper than the kernel can copy (65528 bytes) in few frames. */
+/* Deeper than the kernel can copy (65528 bytes) in few frames. Done, it
+ * sleeps 2 s at its deepest: a recorder behind with its samples (a sanitizer
+ * build on a loaded machine) still finds the stack there to read past the
+ * copy. */
 NOINLINE int deep(int depth, double s) {
   volatile char frame[1024];
   frame[0] = (char)depth;
   frame[1023] = (char)depth;
-  if (depth > 0) deep(depth - 1, s);
-  else leaf(s);
+  if (depth > 0) {
+    deep(depth - 1, s);
+  } else {
+    leaf(s);
+    const struct timespec linger = {2, 0};
+    nanosleep(&linger, NULL);
+  }
   sink += (unsigned long)frame[0] + (unsigned long)frame[1023];
   return frame[0];
 }
