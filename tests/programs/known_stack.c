@@ -132,19 +132,28 @@ NOINLINE void b(double s) {
   sink++;
 }
 
+/* Done spinning at the bottom of a stack deeper than the copy: 2 s asleep
+ * there, so that a recorder behind with its samples (a sanitizer build on a
+ * loaded machine) still finds the stack to read past the copy. */
+static void linger_at_the_bottom(void) {
+  const struct timespec linger = {2, 0};
+  nanosleep(&linger, NULL);
+}
+
 NOINLINE int recurse(int depth, double s) {
   volatile char frame[256];
   frame[0] = (char)depth;
-  if (depth > 0) recurse(depth - 1, s);
-  else leaf(s);
+  if (depth > 0) {
+    recurse(depth - 1, s);
+  } else {
+    leaf(s);
+    linger_at_the_bottom();
+  }
   sink += (unsigned long)frame[0];
   return frame[0];
 }
 
-/* Deeper than the kernel can copy (65528 bytes) in few frames. Done, it
- * sleeps 2 s at its deepest: a recorder behind with its samples (a sanitizer
- * build on a loaded machine) still finds the stack there to read past the
- * copy. */
+/* Deeper than the kernel can copy (65528 bytes) in few frames. */
 NOINLINE int deep(int depth, double s) {
   volatile char frame[1024];
   frame[0] = (char)depth;
@@ -153,8 +162,7 @@ NOINLINE int deep(int depth, double s) {
     deep(depth - 1, s);
   } else {
     leaf(s);
-    const struct timespec linger = {2, 0};
-    nanosleep(&linger, NULL);
+    linger_at_the_bottom();
   }
   sink += (unsigned long)frame[0] + (unsigned long)frame[1023];
   return frame[0];
