@@ -103,6 +103,7 @@ TEST_CASE("attach: Ctrl-C stops and finalizes", "[integration]") {
   wait_ready(target);
   const std::string out = dir.file("int.swprof");
   auto p = spawn({swprof_bin(), "attach", std::to_string(target.pid), "-o", out}, dir.path());
+  REQUIRE(wait_for_file(out));  // Ctrl-C before swprof handles it would just kill it
   std::this_thread::sleep_for(std::chrono::milliseconds(1000));
   kill(p.pid, SIGINT);
   auto r = wait_for(p, 30);

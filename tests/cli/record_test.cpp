@@ -103,6 +103,7 @@ TEST_CASE("record: Ctrl-C stops sampling and finalizes the file", "[integration]
   TempDir dir;
   const std::string out = dir.file("int.swprof");
   auto p = spawn({swprof_bin(), "record", "-o", out, workload_bin(), "forever"}, dir.path());
+  REQUIRE(wait_for_file(out));  // Ctrl-C before swprof handles it would just kill it
   std::this_thread::sleep_for(std::chrono::milliseconds(1200));
   kill(p.pid, SIGINT);  // to swprof only, not its process group
   auto r = wait_for(p, 30);

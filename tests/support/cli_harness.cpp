@@ -92,6 +92,16 @@ ProcessResult run(const std::vector<std::string>& argv, const std::string& dir, 
   return wait_for(spawn(argv, dir), timeout_s);
 }
 
+bool wait_for_file(const std::string& path, int timeout_s) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+  while (std::chrono::steady_clock::now() < deadline) {
+    struct stat st{};
+    if (stat(path.c_str(), &st) == 0 && st.st_size > 0) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
 ProcessResult run_record(const std::string& dir, const std::string& out, const std::vector<std::string>& options,
                          const std::vector<std::string>& command) {
   std::vector<std::string> argv = {swprof_bin(), "record"};

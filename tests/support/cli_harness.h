@@ -28,6 +28,11 @@ struct Spawned {
 Spawned spawn(const std::vector<std::string>& argv, const std::string& dir);
 ProcessResult wait_for(const Spawned& p, int timeout_s = 120);
 ProcessResult run(const std::vector<std::string>& argv, const std::string& dir, int timeout_s = 120);
+// Waits until a file is at `path` and not empty (swprof has opened its
+// recording: its stop signals are handled from then on); false after
+// `timeout_s`.
+bool wait_for_file(const std::string& path, int timeout_s = 60);
+
 // `swprof record OPTIONS -o OUT -- COMMAND`, run in `dir`.
 ProcessResult run_record(const std::string& dir, const std::string& out, const std::vector<std::string>& options,
                          const std::vector<std::string>& command);
