@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "common/enum_names.h"
 #include "common/error.h"
 #include "profile/leaf_cache.h"
 #include "profile/name_filter.h"
@@ -112,16 +113,10 @@ constexpr WeightKind kWeightKinds[] = {WeightKind::kCpu, WeightKind::kOffCpu, We
 }  // namespace
 
 WeightKind parse_weight_kind(const std::string& name) {
-  for (WeightKind k : kWeightKinds)
-    if (name == weight_kind_name(k)) return k;
-  throw Error("unknown weight '" + name + "': choose cpu, off-cpu or wall");
+  return parse_enum_name<WeightKind>(name, kWeightKinds, weight_kind_name, "weight");
 }
 
-std::vector<std::string> weight_kind_names() {
-  std::vector<std::string> names;
-  for (WeightKind k : kWeightKinds) names.push_back(weight_kind_name(k));
-  return names;
-}
+std::vector<std::string> weight_kind_names() { return enum_names<WeightKind>(kWeightKinds, weight_kind_name); }
 
 WeightKind resolve_weight_kind(const RecordingHeader& header, std::optional<WeightKind> asked) {
   const WeightKind kind = asked ? *asked : header.default_weight.empty() ? WeightKind::kCpu
