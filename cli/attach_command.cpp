@@ -39,7 +39,7 @@ std::function<int()> add_attach_command(CLI::App& app) {
     req.sampling = to_sampling_options(*args, true);
     req.output = args->output;
     req.progress = stderr_progress();
-    print_summary(run_attach(req));
+    finish_session(run_attach(req), *args);
     return 0;
   };
 }

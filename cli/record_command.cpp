@@ -41,7 +41,7 @@ std::function<int()> add_record_command(CLI::App& app, DashDash dashdash) {
     req.output = args->output;
     req.progress = stderr_progress();
     SessionSummary summary = run_record(req);
-    print_summary(summary);
+    finish_session(summary, *args);
     return summary.has_wait_status ? exit_code_from_wait_status(summary.wait_status) : 0;
   };
 }

@@ -30,6 +30,7 @@ struct SamplingArgs {
   std::string offcpu_stack_size;  // empty: not given
   std::string offcpu_every;
   std::string offcpu_min;
+  bool no_cache = false;
 };
 
 // A whole number given to `option`; nullopt for an empty text. Throws Error
@@ -44,5 +45,8 @@ SamplingOptions to_sampling_options(const SamplingArgs& args, bool inherit);
 // The live progress line on stderr when it is a terminal; empty otherwise.
 SessionProgressFn stderr_progress();
 void print_summary(const SessionSummary& summary);
+// The summary, then (without --no-cache) the files the samples hit kept in
+// the build-id cache (keep_sampled_files).
+void finish_session(const SessionSummary& summary, const SamplingArgs& args);
 
 }  // namespace swprof::cli
