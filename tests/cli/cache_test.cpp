@@ -33,6 +33,13 @@ struct CachedProgram : BuiltProgram {
   BuildIdCache cache{cache_home + "/swprof"};
 
   BuildId build_id() const { return read_build_id(app).value_or(BuildId{}); }
+  // Built (-O1) and recorded, the cache filled: the recorded build-id.
+  BuildId built_and_recorded() {
+    build(false, "-O1");
+    const BuildId id = build_id();
+    record();
+    return id;
+  }
   std::string kept_binary(const BuildId& id) const { return cache.path_of(CachedFile::kBinary, id); }
   // The report's summary line's share of complete stacks ("100.0% complete stacks").
   static std::string complete_share(const std::string& err) {
@@ -52,9 +59,7 @@ size_t count_lines_with(const std::string& text, const std::string& part) {
 TEST_CASE("cache: a program rebuilt with a change is reported with its recorded names and complete stacks",
           "[integration][build_id_cache]") {
   CachedProgram t;
-  t.build(false, "-O1");
-  const BuildId recorded = t.build_id();
-  t.record();
+  const BuildId recorded = t.built_and_recorded();
   REQUIRE(t.cache.open(CachedFile::kBinary, recorded));
   const std::string before = t.script();
   REQUIRE(before.find("leaf_work+0x") != std::string::npos);
@@ -80,8 +85,7 @@ TEST_CASE("cache: a program rebuilt with a change is reported with its recorded 
 
 TEST_CASE("cache: a recorded program deleted since is reported from the cache", "[integration][build_id_cache]") {
   CachedProgram t;
-  t.build(false, "-O1");
-  t.record();
+  t.built_and_recorded();
   const std::string before = t.script();
   fs::remove(t.app);
   CHECK(t.script() == before);
@@ -153,9 +157,7 @@ TEST_CASE("cache: two reports at once fill the cache of a recording made without
 TEST_CASE("cache: a damaged entry is ignored with one warning and the report goes on as without it",
           "[integration][build_id_cache]") {
   CachedProgram t;
-  t.build(false, "-O1");
-  const BuildId recorded = t.build_id();
-  t.record();
+  const BuildId recorded = t.built_and_recorded();
   t.build(true, "-O0");  // the recorded build now lives only in the cache
   const std::string file = t.kept_binary(recorded);
   const std::string good = read_file(file);
@@ -258,9 +260,7 @@ TEST_CASE("cache: list, prune and clear", "[integration][build_id_cache]") {
   CHECK(empty.exit_code == 0);
   CHECK(empty.out == "the build-id cache " + t.cache.root() + " is empty\n");
 
-  t.build(false, "-O1");
-  const BuildId recorded = t.build_id();
-  t.record();
+  const BuildId recorded = t.built_and_recorded();
   auto list = t.swprof({"cache", "list"});
   INFO(list.out << list.err);
   CHECK(list.exit_code == 0);
@@ -301,9 +301,7 @@ TEST_CASE("cache: list, prune and clear", "[integration][build_id_cache]") {
 TEST_CASE("cache: SWPROF_CACHE_MAX_SIZE bounds what record keeps, the least recently used entries leaving first",
           "[integration][build_id_cache]") {
   CachedProgram t;
-  t.build(false, "-O1");
-  const BuildId first = t.build_id();
-  t.record();
+  const BuildId first = t.built_and_recorded();
   // Rebuilt without DWARF: smaller. The first build is now the cache's alone,
   // and the least recently used; a bound between the two sizes holds the
   // new build (a hard link to it costs nothing) but not both.
@@ -325,8 +323,7 @@ TEST_CASE("cache: SWPROF_CACHE_MAX_SIZE bounds what record keeps, the least rece
 
 TEST_CASE("cache: archive takes a binary gone from disk from the cache", "[integration][build_id_cache]") {
   CachedProgram t;
-  t.build(false, "-O1");
-  t.record();
+  t.built_and_recorded();
   const std::string before = t.script();
   fs::remove(t.app);
   auto a = t.swprof({"archive", t.recording});
