@@ -10,6 +10,7 @@ void SampledFiles::on_mapping(const MappingRecord& m) {
   if (!(m.prot & PROT_EXEC) || m.path.empty() || m.path[0] != '/' || m.length == 0) return;
   Process& p = processes_[m.pid];
   p.ranges.push_back(Range{m.start, m.start + m.length, file_index(m)});
+  if (p.ranges.size() == 1) p.program = p.ranges[0].file;
   p.last_hit = p.ranges.size();  // the new range may cover the last one hit: look again, newest first
 }
 
@@ -28,6 +29,7 @@ void SampledFiles::on_sample(uint32_t pid, uint64_t pc) {
   auto it = processes_.find(pid);
   if (it == processes_.end()) return;
   Process& p = it->second;
+  hit_[p.program] = true;
   const auto holds = [pc](const Range& r) { return pc >= r.start && pc < r.end; };
   if (p.last_hit < p.ranges.size() && holds(p.ranges[p.last_hit])) {
     hit_[p.ranges[p.last_hit].file] = true;

@@ -1,11 +1,13 @@
 #pragma once
 // The files a session's samples landed in: each file mapped executable that
 // held a sample's user-mode pc (the sampled pc in user mode, else where the
-// user code was when it entered the kernel), with the build-id its mapping
-// record gave. The build-id cache keeps them at the end of `record` and
-// `attach` (profile/build_id_cache_fill.h), as perf keeps the files of the
-// sampled pcs: nothing is unwound while recording; a report, which unwinds,
-// keeps the files the stacks pass through as well.
+// user code was when it entered the kernel), and the program of each process
+// sampled (its first file mapped executable since its exec, or the first
+// found at attach), which its stacks pass through; with the build-id its
+// mapping record gave. The build-id cache keeps them at the end of `record`
+// and `attach` (profile/build_id_cache_fill.h), as perf keeps the files of
+// the sampled pcs: nothing is unwound while recording; a report, which
+// unwinds, keeps every file the stacks pass through.
 //
 // Each process's executable mappings are replayed from the records as
 // they are handled: an exec forgets them, a fork copies the parent's, an
@@ -47,6 +49,7 @@ class SampledFiles {
   struct Process {
     std::vector<Range> ranges;  // in the order mapped: a later one over an earlier wins
     size_t last_hit = 0;        // of ranges
+    size_t program = 0;         // of files_: the file of ranges[0]
   };
   size_t file_index(const MappingRecord& m);
 

@@ -35,7 +35,8 @@ std::vector<std::string> paths(const SampledFiles& files) {
 
 }  // namespace
 
-TEST_CASE("sampled files: the files mapped executable that hold a sampled pc, in the order first mapped",
+TEST_CASE("sampled files: the program of each process sampled, and the files mapped executable that hold a sampled "
+          "pc, in the order first mapped",
           "[sampled_files]") {
   SampledFiles files;
   files.on_mapping(mapping(1, 0x1000, "/bin/app", 7));
@@ -43,14 +44,16 @@ TEST_CASE("sampled files: the files mapped executable that hold a sampled pc, in
   files.on_mapping(mapping(1, 0x9000, "/lib/libm.so.6", 9));
   files.on_mapping(mapping(1, 0xd000, "/data/table", 0, PROT_READ));  // not code
   files.on_mapping(mapping(1, 0xf000, "[vdso]"));
+  files.on_mapping(mapping(3, 0x1000, "/bin/idle", 10));  // a process never sampled
+  files.on_mapping(mapping(1, 0x11000, "/lib/libz.so.1", 11));
   files.on_sample(1, 0x5010);
-  files.on_sample(1, 0x1fff);
   files.on_sample(1, 0x5020);
   files.on_sample(1, 0xd010);
   files.on_sample(1, 0xf010);
-  files.on_sample(1, 0x2000);  // past the end of the first mapping
+  files.on_sample(1, 0x12000);  // past the end of libz's mapping
   files.on_sample(2, 0x1010);  // a process whose mappings are unknown
   files.on_sample(1, 0);       // no user pc
+  // The program, where no sample landed: its main() is in every stack.
   CHECK(paths(files) == std::vector<std::string>{"/bin/app", "/lib/libc.so.6"});
   CHECK(files.files()[0].build_id == BuildId{7, 7});
 }
@@ -62,13 +65,14 @@ TEST_CASE("sampled files: a fork starts with its parent's mappings, an exec or a
   files.on_exec(2);
   files.on_sample(2, 0x1010);  // the shell's code is no longer there
   files.on_mapping(mapping(2, 0x1000, "/bin/tool", 2));
-  files.on_sample(2, 0x1010);
+  files.on_mapping(mapping(2, 0x7000, "/lib/libtool.so", 4));
+  files.on_sample(2, 0x7010);
   files.on_fork(1, 3);
   files.on_sample(3, 0x1020);
   files.on_exit(3);
   files.on_mapping(mapping(1, 0x1000, "/bin/later", 3));  // a later mapping over the same range wins
   files.on_sample(1, 0x1030);
-  CHECK(paths(files) == std::vector<std::string>{"/bin/shell", "/bin/tool", "/bin/later"});
+  CHECK(paths(files) == std::vector<std::string>{"/bin/shell", "/bin/tool", "/lib/libtool.so", "/bin/later"});
 }
 
 TEST_CASE("sampled files: the recorder hands the summary the files its samples hit, kernel-mode samples by their "
