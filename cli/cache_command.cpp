@@ -38,12 +38,10 @@ std::shared_ptr<BuildIdCache> user_build_id_cache() {
       root, bound && *bound ? parse_cache_size(bound, kCacheMaxSizeVariable) : BuildIdCache::kDefaultMaxBytes);
 }
 
-void keep_sampled_files(const SessionSummary& summary) {
-  std::shared_ptr<BuildIdCache> cache = user_build_id_cache();
-  if (!cache || summary.sampled_files.empty()) return;
+void keep_sampled_files(const SessionSummary& summary, BuildIdCache& cache) {
   std::vector<RecordedBinary> files;
   for (const SampledFile& f : summary.sampled_files) files.push_back(RecordedBinary{f.path, f.build_id});
-  for (const std::string& problem : keep_in_build_id_cache(*cache, files, SymbolizerOptions()).problems)
+  for (const std::string& problem : keep_in_build_id_cache(cache, files, SymbolizerOptions()).problems)
     std::fprintf(stderr, "swprof: warning: %s\n", terminal_safe(problem).c_str());
 }
 

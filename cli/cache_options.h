@@ -24,6 +24,6 @@ std::shared_ptr<BuildIdCache> user_build_id_cache();
 
 // At the end of record and attach: keeps the files the samples landed in,
 // and their separate debuginfo; what went wrong as warnings on stderr.
-void keep_sampled_files(const SessionSummary& summary);
+void keep_sampled_files(const SessionSummary& summary, BuildIdCache& cache);
 
 }  // namespace swprof::cli

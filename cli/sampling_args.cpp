@@ -126,9 +126,13 @@ SessionProgressFn stderr_progress() {
 
 void print_summary(const SessionSummary& s) { std::fputs(format_summary(s).c_str(), stderr); }
 
-void finish_session(const SessionSummary& summary, const SamplingArgs& args) {
+std::shared_ptr<BuildIdCache> session_build_id_cache(const SamplingArgs& args) {
+  return args.no_cache ? nullptr : user_build_id_cache();
+}
+
+void finish_session(const SessionSummary& summary, const std::shared_ptr<BuildIdCache>& cache) {
   print_summary(summary);
-  if (!args.no_cache) keep_sampled_files(summary);
+  if (cache) keep_sampled_files(summary, *cache);
 }
 
 }  // namespace swprof::cli

@@ -316,9 +316,15 @@ TEST_CASE("cache: SWPROF_CACHE_MAX_SIZE bounds what record keeps, the least rece
   CHECK_FALSE(t.cache.open(CachedFile::kBinary, first));
   CHECK(t.cache.open(CachedFile::kBinary, t.build_id()));
   ScopedEnv bad("SWPROF_CACHE_MAX_SIZE", "lots");
+  const std::string refused = "swprof: error: invalid SWPROF_CACHE_MAX_SIZE 'lots': expected a size such as 0, 500M or 2G\n";
   auto r = t.swprof({"report", t.recording});
   CHECK(r.exit_code == 2);
-  CHECK(r.err == "swprof: error: invalid SWPROF_CACHE_MAX_SIZE 'lots': expected a size such as 0, 500M or 2G\n");
+  CHECK(r.err == refused);
+  fs::remove(t.recording);
+  r = t.swprof({"record", "-o", t.recording, t.app, "0.1"});  // refused before it records
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == refused);
+  CHECK_FALSE(fs::exists(t.recording));
 }
 
 TEST_CASE("cache: archive takes a binary gone from disk from the cache", "[integration][build_id_cache]") {
