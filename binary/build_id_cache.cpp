@@ -402,6 +402,9 @@ CacheAddResult BuildIdCache::write(int entry, CachedFile kind, const BuildId& bu
     return fail("it changed while it was kept");
   if (::renameat(entry, temp.c_str(), entry, file_name(kind)) != 0)
     return fail("cannot rename it into place: " + errno_text(errno));
+  // A rename between two names of one file does nothing (rename(2)): a
+  // writer racing this one may have put a link to the same file in place.
+  ::unlinkat(entry, temp.c_str(), 0);
   cleanup.release();
   return r;
 }

@@ -310,51 +310,57 @@ TEST_CASE("build id cache: prune removes temporary files a killed writer left an
   CHECK(kept(cache, id));
 }
 
-TEST_CASE("build id cache: two processes writing one entry over and over never show a reader a torn file",
+TEST_CASE("build id cache: two processes writing one entry over and over never show a reader a torn file, nor "
+          "leave a temporary one",
           "[build_id_cache]") {
-  testing::TempDir dir;
-  const std::string app = dir.file("app");
-  const BuildId id = binary_variant(app, 30);
-  const std::string bytes = testing::read_file(app);
-  BuildIdCache cache(dir.file("swprof"), BuildIdCache::kDefaultMaxBytes, CacheLinking::kCopy);
-  REQUIRE(cache.prepare().empty());
-  std::vector<pid_t> writers;
-  for (int w = 0; w < 2; ++w) {
-    const pid_t pid = fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-      // Each write goes to a temporary file and is renamed over the other's.
-      BuildIdCache mine(cache.root(), BuildIdCache::kDefaultMaxBytes, CacheLinking::kCopy);
-      int failures = 0;
-      for (int i = 0; i < 40; ++i) {
-        ::unlink(mine.path_of(CachedFile::kBinary, id).c_str());
-        auto file = open_regular_file(app);
-        if (!file || mine.add(CachedFile::kBinary, id, *file.value, app).outcome == CacheAddResult::Outcome::kRefused)
-          ++failures;
+  // Copies, and hard links: a rename of one link over another of the same
+  // file does nothing (rename(2)), and leaves the temporary name.
+  for (const CacheLinking linking : {CacheLinking::kCopy, CacheLinking::kLinkWhenPossible}) {
+    INFO((linking == CacheLinking::kCopy ? "copies" : "hard links"));
+    testing::TempDir dir;
+    const std::string app = dir.file("app");
+    const BuildId id = binary_variant(app, 30);
+    const std::string bytes = testing::read_file(app);
+    BuildIdCache cache(dir.file("swprof"), BuildIdCache::kDefaultMaxBytes, linking);
+    REQUIRE(cache.prepare().empty());
+    std::vector<pid_t> writers;
+    for (int w = 0; w < 2; ++w) {
+      const pid_t pid = fork();
+      REQUIRE(pid >= 0);
+      if (pid == 0) {
+        // Each write goes to a temporary file and is renamed over the other's.
+        BuildIdCache mine(cache.root(), BuildIdCache::kDefaultMaxBytes, linking);
+        int failures = 0;
+        for (int i = 0; i < 150; ++i) {
+          ::unlink(mine.path_of(CachedFile::kBinary, id).c_str());
+          auto file = open_regular_file(app);
+          if (!file || mine.add(CachedFile::kBinary, id, *file.value, app).outcome == CacheAddResult::Outcome::kRefused)
+            ++failures;
+        }
+        _exit(failures == 0 ? 0 : 1);
       }
-      _exit(failures == 0 ? 0 : 1);
+      writers.push_back(pid);
     }
-    writers.push_back(pid);
+    size_t whole = 0, torn = 0;
+    std::vector<int> statuses(writers.size(), -1);
+    for (bool running = true; running;) {
+      running = false;
+      for (size_t w = 0; w < writers.size(); ++w)
+        if (statuses[w] == -1 && ::waitpid(writers[w], &statuses[w], WNOHANG) == 0) {
+          statuses[w] = -1;
+          running = true;
+        }
+      auto found = cache.open(CachedFile::kBinary, id);
+      if (!found) continue;
+      std::string read(bytes.size() + 1, '\0');
+      const ssize_t n = ::pread(found.value->fd.get(), read.data(), read.size(), 0);
+      read.resize(n > 0 ? static_cast<size_t>(n) : 0);
+      ++(read == bytes ? whole : torn);
+    }
+    for (const int status : statuses) CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+    CHECK(torn == 0);
+    CHECK(whole > 0);
+    const fs::path entry = fs::path(cache.path_of(CachedFile::kBinary, id)).parent_path();
+    for (const auto& e : fs::directory_iterator(entry)) CHECK(e.path().filename().string().rfind(".tmp.", 0) != 0);
   }
-  size_t whole = 0, torn = 0;
-  std::vector<int> statuses(writers.size(), -1);
-  for (bool running = true; running;) {
-    running = false;
-    for (size_t w = 0; w < writers.size(); ++w)
-      if (statuses[w] == -1 && ::waitpid(writers[w], &statuses[w], WNOHANG) == 0) {
-        statuses[w] = -1;
-        running = true;
-      }
-    auto found = cache.open(CachedFile::kBinary, id);
-    if (!found) continue;
-    std::string read(bytes.size() + 1, '\0');
-    const ssize_t n = ::pread(found.value->fd.get(), read.data(), read.size(), 0);
-    read.resize(n > 0 ? static_cast<size_t>(n) : 0);
-    ++(read == bytes ? whole : torn);
-  }
-  for (const int status : statuses) CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
-  CHECK(torn == 0);
-  CHECK(whole > 0);
-  const fs::path entry = fs::path(cache.path_of(CachedFile::kBinary, id)).parent_path();
-  for (const auto& e : fs::directory_iterator(entry)) CHECK(e.path().filename().string().rfind(".tmp.", 0) != 0);
 }
