@@ -145,7 +145,8 @@ UnwindQuality measure_unwinding(const std::string& recording, const UnwindOption
   every_file.open_every_mapping = true;  // info reports on every binary, sampled or not
   RecordingUnwinder unwinder(every_file);
   unwinder.run(*reader, [](const UnwoundSample&) {});
-  return UnwindQuality{unwinder.stats(), options.unwinder, unwinder.warnings(), unwinder.archive_supplied()};
+  return UnwindQuality{unwinder.stats(), options.unwinder, unwinder.warnings(), unwinder.archive_supplied(),
+                       unwinder.build_id_cache_supplied()};
 }
 
 void inspect_binaries(RecordingInfo& info, const InfoOptions& options) {
@@ -176,6 +177,10 @@ InfoResult run_info(const std::string& recording, const InfoOptions& options) {
     with.unwind.archive = archive;
     with.symbols.archive = archive;
     result.recording.embedded->use_archive(archive);
+  }
+  if (options.symbols.build_id_cache) {
+    with.unwind.build_id_cache = options.symbols.build_id_cache;
+    result.recording.embedded->use_build_id_cache(options.symbols.build_id_cache);
   }
   if (options.inspect_binaries) inspect_binaries(result.recording, with);
   if (options.unwind_quality && result.recording.samples > 0)

@@ -90,6 +90,7 @@ struct UnwindQuality {
   UnwinderChoice unwinder = UnwinderChoice::kChain;
   std::vector<std::string> warnings;
   size_t archive_supplied = 0;  // binaries the archive supplied (UnwindOptions::archive)
+  size_t build_id_cache_supplied = 0;  // ... and the build-id cache (UnwindOptions::build_id_cache)
 };
 UnwindQuality measure_unwinding(const std::string& recording, const UnwindOptions& options);
 

@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "common/error.h"
+#include "profile/build_id_cache_fill.h"
 #include "profile/held_samples.h"
 #include "profile/thread_names.h"
 #include "recording/trailing_images.h"
@@ -247,6 +248,7 @@ PipelineOptions with_archive(const std::string& recording, const PipelineOptions
   auto archive = find_archive(recording, options.symbols.archive_path);
   out.unwind.archive = archive;
   out.symbols.archive = std::move(archive);
+  out.unwind.build_id_cache = options.symbols.build_id_cache;
   return out;
 }
 
@@ -262,6 +264,10 @@ PipelineResult run_pipeline(const std::string& recording, const PipelineOptions&
       [&](const UnwoundSample& s) { run.look_ahead(s); });
   PipelineResult pass = run.finish(unwinder);
   require_a_readable_sample(reader, pass);
+  if (options.unwind.build_id_cache)
+    for (std::string& problem :
+         keep_in_build_id_cache(*options.unwind.build_id_cache, unwinder.binaries_as_recorded(), options.symbols).problems)
+      pass.warnings.push_back(std::move(problem));
   return pass;
 }
 

@@ -119,10 +119,13 @@ struct PipelineResult {
 };
 
 // `options` with the archive of `recording` opened (find_archive, from
-// options.symbols.archive_path) into its unwind and symbol options.
+// options.symbols.archive_path) into its unwind and symbol options, and
+// the build-id cache of its symbol options in its unwind options too.
 PipelineOptions with_archive(const std::string& recording, const PipelineOptions& options);
 
-// Runs the pass over `recording`. Throws Error for a file that is no
+// Runs the pass over `recording`; then, with a build-id cache, keeps there
+// the binaries it opened as recorded (profile/build_id_cache_fill.h), its
+// problems among the warnings. Throws Error for a file that is no
 // recording, and for one with samples none of which could be read (all
 // damaged, or the file damaged or cut before the first); a damaged or cut
 // file otherwise ends the pass at the damage (see PipelineResult::status).

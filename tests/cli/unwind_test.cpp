@@ -253,15 +253,16 @@ TEST_CASE("unwind: a binary changed or removed since recording is reported once,
   const std::string app = dir.file("app");
   std::filesystem::copy_file(known_bin("O2_nofp"), app);
   const std::string out = dir.file("c.swprof");
-  REQUIRE(run({swprof_bin(), "record", "-o", out, "--", app, "leaf", "0.3"}, dir.path()).exit_code == 0);
-  auto before = run({swprof_bin(), "script", out}, dir.path());
+  // Without the build-id cache, which would keep the recorded build.
+  REQUIRE(run({swprof_bin(), "record", "--no-cache", "-o", out, "--", app, "leaf", "0.3"}, dir.path()).exit_code == 0);
+  auto before = run({swprof_bin(), "script", "--no-cache", out}, dir.path());
   REQUIRE(before.exit_code == 0);
   CHECK(before.err.empty());
   CHECK(before.out.find("leaf+") != std::string::npos);
 
   // Another build at the same path: its unwind info and symbols would be wrong.
   std::filesystem::copy_file(known_bin("O0_fp"), app, std::filesystem::copy_options::overwrite_existing);
-  auto changed = run({swprof_bin(), "script", out}, dir.path());
+  auto changed = run({swprof_bin(), "script", "--no-cache", out}, dir.path());
   INFO(changed.err);
   CHECK(changed.exit_code == 0);
   CHECK(line_count(changed.err) == 1);
@@ -270,7 +271,7 @@ TEST_CASE("unwind: a binary changed or removed since recording is reported once,
   CHECK(changed.out.find("libc.so.6") != std::string::npos);    // other binaries still unwind
 
   std::filesystem::remove(app);
-  auto missing = run({swprof_bin(), "script", out}, dir.path());
+  auto missing = run({swprof_bin(), "script", "--no-cache", out}, dir.path());
   CHECK(missing.exit_code == 0);
   CHECK(line_count(missing.err) == 1);
   CHECK(missing.err.find(app + " is missing (No such file or directory)") != std::string::npos);
