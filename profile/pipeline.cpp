@@ -7,7 +7,6 @@
 #include "common/error.h"
 #include "profile/held_samples.h"
 #include "profile/thread_names.h"
-#include "recording/trailing_images.h"
 
 namespace swprof {
 namespace {
@@ -43,8 +42,9 @@ class PipelineRun {
     // A perf.data reader knows the recorded kernel's mapping from the start.
     if (const RecordedKernel* kernel = reader.recorded_kernel(); kernel && !kernel->text_symbol.empty())
       read_recorded_kernel_early();
+    // What the records need from the start, before the first of them.
+    use_final_images(reader.trailing_images());
     if (reader.header().off_cpu && kinds_.off_cpu) intervals_ = OffCpuIntervals::read(reader);
-    use_final_images(read_trailing_images(reader));
   }
 
   // The first samples, before they are symbolized: their binaries' symbols
@@ -250,10 +250,15 @@ PipelineOptions with_archive(const std::string& recording, const PipelineOptions
   return out;
 }
 
-PipelineResult run_pipeline(const std::string& recording, const PipelineOptions& given, SampleSink& sink) {
-  const std::unique_ptr<RecordSource> source = open_record_source(recording);
+PipelineResult run_pipeline(const std::string& recording, const PipelineOptions& options, SampleSink& sink) {
+  return run_pipeline(RecordingBytes::open(recording, "recording"), options, sink);
+}
+
+PipelineResult run_pipeline(std::shared_ptr<const RecordingBytes> file, const PipelineOptions& given,
+                            SampleSink& sink) {
+  const std::unique_ptr<RecordSource> source = open_record_source(std::move(file));
   RecordSource& reader = *source;
-  const PipelineOptions options = with_archive(recording, given);
+  const PipelineOptions options = with_archive(reader.path(), given);
   sink.begin(reader.header());
   PipelineRun run(reader, options, sink);
   RecordingUnwinder unwinder(options.unwind);
