@@ -123,7 +123,8 @@ class PipelineRun {
     release_held();
     result_.status = reader_.status();
     result_.unwind = unwinder.stats();
-    if (options_.unwind.archive) result_.archive = ArchiveUse{options_.unwind.archive->path(), unwinder.archive_supplied()};
+    if (const auto& archive = options_.unwind.archive)
+      result_.archive = ArchiveUse{archive->path(), unwinder.archive_supplied(), archive};
     result_.warnings = unwinder.warnings();
     for (auto& w : symbols_.warnings()) result_.warnings.push_back(std::move(w));
     return std::move(result_);

@@ -91,6 +91,7 @@ class SampleSink {
 struct ArchiveUse {
   std::string path;
   size_t binaries_supplied = 0;
+  std::shared_ptr<const BinaryArchive> archive;  // as opened for the pass
 };
 
 // A file the recorded processes mapped executable, as its first mapping

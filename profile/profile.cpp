@@ -89,6 +89,7 @@ void take_pass(Profile& p, PipelineResult&& pass) {
   p.last_time = pass.last_time;
   p.warnings = std::move(pass.warnings);
   p.mapped_files = std::move(pass.mapped_files);
+  if (pass.archive) p.archive = std::move(pass.archive->archive);
   const ReadStatus& st = pass.status;
   if (!st.ok())
     p.warnings.push_back("recording '" + p.source + "' is " +

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -81,6 +82,7 @@ struct Profile {
   std::map<uint32_t, ProfileThread> threads;  // by tid, threads with kept samples
   std::vector<std::string> warnings;          // missing binaries, damaged file, ...
   std::vector<ExecutableMapping> mapped_files;       // from a recording only (PipelineResult::mapped_files)
+  std::shared_ptr<const BinaryArchive> archive;      // the recording's archive, when the pass used one
   CallTree tree;
   // Only when ProfileOptions::timeline asked for it: every kept sample, in
   // time order, its leaf a node of `tree` (so its stack runs as the tree's:

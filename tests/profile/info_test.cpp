@@ -2,6 +2,7 @@
 // how well it unwinds.
 
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <string>
 
 #include "profile/info.h"
@@ -40,6 +41,39 @@ TEST_CASE("run_info: the recording's contents, and its unwinding only when asked
   const InfoResult none = run_info(empty, options);
   CHECK(none.recording.samples == 0);
   CHECK_FALSE(none.unwinding);
+}
+
+TEST_CASE("run_info: the contents and the unwinding from one pass over the file", "[recording_info]") {
+  testing::TempDir dir;
+  const std::string recording = dir.file("noise.swprof");
+  {  // Stacks of noise, which zstd cannot shrink: the file is far larger than the head a file keeps.
+    RecordingWriter w(recording, testing::record_header(8192));
+    uint64_t x = 88172645463325252ull;
+    for (int i = 0; i < 200; ++i) {
+      std::vector<uint8_t> stack(1024);
+      for (uint8_t& b : stack) b = static_cast<uint8_t>((x = x * 6364136223846793005ull + 1442695040888963407ull) >> 56);
+      w.write(testing::make_sample(100 + i % 3, 1000 + static_cast<uint64_t>(i), 0x7ff000, stack).view);
+    }
+    w.finish(EndRecord{"{}"});
+  }
+  REQUIRE(std::filesystem::file_size(recording) > 100'000);
+  InfoOptions options;
+  options.unwind.threads = 1;
+  const auto file = RecordingBytes::open(recording, "recording");
+  const InfoResult result = run_info(file, options);
+  REQUIRE(result.unwinding);
+  CHECK(result.unwinding->stats.samples == result.recording.samples);
+  CHECK(result.recording.status.ok());
+  // Every chunk once, up to the chunk index (which info does not need).
+  CHECK(file->bytes_read() <= std::filesystem::file_size(recording));
+  const InfoResult alone = run_info(recording, [&] {
+    InfoOptions o = options;
+    o.unwind_quality = false;
+    return o;
+  }());
+  CHECK(alone.recording.record_counts == result.recording.record_counts);
+  CHECK(alone.recording.threads.size() == result.recording.threads.size());
+  CHECK(alone.recording.status.chunks == result.recording.status.chunks);
 }
 
 TEST_CASE("measure_unwinding: every sample unwound with the chosen unwinder", "[recording_info]") {
