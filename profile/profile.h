@@ -105,5 +105,7 @@ std::vector<CallTree::FrameTotals> function_totals(const Profile& profile);
 // Throws Error for a file that is no recording or a bad filter; a damaged or
 // cut file gives the samples before the damage and a warning.
 Profile build_profile(const std::string& recording, const ProfileOptions& options);
+// The same over a file opened already (RecordingBytes::open).
+Profile build_profile(std::shared_ptr<const RecordingBytes> file, const ProfileOptions& options);
 
 }  // namespace swprof

@@ -13,10 +13,16 @@
 namespace swprof {
 
 std::shared_ptr<const RecordingBytes> RecordingBytes::open(const std::string& path, const std::string& what) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) throw Error("cannot open " + what + " '" + path + "': " + errno_text(errno));
+  return adopt(std::move(fd), path, what);
+}
+
+std::shared_ptr<const RecordingBytes> RecordingBytes::adopt(UniqueFd fd, const std::string& path,
+                                                            const std::string& what) {
   std::shared_ptr<RecordingBytes> f(new RecordingBytes());
   f->path_ = path;
-  f->fd_.reset(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!f->fd_.valid()) throw Error("cannot open " + what + " '" + path + "': " + errno_text(errno));
+  f->fd_ = std::move(fd);
   struct stat st;
   if (fstat(f->fd_.get(), &st) != 0) throw Error("cannot open " + what + " '" + path + "': " + errno_text(errno));
   if (S_ISDIR(st.st_mode)) throw Error("cannot open " + what + " '" + path + "': it is a directory");

@@ -28,6 +28,8 @@ class RecordingBytes {
   // Opens `path` read-only; throws Error naming `what` ("recording",
   // "perf.data file") when it cannot be opened or is a directory.
   static std::shared_ptr<const RecordingBytes> open(const std::string& path, const std::string& what);
+  // The same for `fd`, which the caller opened at `path`.
+  static std::shared_ptr<const RecordingBytes> adopt(UniqueFd fd, const std::string& path, const std::string& what);
   // A file image held in memory (a fuzzer's input); `name` stands for the
   // path in messages. `image` must outlive every reader of it.
   static std::shared_ptr<const RecordingBytes> in_memory(Bytes image, const std::string& name);

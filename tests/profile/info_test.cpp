@@ -46,16 +46,7 @@ TEST_CASE("run_info: the recording's contents, and its unwinding only when asked
 TEST_CASE("run_info: the contents and the unwinding from one pass over the file", "[recording_info]") {
   testing::TempDir dir;
   const std::string recording = dir.file("noise.swprof");
-  {  // Stacks of noise, which zstd cannot shrink: the file is far larger than the head a file keeps.
-    RecordingWriter w(recording, testing::record_header(8192));
-    uint64_t x = 88172645463325252ull;
-    for (int i = 0; i < 200; ++i) {
-      std::vector<uint8_t> stack(1024);
-      for (uint8_t& b : stack) b = static_cast<uint8_t>((x = x * 6364136223846793005ull + 1442695040888963407ull) >> 56);
-      w.write(testing::make_sample(100 + i % 3, 1000 + static_cast<uint64_t>(i), 0x7ff000, stack).view);
-    }
-    w.finish(EndRecord{"{}"});
-  }
+  testing::write_noise_recording(recording);
   REQUIRE(std::filesystem::file_size(recording) > 100'000);
   InfoOptions options;
   options.unwind.threads = 1;
