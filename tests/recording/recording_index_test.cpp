@@ -18,15 +18,6 @@ ImageRecord image(const std::string& name, const std::string& text) {
   return ImageRecord{name, Bytes(reinterpret_cast<const uint8_t*>(text.data()), text.size())};
 }
 
-SwitchRecord switch_out(uint32_t tid, uint64_t time) {
-  SwitchRecord r;
-  r.time = time;
-  r.pid = 100;
-  r.tid = tid;
-  r.out = true;
-  return r;
-}
-
 // On-CPU samples in chunks of about 4 KiB, an off-CPU sample with its
 // switch-out every 10 samples, then the images known at the end.
 void write_recording(const std::string& path, int samples) {
@@ -36,7 +27,7 @@ void write_recording(const std::string& path, int samples) {
     OwnedSample s = make_sample(100, 1000 + static_cast<uint64_t>(i), 0x7ff000, std::vector<uint8_t>(512, uint8_t(i)));
     s.view.off_cpu = i % 10 == 9;
     w.write(s.view);
-    if (s.view.off_cpu) w.write(switch_out(100, s.view.time + 1));
+    if (s.view.off_cpu) w.write(SwitchRecord{s.view.time + 1, 100, 100, 0, /*out=*/true, false, false});
   }
   w.flush();
   w.write(image(kKallsymsImageName, "ffffffff81000000 T _stext\n"));
@@ -51,14 +42,25 @@ std::optional<RecordingIndex> index_of(const std::string& path) {
 
 std::vector<uint8_t> body_of(const RecordingIndex& index) { return encode_index_body(index); }
 
+// A finished recording of `samples` samples (write_recording) and its index.
+struct Finished {
+  explicit Finished(int samples) {
+    write_recording(path, samples);
+    auto read = index_of(path);
+    REQUIRE(read);
+    index = *read;
+  }
+  TempDir dir;
+  const std::string path = dir.file("r.swprof");
+  RecordingIndex index;
+};
+
 }  // namespace
 
 TEST_CASE("index: a finished recording's chunks, back to back, with what each holds", "[recording_index]") {
-  TempDir dir;
-  const std::string path = dir.file("r.swprof");
-  write_recording(path, 200);
-  const auto index = index_of(path);
-  REQUIRE(index);
+  const Finished f(200);
+  const std::string& path = f.path;
+  const RecordingIndex* index = &f.index;
   REQUIRE(index->chunks.size() > 10);
   CHECK(index->chunks.front().offset == first_chunk(path));
   for (size_t i = 1; i < index->chunks.size(); ++i) CHECK(index->chunks[i].offset == index->chunks[i - 1].end());
@@ -79,11 +81,10 @@ TEST_CASE("index: a finished recording's chunks, back to back, with what each ho
 }
 
 TEST_CASE("index: none in a recording cut anywhere after its last chunk, which reads whole", "[recording_index]") {
-  TempDir dir;
-  const std::string path = dir.file("r.swprof");
-  write_recording(path, 100);
-  const auto whole = index_of(path);
-  REQUIRE(whole);
+  const Finished f(100);
+  const TempDir& dir = f.dir;
+  const std::string& path = f.path;
+  const RecordingIndex* whole = &f.index;
   const uint64_t size = std::filesystem::file_size(path);
   const std::vector<char> bytes = read_bytes(path);
   for (uint64_t cut : {size - 1, size - kIndexTrailerSize, size - kIndexTrailerSize - 1, whole->index_offset + 3,
@@ -106,11 +107,10 @@ TEST_CASE("index: none in a recording cut anywhere after its last chunk, which r
 
 TEST_CASE("index: a damaged index or trailer is not used, and the records read as without one",
           "[recording_index]") {
-  TempDir dir;
-  const std::string path = dir.file("r.swprof");
-  write_recording(path, 100);
-  const auto whole = index_of(path);
-  REQUIRE(whole);
+  const Finished f(100);
+  const TempDir& dir = f.dir;
+  const std::string& path = f.path;
+  const RecordingIndex* whole = &f.index;
   const std::vector<char> bytes = read_bytes(path);
   // Every byte of the index chunk and the trailer but the zstd frame's
   // (its checksum covers those): the index is refused, nothing else changes.
