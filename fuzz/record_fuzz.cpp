@@ -51,10 +51,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     SWPROF_FUZZ_CHECK(in.offset() > before);
     if (result.status != swprof::DecodeResult::Status::kOk) continue;
     encoded.clear();
-    encoder.encode(result.record, encoded);
+    if (result.type == swprof::RecordType::kOffCpuSampleTime)
+      swprof::RecordEncoder::encode_off_cpu_sample_time(std::get<swprof::SampleView>(result.record), encoded);
+    else
+      encoder.encode(result.record, encoded);
     swprof::ByteReader round(Bytes(encoded.data(), encoded.size()));
     swprof::DecodeResult back = again.decode(round);
     SWPROF_FUZZ_CHECK(back.status == swprof::DecodeResult::Status::kOk && round.at_end());
+    SWPROF_FUZZ_CHECK(back.type == result.type);
     SWPROF_FUZZ_CHECK(same_record(result.record, back.record));
   }
   return 0;

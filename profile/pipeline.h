@@ -17,6 +17,7 @@
 #include "profile/off_cpu_intervals.h"
 #include "profile/sample_filter.h"
 #include "recording/record_source.h"
+#include "recording/recording_bytes.h"
 #include "symbolize/symbolizer.h"
 #include "unwind/recording_unwinder.h"
 
@@ -90,6 +91,7 @@ class SampleSink {
 struct ArchiveUse {
   std::string path;
   size_t binaries_supplied = 0;
+  std::shared_ptr<const BinaryArchive> archive;  // as opened for the pass
 };
 
 // A file the recorded processes mapped executable, as its first mapping
@@ -130,5 +132,9 @@ PipelineOptions with_archive(const std::string& recording, const PipelineOptions
 // damaged, or the file damaged or cut before the first); a damaged or cut
 // file otherwise ends the pass at the damage (see PipelineResult::status).
 PipelineResult run_pipeline(const std::string& recording, const PipelineOptions& options, SampleSink& sink);
+// The same over a file opened already (RecordingBytes::open): the pass reads
+// each byte of a finished recording once.
+PipelineResult run_pipeline(std::shared_ptr<const RecordingBytes> file, const PipelineOptions& options,
+                            SampleSink& sink);
 
 }  // namespace swprof

@@ -90,6 +90,7 @@ void take_pass(Profile& p, PipelineResult&& pass) {
   p.last_time = pass.last_time;
   p.warnings = std::move(pass.warnings);
   p.mapped_files = std::move(pass.mapped_files);
+  if (pass.archive) p.archive = std::move(pass.archive->archive);
   const ReadStatus& st = pass.status;
   if (!st.ok())
     p.warnings.push_back("recording '" + p.source + "' is " +
@@ -154,12 +155,16 @@ std::vector<CallTree::FrameTotals> function_totals(const Profile& profile) {
 }
 
 Profile build_profile(const std::string& recording, const ProfileOptions& options) {
+  return build_profile(RecordingBytes::open(recording, "recording"), options);
+}
+
+Profile build_profile(std::shared_ptr<const RecordingBytes> file, const ProfileOptions& options) {
   const auto started = std::chrono::steady_clock::now();
   Profile p;
-  p.source = recording;
+  p.source = file->path();
   CallTreeSink sink(p, options);
   p.unwinder = options.unwind.unwinder;
-  take_pass(p, run_pipeline(recording, pipeline_options(options), sink));
+  take_pass(p, run_pipeline(std::move(file), pipeline_options(options), sink));
   p.reversed = options.filter.reverse;
   p.tree.sort_children();
   order_timeline(p.timeline);

@@ -14,6 +14,7 @@
 #include "profile/pipeline.h"
 #include "recording/recording_reader.h"
 #include "support/cli_harness.h"
+#include "support/recording_layout.h"
 #include "support/known_stack_check.h"
 #include "support/temp_dir.h"
 #include "symbolize/frame_location.h"
@@ -282,7 +283,7 @@ TEST_CASE("unwind: script on a truncated recording shows what it can and fails c
   TempDir dir;
   const std::string out = dir.file("t.swprof");
   REQUIRE(run({swprof_bin(), "record", "-o", out, "--", known_bin("O2_nofp"), "leaf", "2.5"}, dir.path()).exit_code == 0);
-  std::filesystem::resize_file(out, std::filesystem::file_size(out) - 200);
+  std::filesystem::resize_file(out, chunks_end(out) - 200);  // inside the last chunk
   auto r = run({swprof_bin(), "script", out}, dir.path());
   CHECK(r.exit_code == 2);
   CHECK(line_count(r.err) == 1);
