@@ -34,7 +34,7 @@ void ChunkLoader::stop(LoadedChunk& out, ReadStatus::State state, std::string pr
 size_t ChunkLoader::read_header(uint32_t (&fields)[4]) {
   uint8_t bytes[kChunkHeaderSize];
   size_t have = std::min(lookahead_.size(), sizeof bytes);
-  std::memcpy(bytes, lookahead_.data(), have);
+  if (have) std::memcpy(bytes, lookahead_.data(), have);  // an empty vector's data() may be null
   lookahead_.clear();
   have += file_->read_at(bytes + have, sizeof bytes - have, offset_ + have);
   std::memcpy(fields, bytes, have);
