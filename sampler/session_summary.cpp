@@ -102,6 +102,13 @@ std::string truncated_line(const SessionSummary& s) {
                      static_cast<ull>(s.truncated), percent(s.truncated, s.samples), s.stack_size, kMaxStackSize);
 }
 
+std::string at_page_line(const SessionSummary& s) {
+  if (!s.extended_at_page) return {};
+  return format_line("swprof: %llu samples (%.1f%%) had their stack copy ended by the kernel at a page it could not "
+                     "read (not present); read on past it and verified\n",
+                     static_cast<ull>(s.extended_at_page), percent(s.extended_at_page, s.samples));
+}
+
 std::string throttles_line(const SessionSummary& s) {
   if (!s.throttles) return {};
   return format_line("swprof: the kernel throttled sampling %llu times (kernel.perf_event_max_sample_rate); lower -F\n",
@@ -144,7 +151,7 @@ std::string embedded_lines(const SessionSummary& s) {
 
 std::string format_summary(const SessionSummary& s) {
   return totals_line(s) + previous_line(s) + few_samples_line(s) + kernel_mode_line(s) + lost_line(s) +
-         truncated_line(s) + throttles_line(s) + malformed_line(s) + offcpu_line(s) + kernel_note_line(s) +
+         truncated_line(s) + at_page_line(s) + throttles_line(s) + malformed_line(s) + offcpu_line(s) + kernel_note_line(s) +
          embedded_lines(s);
 }
 

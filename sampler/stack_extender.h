@@ -2,8 +2,10 @@
 // Reads the rest of a truncated stack copy from the live thread, right after
 // the sample, so that deep stacks unwind to their entry (SampleView::stack_beyond).
 //
-// The kernel copies at most --stack-size bytes from the sampled sp. When a
-// copy is cut there, the recorder reads with process_vm_readv
+// The kernel copies at most --stack-size bytes from the sampled sp, and
+// stops earlier at a page that is not present (it copies without faulting
+// pages in: a page of a large frame never written, or one reclaimed). When a
+// copy is cut at either, the recorder reads with process_vm_readv
 // (remote_memory.h) from a little before the copy's end up to --stack-beyond
 // bytes past it (the read stops earlier at the first unreadable page: the
 // top of the stack mapping):
@@ -36,6 +38,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "common/byte_reader.h"
@@ -52,8 +55,14 @@ inline constexpr size_t kStackOverlapBytes = 1024;
 // copy's last `overlap` bytes and `read` goes past them.
 Bytes verified_beyond(Bytes copy, Bytes read, Bytes again, size_t overlap);
 
+// Whether the kernel ended `s`'s copy short of --stack-size at a page
+// boundary: at the top of the stack's mapping, or at a page it could not
+// read without a fault, past which the stack goes on.
+bool copy_ends_at_page(const SampleView& s);
+
 struct StackExtenderCounts {
-  uint64_t tried = 0;    // truncated samples whose rest was read
+  uint64_t tried = 0;    // truncated samples (and copies ended at a page) whose rest was read
+  uint64_t at_page = 0;  // ... of them, copies the kernel ended at a page, not at --stack-size
   uint64_t kept = 0;     // ... and verified: their samples carry the bytes
   uint64_t changed = 0;  // the overlap differed: the thread had moved on
   uint64_t unread = 0;   // nothing could be read past the copy (thread gone, end of mapping)
@@ -66,20 +75,27 @@ class StackExtender {
   // Reads up to `max_beyond` bytes past each truncated copy (at most kMaxStackBeyond).
   explicit StackExtender(uint32_t max_beyond);
 
-  // For a truncated on-CPU sample with a stack: reads past its copy and,
+  // For an on-CPU sample with a stack, truncated or ended at a page that is
+  // not its stack's top (copy_ends_at_page): reads past its copy and,
   // when verified, makes s.stack view the copy followed by the bytes read
   // (s.stack_beyond of them), in a buffer of this object valid until the
   // next call. Other samples are left as they are.
   void extend(SampleView& s);
 
   const StackExtenderCounts& counts() const { return counts_; }
+  // The time (CLOCK_MONOTONIC) of the last sample whose stack was read on.
+  uint64_t last_sample_ns() const { return last_sample_ns_; }
 
  private:
   uint32_t max_beyond_;
   std::vector<uint8_t> read_;
   std::vector<uint8_t> again_;
   std::vector<uint8_t> stack_;
+  // Per thread, the end of a copy past which nothing could be read: its
+  // stack's top, where later copies that end there are not read on.
+  std::unordered_map<uint32_t, uint64_t> tops_;
   StackExtenderCounts counts_;
+  uint64_t last_sample_ns_ = 0;
 };
 
 }  // namespace swprof

@@ -107,6 +107,15 @@ TEST_CASE("summary: with --stack-beyond, cut stacks say how many were read on pa
   CHECK(format_summary(s).find("raise --stack-size") == std::string::npos);
 }
 
+TEST_CASE("summary: copies the kernel ended at a page it could not read, read on past it, have a line", "[recording_info]") {
+  SessionSummary s = summary_with(32768, 200, 0);
+  s.stack_beyond = 196608;
+  CHECK(format_summary(s).find("not present") == std::string::npos);
+  s.extended_at_page = 5;
+  CHECK(format_summary(s).find("swprof: 5 samples (2.5%) had their stack copy ended by the kernel at a page it could "
+                               "not read (not present); read on past it and verified\n") != std::string::npos);
+}
+
 TEST_CASE("an off-CPU session adds one line with its switch-outs, samples, repeats and losses", "[summary]") {
   SessionSummary s = quiet_summary();
   CHECK(format_summary(s).find("off-CPU") == std::string::npos);

@@ -1,5 +1,6 @@
 #include "sampler/stack_extender.h"
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -83,7 +84,93 @@ SampleView truncated_sample(const std::vector<uint8_t>& stack, size_t copied) {
   return s;
 }
 
+// Pages of this process's memory, the last `unreadable` of them PROT_NONE
+// (where a stack's mapping ends), each readable page filled with a pattern.
+class Pages {
+ public:
+  Pages(size_t readable, size_t unreadable) : size_((readable + unreadable) * kPage) {
+    void* p = mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    REQUIRE(p != MAP_FAILED);
+    base_ = static_cast<uint8_t*>(p);
+    for (size_t i = 0; i < readable * kPage; ++i) base_[i] = static_cast<uint8_t>(i * 7 + 1);
+    if (unreadable) REQUIRE(mprotect(base_ + readable * kPage, unreadable * kPage, PROT_NONE) == 0);
+  }
+  ~Pages() { munmap(base_, size_); }
+  Pages(const Pages&) = delete;
+  Pages& operator=(const Pages&) = delete;
+  uint8_t* at(size_t offset) const { return base_ + offset; }
+  static constexpr size_t kPage = 4096;
+
+ private:
+  size_t size_;
+  uint8_t* base_ = nullptr;
+};
+
+// A sample whose copy the kernel ended, not at --stack-size, at `end`: from
+// `sp` to the page boundary `end`, as when the page there was not present
+// or not readable.
+SampleView sample_ending_at_page(const uint8_t* sp, const uint8_t* end) {
+  SampleView s;
+  s.pid = static_cast<uint32_t>(getpid());
+  s.tid = s.pid;
+  s.time = 1000;
+  s.abi = 2;
+  s.nregs = 20;
+  s.regs[kRegSp] = reinterpret_cast<uint64_t>(sp);
+  s.stack = Bytes(sp, static_cast<size_t>(end - sp));
+  return s;
+}
+
 }  // namespace
+
+TEST_CASE("a copy the kernel ended at a page it could not read is read on past that page", "[stack_extender]") {
+  // The kernel copies without faulting pages in: a page of the stack that
+  // is not present (a large frame's array never written) ends the copy
+  // there, short of --stack-size, while the stack goes on past it.
+  const Pages pages(4, 1);
+  SampleView s = sample_ending_at_page(pages.at(100), pages.at(Pages::kPage));
+  REQUIRE(copy_ends_at_page(s));
+  StackExtender extender(64 * 1024);
+  extender.extend(s);
+  CHECK(s.stack_beyond == 3 * Pages::kPage);  // up to the unreadable page, where the mapping ends
+  REQUIRE(s.stack.size() == 4 * Pages::kPage - 100);
+  CHECK(std::memcmp(s.stack.data(), pages.at(100), s.stack.size()) == 0);
+  CHECK(extender.counts().tried == 1);
+  CHECK(extender.counts().at_page == 1);
+  CHECK(extender.last_sample_ns() == 1000);
+
+  SECTION("a copy that ends short of a page boundary, or at --stack-size, is no such copy") {
+    SampleView inside = sample_ending_at_page(pages.at(100), pages.at(Pages::kPage - 8));
+    CHECK_FALSE(copy_ends_at_page(inside));
+    inside.stack_truncated = true;
+    CHECK_FALSE(copy_ends_at_page(inside));
+  }
+}
+
+TEST_CASE("a copy that ends at its stack's top is read on once, not at every sample", "[stack_extender]") {
+  const Pages pages(2, 1);
+  StackExtender extender(64 * 1024);
+  SampleView first = sample_ending_at_page(pages.at(100), pages.at(2 * Pages::kPage));
+  extender.extend(first);
+  CHECK(first.stack_beyond == 0);
+  CHECK(extender.counts().unread == 1);
+  SampleView again = sample_ending_at_page(pages.at(300), pages.at(2 * Pages::kPage));
+  extender.extend(again);
+  CHECK(again.stack_beyond == 0);
+  CHECK(extender.counts().tried == 1);  // the thread's top is known
+  SECTION("a copy of the same thread ending elsewhere is read on") {
+    SampleView lower = sample_ending_at_page(pages.at(100), pages.at(Pages::kPage));
+    extender.extend(lower);
+    CHECK(extender.counts().tried == 2);
+    CHECK(lower.stack_beyond == Pages::kPage);
+  }
+  SECTION("a truncated copy is read on wherever it ends") {
+    SampleView cut = sample_ending_at_page(pages.at(100), pages.at(2 * Pages::kPage));
+    cut.stack_truncated = true;
+    extender.extend(cut);
+    CHECK(extender.counts().tried == 2);
+  }
+}
 
 TEST_CASE("a truncated copy is read on past its end from the live process", "[stack_extender]") {
   const std::vector<uint8_t> stack = pattern(64 * 1024, 9);
