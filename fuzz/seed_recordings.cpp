@@ -64,6 +64,8 @@ std::vector<Record> seed_records(SeedStacks& st) {
   SampleView beyond = sample(100, 15, 0x7ffd0000 - 32, st.stack_b);  // its last 64 bytes read past the copy
   beyond.stack_truncated = true;
   beyond.stack_beyond = 64;
+  static const uint8_t kChanged[] = {0x81};  // of the copy's 64 bytes, its first and last words changed
+  beyond.beyond_changed = Bytes(kChanged, sizeof kChanged);
   beyond.time = 16;
   static const uint8_t kImage[] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0};
   return {CommRecord{0, 100, 100, true, "app"},

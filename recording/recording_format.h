@@ -21,8 +21,10 @@ namespace swprof {
 inline constexpr char kRecordingMagic[8] = {'\x89', 'S', 'W', 'P', 'R', 'O', 'F', '\n'};
 // Version 2 added off-CPU data (switch records, off-CPU samples); version 3
 // stack bytes read past a truncated copy (a sample's flag 16 and the size
-// after its stored bytes). Versions 1 and 2 read as recordings without them.
-inline constexpr uint32_t kRecordingVersion = 3;
+// after its stored bytes); version 4 the words near the copy's end that read
+// differently then (flag 32, SampleView::beyond_changed), kept whatever they
+// were. Versions 1 to 3 read as recordings without them.
+inline constexpr uint32_t kRecordingVersion = 4;
 inline constexpr uint32_t kOldestRecordingVersion = 1;
 // perf record's output (perf.data, tools/perf/Documentation/perf.data-file-format.txt).
 inline constexpr char kPerfDataMagic[8] = {'P', 'E', 'R', 'F', 'I', 'L', 'E', '2'};
@@ -42,6 +44,9 @@ inline constexpr uint32_t kMaxStackSize = 65528;
 // (--stack-beyond, SampleView::stack_beyond): a sample holds at most
 // kMaxStackSize + kMaxStackBeyond bytes, 256 KiB less 8.
 inline constexpr uint32_t kMaxStackBeyond = 196608;
+// The most of a copy's end the recorder reads again beside the bytes past it
+// (SampleView::beyond_changed: one bit per 8 bytes, at most 256 bytes).
+inline constexpr uint32_t kMaxStackReread = 16384;
 inline constexpr uint32_t kDefaultStackBeyond = kMaxStackBeyond;
 
 inline constexpr uint32_t kChunkMagic = 0x4b435753;  // "SWCK" little-endian

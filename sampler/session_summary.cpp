@@ -90,7 +90,7 @@ std::string truncated_line(const SessionSummary& s) {
   if (!s.truncated) return {};
   if (s.stack_beyond)
     return format_line("swprof: %llu samples (%.1f%%) had their stack copy cut at --stack-size %u; %llu of them "
-                       "(%.1f%%) were read on past the copy (up to --stack-beyond %u) and verified\n",
+                       "(%.1f%%) were read on past the copy (up to --stack-beyond %u)\n",
                        static_cast<ull>(s.truncated), percent(s.truncated, s.samples), s.stack_size,
                        static_cast<ull>(s.extended), percent(s.extended, s.truncated), s.stack_beyond);
   if (s.stack_size >= kMaxStackSize)
@@ -105,7 +105,7 @@ std::string truncated_line(const SessionSummary& s) {
 std::string at_page_line(const SessionSummary& s) {
   if (!s.extended_at_page) return {};
   return format_line("swprof: %llu samples (%.1f%%) had their stack copy ended by the kernel at a page it could not "
-                     "read (not present); read on past it and verified\n",
+                     "read (not present); read on past it\n",
                      static_cast<ull>(s.extended_at_page), percent(s.extended_at_page, s.samples));
 }
 

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -23,48 +24,34 @@ Bytes view(const std::vector<uint8_t>& v) { return Bytes(v.data(), v.size()); }
 
 }  // namespace
 
-TEST_CASE("bytes past a copy are kept only when both reads of the overlap agree with it", "[stack_extender]") {
-  // The memory: the copy is its first 4096 bytes; the read starts 256 before the copy's end.
-  const std::vector<uint8_t> memory = pattern(8192, 3);
-  const std::vector<uint8_t> copy(memory.begin(), memory.begin() + 4096);
-  const std::vector<uint8_t> read(memory.begin() + 4096 - 256, memory.end());
-  const std::vector<uint8_t> again(memory.begin() + 4096 - 256, memory.begin() + 4096);
+bool bit(const std::vector<uint8_t>& map, size_t word) { return (map.at(word / 8) >> (word % 8)) & 1; }
 
-  const Bytes kept = verified_beyond(view(copy), view(read), view(again), 256);
-  REQUIRE(kept.size() == 4096);
-  CHECK(std::memcmp(kept.data(), memory.data() + 4096, 4096) == 0);
+TEST_CASE("the map of a copy's end marks the words either read found different", "[stack_extender]") {
+  // The copy's last 256 bytes (32 words, word 0 the last), read twice.
+  const std::vector<uint8_t> tail = pattern(256, 3);
+  std::vector<uint8_t> map;
+  mark_changed_words(view(tail), view(tail), view(tail), map);
+  REQUIRE(map.size() == 4);
+  CHECK(map == std::vector<uint8_t>(4, 0));
 
-  SECTION("a changed byte in the first read of the overlap rejects it") {
-    std::vector<uint8_t> changed = read;
-    changed[0] ^= 1;
-    CHECK(verified_beyond(view(copy), view(changed), view(again), 256).empty());
-    changed = read;
-    changed[255] ^= 0x80;  // the copy's very last byte
-    CHECK(verified_beyond(view(copy), view(changed), view(again), 256).empty());
+  SECTION("a byte changed in the first read, or only in the second") {
+    std::vector<uint8_t> first = tail, again = tail;
+    first[255] ^= 0x80;  // the copy's very last byte: word 0
+    again[0] ^= 1;       // its first byte: word 31
+    first[100] ^= 4;     // word (256 - 100 - 1) / 8 = 19
+    mark_changed_words(view(tail), view(first), view(again), map);
+    CHECK(bit(map, 0));
+    CHECK(bit(map, 31));
+    CHECK(bit(map, 19));
+    CHECK_FALSE(bit(map, 1));
+    CHECK(std::count_if(map.begin(), map.end(), [](uint8_t b) { return b != 0; }) == 3);
   }
-  SECTION("a change seen only by the second read rejects it") {
-    std::vector<uint8_t> moved = again;
-    moved[100] ^= 4;
-    CHECK(verified_beyond(view(copy), view(read), view(moved), 256).empty());
-  }
-  SECTION("a second read cut short rejects it") {
-    CHECK(verified_beyond(view(copy), view(read), view(again).first(255), 256).empty());
-    CHECK(verified_beyond(view(copy), view(read), Bytes(), 256).empty());
-  }
-  SECTION("a read that ends at the copy's end, or before, has nothing to keep") {
-    CHECK(verified_beyond(view(copy), view(read).first(256), view(again), 256).empty());
-    CHECK(verified_beyond(view(copy), view(read).first(100), view(again), 256).empty());
-  }
-  SECTION("bytes past the overlap are not compared: they are what the copy lacked") {
-    std::vector<uint8_t> other = read;
-    other[256] ^= 0xff;
-    const Bytes k = verified_beyond(view(copy), view(other), view(again), 256);
-    REQUIRE(k.size() == 4096);
-    CHECK(k[0] == (memory[4096] ^ 0xff));
-  }
-  SECTION("an overlap larger than the copy, or none, verifies nothing") {
-    CHECK(verified_beyond(view(copy).first(100), view(read), view(again), 256).empty());
-    CHECK(verified_beyond(view(copy), view(read), Bytes(), 0).empty());
+  SECTION("a read cut short: the words it lacks count as changed") {
+    mark_changed_words(view(tail), view(tail), view(tail).first(248), map);
+    CHECK(bit(map, 0));
+    CHECK_FALSE(bit(map, 1));
+    mark_changed_words(view(tail), view(tail), Bytes(), map);
+    CHECK(map == std::vector<uint8_t>(4, 0xff));
   }
 }
 
@@ -174,28 +161,39 @@ TEST_CASE("a copy that ends at its stack's top is read on once, not at every sam
 
 TEST_CASE("a truncated copy is read on past its end from the live process", "[stack_extender]") {
   const std::vector<uint8_t> stack = pattern(64 * 1024, 9);
-  SECTION("unchanged: the sample holds the copy and the bytes after it, up to the bound") {
+  SECTION("unchanged: the sample holds the copy and the bytes after it, up to the bound, and a map of none changed") {
     StackExtender extender(16 * 1024);
     SampleView s = truncated_sample(stack, 8192);
     extender.extend(s);
     CHECK(s.stack_beyond == 16 * 1024);
     REQUIRE(s.stack.size() == 8192 + 16 * 1024);
     CHECK(std::memcmp(s.stack.data(), stack.data(), s.stack.size()) == 0);
+    CHECK(s.beyond_changed.size() == 8192 / 64);  // the whole copy: less than kMaxStackReread
+    CHECK(std::all_of(s.beyond_changed.begin(), s.beyond_changed.end(), [](uint8_t b) { return b == 0; }));
     CHECK(extender.counts().tried == 1);
     CHECK(extender.counts().kept == 1);
+    CHECK(extender.counts().changed == 0);
     CHECK(extender.counts().bytes == 16 * 1024);
   }
-  SECTION("the copy's end no longer holds what was copied: nothing is kept") {
+  SECTION("the copy's end no longer holds what was copied: the bytes are kept, the map says where") {
     StackExtender extender(16 * 1024);
     std::vector<uint8_t> copy(stack.begin(), stack.begin() + 8192);
     copy[8192 - 8] ^= 1;  // as if the thread had since written there
     SampleView s = truncated_sample(stack, 8192);
     s.stack = Bytes(copy.data(), copy.size());
     extender.extend(s);
-    CHECK(s.stack_beyond == 0);
-    CHECK(s.stack.data() == copy.data());
+    CHECK(s.stack_beyond == 16 * 1024);
+    REQUIRE(!s.beyond_changed.empty());
+    CHECK(s.beyond_changed[0] == 1);  // word 0, the copy's last
     CHECK(extender.counts().changed == 1);
-    CHECK(extender.counts().kept == 0);
+    CHECK(extender.counts().kept == 1);
+  }
+  SECTION("of a long copy, its last kMaxStackReread bytes are read again") {
+    StackExtender extender(4096);
+    SampleView s = truncated_sample(stack, 32768);
+    extender.extend(s);
+    CHECK(s.stack_beyond == 4096);
+    CHECK(s.beyond_changed.size() == kMaxStackReread / 64);
   }
   SECTION("samples whose copy was whole, off-CPU samples, and a bound of 0 are left alone") {
     for (int which = 0; which < 3; ++which) {
