@@ -69,7 +69,7 @@ void add_sampling_options(CLI::App* sub, SamplingArgs& a) {
       ->check(choices(known_event_names()));
   sub->add_option("-F,--freq", a.frequency, "samples per second (default 999)");
   sub->add_option("-c,--count", a.period, "sample every N events instead of at a frequency");
-  sub->add_option("--stack-size", a.stack_size, "bytes of user stack copied per sample (default and max 65528, multiple of 8)");
+  sub->add_option("--stack-size", a.stack_size, "bytes of user stack copied per sample (default 32768, max 65528, multiple of 8)");
   sub->add_option("--stack-beyond", a.stack_beyond,
                   "bytes of user stack read past a cut copy from the live thread right after the sample, used "
                   "only where the copy's outermost frames still read the same (default and max 524288; 0 reads none)");

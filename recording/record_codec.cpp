@@ -77,6 +77,7 @@ void RecordEncoder::encode_sample(const SampleView& s, ByteWriter& w) {
   if (s.stack_beyond && !s.beyond_changed.empty()) {  // flag kSampleBeyondChanged
     w.put(static_cast<uint16_t>(s.beyond_changed.size()));
     w.put_bytes(s.beyond_changed);
+    w.put(std::min(s.beyond_delay_us, kMaxStackReadDelayUs));
   }
 }
 
@@ -171,7 +172,7 @@ std::optional<Record> RecordDecoder::decode_sample(ByteReader& r, uint16_t flags
         changed_bytes > kMaxStackReread / 64 || size_t{changed_bytes} * 64 > stack_size - s.stack_beyond)
       return std::nullopt;
     auto changed = r.bytes(changed_bytes);
-    if (!changed) return std::nullopt;
+    if (!changed || !r.read_into(s.beyond_delay_us) || s.beyond_delay_us > kMaxStackReadDelayUs) return std::nullopt;
     s.beyond_changed = *changed;
   }
   auto stack = stacks_.decode(s.tid, sample_sp(s), stack_size, *stored);

@@ -35,24 +35,24 @@ bool is_perf_data(const void* head, size_t size);
 // recordings (open_record_source chooses the reader by the magic).
 std::string perf_data_not_recording(const std::string& path);
 // Bytes of user stack copied per sample: the default, and the most the
-// kernel can give. The default is the most: a sample's record reserves the
-// whole size in the ring but the kernel copies (and the recording keeps)
-// only the bytes in use, so shallow stacks cost the same, and deep ones
-// (compilers, encoders with large frames) are read past the copy far less
-// often (stack_extender.h): clang++ -O2 of bench/template_heavy.cpp 52-82 %
-// of samples cut at 32 KiB, 7-11 % at 64 KiB.
+// kernel can give.
+inline constexpr uint32_t kDefaultStackSize = 32768;
 // The kernel stores a sample's size in a u16 header field; the largest user
 // stack that fits beside the rest of the sample is 65528 bytes (as in perf).
 inline constexpr uint32_t kMaxStackSize = 65528;
-inline constexpr uint32_t kDefaultStackSize = kMaxStackSize;
 // The most user stack a recorder reads itself past a truncated copy
 // (--stack-beyond, SampleView::stack_beyond): a sample holds at most
 // kMaxStackSize + kMaxStackBeyond bytes, 576 KiB less 8. The recursion of
 // clang++ -O2 on bench/template_heavy.cpp runs past 64 + 192 KiB.
 inline constexpr uint32_t kMaxStackBeyond = 524288;
 // The most of a copy's end the recorder reads again beside the bytes past it
-// (SampleView::beyond_changed: one bit per 8 bytes, at most 256 bytes).
-inline constexpr uint32_t kMaxStackReread = 16384;
+// (SampleView::beyond_changed: one bit per 8 bytes, at most 1023 bytes): the
+// whole copy but its first bytes past a multiple of 64, so that the
+// outermost frame in it is seen however large the frame it lies in (x264's
+// slice encoder has 31 KB).
+inline constexpr uint32_t kMaxStackReread = kMaxStackSize / 64 * 64;
+// The delay from a sample to that read, as recorded: later ones are this.
+inline constexpr uint32_t kMaxStackReadDelayUs = 1'000'000'000;
 inline constexpr uint32_t kDefaultStackBeyond = kMaxStackBeyond;
 
 inline constexpr uint32_t kChunkMagic = 0x4b435753;  // "SWCK" little-endian

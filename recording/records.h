@@ -55,6 +55,9 @@ struct SampleView {
   // (unwind/beyond_check.h). Empty with stack_beyond: the recorder kept the
   // bytes only where the copy's last KiB read the same (version 3).
   Bytes beyond_changed;
+  // With beyond_changed: microseconds from the sample to the recorder's
+  // read past the copy (at most kMaxStackReadDelayUs: later reads say so).
+  uint32_t beyond_delay_us = 0;
   // A user call chain walked by the kernel (perf.data recorded with `perf
   // record -g`): the ip, then return addresses, u64 little-endian each. Set
   // only when the sample has no stack to unwind; RecordingUnwinder takes its

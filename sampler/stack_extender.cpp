@@ -71,6 +71,8 @@ void StackExtender::extend(SampleView& s) {
     s.stack = Bytes(stack_.data(), stack_.size());
     s.stack_beyond = static_cast<uint32_t>(beyond.size());
     s.beyond_changed = Bytes(changed_.data(), changed_.size());
+    s.beyond_delay_us = static_cast<uint32_t>(
+        std::min<uint64_t>(started > s.time ? (started - s.time) / 1000 : 0, kMaxStackReadDelayUs));
     s.stack_owner.reset();
     ++counts_.kept;
     counts_.changed += std::any_of(changed_.begin(), changed_.end(), [](uint8_t b) { return b != 0; });

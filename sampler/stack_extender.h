@@ -6,8 +6,8 @@
 // stops earlier at a page that is not present (it copies without faulting
 // pages in: a page of a large frame never written, or one reclaimed). When a
 // copy is cut at either, the recorder reads with process_vm_readv
-// (remote_memory.h) from up to 16 KiB before the copy's end (the window) up
-// to --stack-beyond bytes past it (the read stops earlier at the first
+// (remote_memory.h) from the copy's start (the window: the copy less the
+// bytes at its start past a multiple of 64) up to --stack-beyond bytes past it (the read stops earlier at the first
 // unreadable page: the top of the stack mapping), then the window again:
 //
 //   sp         copy_end - window   copy_end                  copy_end + beyond

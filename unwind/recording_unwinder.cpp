@@ -65,6 +65,7 @@ struct RecordingUnwinder::Pending {
   Bytes stack;
   uint32_t beyond = 0;  // of `stack`, the last bytes read past the kernel's copy (SampleView::stack_beyond)
   std::vector<uint8_t> beyond_changed;  // SampleView::beyond_changed, copied: it lives in the reader's chunk
+  uint32_t beyond_delay_us = 0;
   std::shared_ptr<const void> owner;
   std::vector<uint8_t> copy;
   bool chain = false;
@@ -156,7 +157,8 @@ struct RecordingUnwinder::Workers {
     const uint64_t copy_end = regs.sp() + (p.stack.size() - p.beyond);
     const Bytes changed(p.beyond_changed.data(), p.beyond_changed.size());
     const bool past = frames_past(p.out.walk, copy_end);
-    if (changed.empty() || (past ? frames_past_copy_hold(p.out.walk, {copy_end, changed}) : p.out.walk.complete())) {
+    const CopyEndReread reread{copy_end, changed, p.beyond_delay_us};
+    if (changed.empty() || (past ? frames_past_copy_hold(p.out.walk, reread, *p.out.maps) : p.out.walk.complete())) {
       mark_beyond_copy(p.out.walk, copy_end);
       return;
     }
@@ -315,6 +317,7 @@ RecordingUnwinder::Pending RecordingUnwinder::pending(const SampleView& s) {
   p.chain = !s.user_chain.empty();
   p.beyond = p.chain ? 0 : std::min<uint32_t>(s.stack_beyond, static_cast<uint32_t>(s.stack.size()));
   if (p.beyond) p.beyond_changed.assign(s.beyond_changed.begin(), s.beyond_changed.end());
+  p.beyond_delay_us = s.beyond_delay_us;
   const Bytes bytes = p.chain ? s.user_chain : s.stack;
   if (!p.chain && s.stack_owner) {  // kept by the reader: used in place
     p.owner = s.stack_owner;

@@ -127,7 +127,7 @@ TEST_CASE("deep stacks: a recursion 2,500 deep is walked whole when read past th
       INFO(w.summary());
       REQUIRE(w.in_leaf >= 100);
       CHECK(w.ended("stack copy exhausted") == w.in_leaf);
-      CHECK(w.fewest >= (kDefaultStackSize - 1024) / frame_bytes);
+      CHECK(w.fewest >= (32768 - 1024) / frame_bytes);
       CHECK(w.guessed == 0);
       CHECK(w.wrong == 0);
     }

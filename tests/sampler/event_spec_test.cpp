@@ -28,7 +28,7 @@ TEST_CASE("sampling defaults", "[event_spec]") {
   auto o = make(std::nullopt, std::nullopt, kDefaultStackSize);
   CHECK(o.frequency == 999);
   CHECK(o.period == 0);
-  CHECK(o.stack_size == 65528);
+  CHECK(o.stack_size == 32768);
   CHECK(o.event.name == "cpu-clock");
 }
 

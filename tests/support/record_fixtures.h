@@ -72,7 +72,7 @@ inline std::string to_text(const Record& r) {
           if (!rec.beyond_changed.empty()) {
             out += "changed=";
             for (uint8_t b : rec.beyond_changed) out += std::to_string(b) + ".";
-            out += ":";
+            out += ":delay=" + std::to_string(rec.beyond_delay_us) + ":";
           }
           for (uint8_t b : rec.stack) out += std::to_string(b) + ".";
           return out;

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 #include <vector>
 
+#include "support/self_snapshot.h"
+
 using namespace swprof;
 
 namespace {
@@ -27,8 +29,32 @@ std::vector<uint8_t> map_of(uint64_t window, const std::vector<uint64_t>& change
   return bits;
 }
 
+// A read long after the sample: only the return addresses count.
+constexpr uint32_t kLate = 100'000;
+
 bool holds(const WalkResult& w, const std::vector<uint8_t>& map) {
-  return frames_past_copy_hold(w, CopyEndReread{kCopyEnd, Bytes(map.data(), map.size())});
+  return frames_past_copy_hold(w, CopyEndReread{kCopyEnd, Bytes(map.data(), map.size()), kLate}, ProcessMaps{});
+}
+
+// Return addresses into real code of this test: into beyond_callee after
+// its call of beyond_leaf, and into beyond_caller after its direct call of
+// beyond_callee.
+struct Returns {
+  uint64_t into_callee = 0;
+  uint64_t into_caller = 0;
+};
+[[gnu::noinline]] void beyond_leaf(Returns& r) {
+  r.into_callee = reinterpret_cast<uint64_t>(__builtin_return_address(0));
+  asm volatile("" ::: "memory");
+}
+[[gnu::noinline]] void beyond_callee(Returns& r) {
+  beyond_leaf(r);
+  r.into_caller = reinterpret_cast<uint64_t>(__builtin_return_address(0));
+  asm volatile("" ::: "memory");
+}
+[[gnu::noinline]] void beyond_caller(Returns& r) {
+  beyond_callee(r);
+  asm volatile("" ::: "memory");
 }
 
 }  // namespace
@@ -74,6 +100,42 @@ TEST_CASE("beyond check: frames past the copy hold when the copy's outermost ret
     const WalkResult inside = walk_with_sps({kCopyEnd - 0x100, kCopyEnd - 0x80});
     CHECK_FALSE(frames_past(inside, kCopyEnd));
     CHECK(holds(inside, map_of(4096, {kCopyEnd - 0x88})));
+  }
+}
+
+TEST_CASE("beyond check: a prompt read keeps a large frame's callers when the copy's end is quiet and they call it",
+          "[beyond_check]") {
+  // The copy ends inside a frame of beyond_callee whose callee changed when
+  // the recorder read (its return address, the outermost in the copy, is
+  // marked); the frame past the copy returns into beyond_caller.
+  Returns r;
+  beyond_caller(r);
+  REQUIRE(r.into_callee != 0);
+  REQUIRE(r.into_caller != 0);
+  BinaryCache binaries;
+  const std::shared_ptr<ProcessMaps> maps = testing::self_maps(binaries);
+  WalkResult w;
+  w.frames.push_back({0x401000, kCopyEnd - 0x7000, StepperKind::kSample, kFrameExactPc});
+  w.frames.push_back({r.into_callee, kCopyEnd - 0x6000, StepperKind::kCfi, 0});  // a 24 KiB frame and more
+  w.frames.push_back({r.into_caller, kCopyEnd + 0x2000, StepperKind::kCfi, 0});
+  REQUIRE(calls_directly(*maps, w.frames[2], w.frames[1]));
+  const std::vector<uint8_t> map = map_of(0x8000, {kCopyEnd - 0x6008, kCopyEnd - 0x4000});
+  auto holds_after = [&](uint32_t delay_us, const std::vector<uint8_t>& m) {
+    return frames_past_copy_hold(w, CopyEndReread{kCopyEnd, Bytes(m.data(), m.size()), delay_us}, *maps);
+  };
+  CHECK(holds_after(100, map));
+  CHECK(holds_after(kPromptReadUs, map));
+  SECTION("a read later than kPromptReadUs: only the return addresses count") {
+    CHECK_FALSE(holds_after(kPromptReadUs + 1, map));
+  }
+  SECTION("a word of the copy's last kQuietTailBytes changed") {
+    CHECK_FALSE(holds_after(100, map_of(0x8000, {kCopyEnd - 0x6008, kCopyEnd - kQuietTailBytes})));
+    CHECK(holds_after(100, map_of(0x8000, {kCopyEnd - 0x6008, kCopyEnd - kQuietTailBytes - 8})));
+  }
+  SECTION("the return address past the copy follows a call of another function") {
+    w.frames[2].pc = r.into_callee;  // after beyond_callee's call of beyond_leaf
+    CHECK_FALSE(calls_directly(*maps, w.frames[2], w.frames[1]));
+    CHECK_FALSE(holds_after(100, map));
   }
 }
 

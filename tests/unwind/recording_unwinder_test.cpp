@@ -55,7 +55,8 @@ MappingRecord mapping_at(uint32_t pid, uint64_t time, uint64_t start) {
 
 // The snapshot as a recording of this process: its code mappings, then one
 // sample whose kernel copy is the first `copied` bytes and the rest read past
-// it, with `changed` as the map of the copy's end.
+// it a second later (only the return addresses count), with `changed` as the
+// map of the copy.
 void write_cut_snapshot(const std::string& path, const testing::SelfSnapshot& s, size_t copied,
                         const std::vector<uint8_t>& changed) {
   RecordingHeader header;
@@ -77,6 +78,7 @@ void write_cut_snapshot(const std::string& path, const testing::SelfSnapshot& s,
   v.stack_truncated = true;
   v.stack_beyond = static_cast<uint32_t>(s.stack.size() - copied);
   v.beyond_changed = Bytes(changed.data(), changed.size());
+  v.beyond_delay_us = 1'000'000;
   w.write(v);
   w.finish(EndRecord{"{}"});
 }
@@ -298,7 +300,7 @@ TEST_CASE("frames past the copy are used when the copy's outermost frames read t
   const uint64_t copy_end = s.regs.sp() + kCopied;
   testing::TempDir dir;
   const std::string path = dir.file("r.swprof");
-  write_cut_snapshot(path, s, kCopied, std::vector<uint8_t>(kMaxStackReread / 64, 0));
+  write_cut_snapshot(path, s, kCopied, std::vector<uint8_t>(kCopied / 64, 0));
   const OneWalk same = unwind_one(path);
   INFO(same.walk.frames.size() << " frames, ended " << walk_end_name(same.walk.end));
   REQUIRE(same.walk.end == WalkEnd::kBottom);
@@ -310,8 +312,8 @@ TEST_CASE("frames past the copy are used when the copy's outermost frames read t
   uint64_t outermost = 0;
   for (const Frame& f : same.walk.frames)
     if (f.sp <= copy_end) outermost = f.sp - 8;
-  REQUIRE(copy_end - outermost < kMaxStackReread);
-  std::vector<uint8_t> changed(kMaxStackReread / 64, 0);
+  REQUIRE(copy_end - outermost < kCopied);
+  std::vector<uint8_t> changed(kCopied / 64, 0);
   const uint64_t word = (copy_end - outermost) / 8 - 1;
   changed[word / 8] |= static_cast<uint8_t>(1u << (word % 8));
   write_cut_snapshot(path, s, kCopied, changed);
