@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "binary/function_bounds.h"
+#include "unwind/wanderer_stepper.h"
 
 namespace swprof {
 
@@ -25,17 +26,19 @@ bool frames_past(const WalkResult& walk, uint64_t copy_end) {
   return false;
 }
 
-bool calls_directly(const ProcessMaps& maps, const Frame& caller, const Frame& callee) {
+bool may_call(const ProcessMaps& maps, const Frame& caller, const Frame& callee) {
   const Mapping* at = maps.find(caller.pc - 1);
   const Mapping* in = maps.find(callee.lookup_pc());
   if (!at || !in || !at->binary || !in->binary || caller.pc < 5) return false;
   uint8_t call[5];  // e8 rel32
-  if (!at->binary->read_code(at->to_vaddr(caller.pc - 5), call, sizeof call) || call[0] != 0xe8) return false;
-  int32_t rel;
-  std::memcpy(&rel, call + 1, sizeof rel);
-  const uint64_t target = caller.pc + static_cast<uint64_t>(static_cast<int64_t>(rel));
-  const std::optional<uint64_t> start = function_start(*in->binary, in->to_vaddr(callee.lookup_pc()));
-  return start && maps.find(target) == in && in->to_vaddr(target) == *start;
+  if (at->binary->read_code(at->to_vaddr(caller.pc - 5), call, sizeof call) && call[0] == 0xe8) {
+    int32_t rel;
+    std::memcpy(&rel, call + 1, sizeof rel);
+    const uint64_t target = caller.pc + static_cast<uint64_t>(static_cast<int64_t>(rel));
+    const std::optional<uint64_t> start = function_start(*in->binary, in->to_vaddr(callee.lookup_pc()));
+    if (start && maps.find(target) == in && in->to_vaddr(target) == *start) return true;
+  }
+  return WandererStepper::follows_indirect_call(*at, caller.pc);
 }
 
 namespace {
@@ -72,7 +75,7 @@ bool frames_past_copy_hold(const WalkResult& walk, const CopyEndReread& reread, 
   if (outer != 0 && outermost_returns_hold(walk, outer, reread)) return true;
   return reread.delay_us <= kPromptReadUs && reread.copy_end >= kQuietTailBytes &&
          reread.same_from(reread.copy_end - kQuietTailBytes) &&
-         calls_directly(maps, walk.frames[past], walk.frames[past - 1]);
+         may_call(maps, walk.frames[past], walk.frames[past - 1]);
 }
 
 }  // namespace swprof

@@ -33,8 +33,10 @@
 // although the frame and its callers stay. For a read that came within
 // kPromptReadUs of the sample, the frames past the copy are also shown when
 // the copy's last kQuietTailBytes read the same and the return address past
-// the copy follows a direct call of the function holding the copy's
-// outermost frame: its caller then still called that very function.
+// the copy follows a call that may have called the function holding the
+// copy's outermost frame: a direct call of it, or one through a pointer
+// (libavcodec calls its decoders so); a direct call of another function
+// shows that the caller had moved on.
 //
 // Otherwise the walk ends at the copy, as without the bytes. Measured
 // against the truth (a 65528-byte copy cut at 32 KiB, the rest read as the
@@ -79,8 +81,9 @@ bool frames_past(const WalkResult& walk, uint64_t copy_end);
 // past the copy.
 bool frames_past_copy_hold(const WalkResult& walk, const CopyEndReread& reread, const ProcessMaps& maps);
 
-// Whether the instruction before `caller.pc` (a return address) is a direct
-// call of the function holding `callee` (binary/function_bounds.h's start).
-bool calls_directly(const ProcessMaps& maps, const Frame& caller, const Frame& callee);
+// Whether the instruction before `caller.pc` (a return address) may have
+// called the function holding `callee`: a direct call of it (its start as
+// binary/function_bounds.h finds it), or a call through a register or memory.
+bool may_call(const ProcessMaps& maps, const Frame& caller, const Frame& callee);
 
 }  // namespace swprof

@@ -56,6 +56,12 @@ struct Returns {
   beyond_callee(r);
   asm volatile("" ::: "memory");
 }
+// The same call through a pointer.
+[[gnu::noinline]] void beyond_caller_through_pointer(Returns& r) {
+  void (*volatile callee)(Returns&) = beyond_callee;
+  callee(r);
+  asm volatile("" ::: "memory");
+}
 
 }  // namespace
 
@@ -118,7 +124,7 @@ TEST_CASE("beyond check: a prompt read keeps a large frame's callers when the co
   w.frames.push_back({0x401000, kCopyEnd - 0x7000, StepperKind::kSample, kFrameExactPc});
   w.frames.push_back({r.into_callee, kCopyEnd - 0x6000, StepperKind::kCfi, 0});  // a 24 KiB frame and more
   w.frames.push_back({r.into_caller, kCopyEnd + 0x2000, StepperKind::kCfi, 0});
-  REQUIRE(calls_directly(*maps, w.frames[2], w.frames[1]));
+  REQUIRE(may_call(*maps, w.frames[2], w.frames[1]));
   const std::vector<uint8_t> map = map_of(0x8000, {kCopyEnd - 0x6008, kCopyEnd - 0x4000});
   auto holds_after = [&](uint32_t delay_us, const std::vector<uint8_t>& m) {
     return frames_past_copy_hold(w, CopyEndReread{kCopyEnd, Bytes(m.data(), m.size()), delay_us}, *maps);
@@ -132,9 +138,16 @@ TEST_CASE("beyond check: a prompt read keeps a large frame's callers when the co
     CHECK_FALSE(holds_after(100, map_of(0x8000, {kCopyEnd - 0x6008, kCopyEnd - kQuietTailBytes})));
     CHECK(holds_after(100, map_of(0x8000, {kCopyEnd - 0x6008, kCopyEnd - kQuietTailBytes - 8})));
   }
-  SECTION("the return address past the copy follows a call of another function") {
+  SECTION("a call through a pointer may have called it") {
+    Returns through;
+    beyond_caller_through_pointer(through);
+    w.frames[2].pc = through.into_caller;
+    CHECK(may_call(*maps, w.frames[2], w.frames[1]));
+    CHECK(holds_after(100, map));
+  }
+  SECTION("the return address past the copy follows a direct call of another function") {
     w.frames[2].pc = r.into_callee;  // after beyond_callee's call of beyond_leaf
-    CHECK_FALSE(calls_directly(*maps, w.frames[2], w.frames[1]));
+    CHECK_FALSE(may_call(*maps, w.frames[2], w.frames[1]));
     CHECK_FALSE(holds_after(100, map));
   }
 }
