@@ -1,5 +1,6 @@
 #include "unwind/beyond_check.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "binary/function_bounds.h"
@@ -73,9 +74,12 @@ bool frames_past_copy_hold(const WalkResult& walk, const CopyEndReread& reread, 
   }
   if (past == 0) return true;
   if (outer != 0 && outermost_returns_hold(walk, outer, reread)) return true;
-  return reread.delay_us <= kPromptReadUs && reread.copy_end >= kQuietTailBytes &&
-         reread.same_from(reread.copy_end - kQuietTailBytes) &&
-         may_call(maps, walk.frames[past], walk.frames[past - 1]);
+  // The outermost frame's part of the copy's last kQuietTailBytes: above the
+  // return address into it (its callee's, which changes as it works).
+  if (reread.delay_us > kPromptReadUs || reread.copy_end < kQuietTailBytes) return false;
+  uint64_t quiet = reread.copy_end - kQuietTailBytes;
+  if (outer != 0) quiet = std::max(quiet, walk.frames[outer].sp);
+  return reread.same_from(quiet) && may_call(maps, walk.frames[past], walk.frames[past - 1]);
 }
 
 }  // namespace swprof

@@ -32,7 +32,8 @@
 // after another: the return address into it changes within a millisecond
 // although the frame and its callers stay. For a read that came within
 // kPromptReadUs of the sample, the frames past the copy are also shown when
-// the copy's last kQuietTailBytes read the same and the return address past
+// the copy's last kQuietTailBytes read the same, but for the return address
+// into the outermost frame and what lies below it, and the return address past
 // the copy follows a call that may have called the function holding the
 // copy's outermost frame: a direct call of it, or one through a pointer
 // (libavcodec calls its decoders so); a direct call of another function

@@ -138,6 +138,11 @@ TEST_CASE("beyond check: a prompt read keeps a large frame's callers when the co
     CHECK_FALSE(holds_after(100, map_of(0x8000, {kCopyEnd - 0x6008, kCopyEnd - kQuietTailBytes})));
     CHECK(holds_after(100, map_of(0x8000, {kCopyEnd - 0x6008, kCopyEnd - kQuietTailBytes - 8})));
   }
+  SECTION("the outermost frame ends within the last kQuietTailBytes: its part of them must read the same") {
+    w.frames[1].sp = kCopyEnd - 0x200;  // the return address into it at -0x208, its callee's frame below
+    CHECK(holds_after(100, map_of(0x8000, {kCopyEnd - 0x208, kCopyEnd - 0x300})));
+    CHECK_FALSE(holds_after(100, map_of(0x8000, {kCopyEnd - 0x208, kCopyEnd - 0x100})));
+  }
   SECTION("a call through a pointer may have called it") {
     Returns through;
     beyond_caller_through_pointer(through);
