@@ -32,11 +32,13 @@ BinaryCache::Lookup BinaryCache::get(const std::string& path, const std::vector<
     found.binary = opened.value.value_or(nullptr);
     const bool usable = found.binary && (build_id.empty() || found.binary->build_id() == build_id);
     if (!usable) {
-      if (auto copy = archived_copy(path, build_id, warning_order, key)) {
+      if (auto copy = recorded_copy(path, build_id, warning_order, key)) {
         found.binary = copy;
         by_path_[key] = found;
         return found;
       }
+    } else if (!build_id.empty()) {
+      as_recorded_.push_back(found.binary);
     }
     if (!found.binary && opened.missing()) {
       warn(warning_order, key,
@@ -66,6 +68,36 @@ std::shared_ptr<const ElfBinary> BinaryCache::embedded_copy(const std::string& p
   if (img == images_.end()) return nullptr;
   if (!build_id.empty() && img->second->build_id() != build_id) return nullptr;
   return img->second;
+}
+
+std::shared_ptr<const ElfBinary> BinaryCache::recorded_copy(const std::string& path,
+                                                            const std::vector<uint8_t>& build_id, uint64_t order,
+                                                            const std::string& key) {
+  if (auto copy = cached_copy(path, build_id, order, key)) return copy;
+  return archived_copy(path, build_id, order, key);
+}
+
+// The build-id cache's copy of the binary with `build_id` (one ElfBinary
+// per build-id), opened from the cache's file; nullptr when there is none.
+// An entry that is there but not the binary is a warning.
+std::shared_ptr<const ElfBinary> BinaryCache::cached_copy(const std::string& path,
+                                                          const std::vector<uint8_t>& build_id, uint64_t order,
+                                                          const std::string& key) {
+  if (!build_id_cache_ || build_id.empty()) return nullptr;
+  if (auto it = cached_.find(build_id); it != cached_.end()) return it->second;
+  std::shared_ptr<const ElfBinary> binary;
+  const std::string file = build_id_cache_->path_of(CachedFile::kBinary, build_id);
+  auto kept = build_id_cache_->open(CachedFile::kBinary, build_id);
+  if (kept) {
+    auto opened = ElfBinary::open_file(std::move(*kept.value), file);
+    binary = opened.value.value_or(nullptr);
+    if (!binary) kept.reason = opened.reason;
+  }
+  if (binary) build_id_cache_->note_use(build_id);
+  else if (!kept.missing())
+    warn(order, key, "ignored the build-id cache's copy of " + path + " (" + file + "): " + kept.reason);
+  cached_[build_id] = binary;
+  return binary;
 }
 
 // The archive's copy of the binary with `build_id` (one ElfBinary per
@@ -100,6 +132,18 @@ size_t BinaryCache::archive_supplied() const {
   size_t n = 0;
   for (const auto& [id, binary] : archived_) n += binary != nullptr;
   return n;
+}
+
+size_t BinaryCache::build_id_cache_supplied() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  size_t n = 0;
+  for (const auto& [id, binary] : cached_) n += binary != nullptr;
+  return n;
+}
+
+std::vector<std::shared_ptr<const ElfBinary>> BinaryCache::opened_as_recorded() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return as_recorded_;
 }
 
 void BinaryCache::add_image(const std::string& name, std::vector<uint8_t> bytes) {

@@ -46,6 +46,10 @@ FileResult<std::shared_ptr<ElfBinary>> ElfBinary::open_file(RegularFile file, co
   return result;
 }
 
+UniqueFd ElfBinary::duplicate_descriptor() const {
+  return fd_.valid() ? UniqueFd(::fcntl(fd_.get(), F_DUPFD_CLOEXEC, 0)) : UniqueFd();
+}
+
 std::shared_ptr<ElfBinary> ElfBinary::from_image(const std::string& name, std::vector<uint8_t> image) {
   ensure_libelf();
   std::shared_ptr<ElfBinary> b(new ElfBinary());

@@ -69,6 +69,9 @@ class ElfBinary {
   ElfBinary& operator=(const ElfBinary&) = delete;
 
   const std::string& path() const { return path_; }
+  // A new descriptor of the file this binary was read from (the same open
+  // file: never another one put at its path since); invalid for an image.
+  UniqueFd duplicate_descriptor() const;
   Elf* elf() const { return elf_.get(); }
   Bytes file_bytes() const { return file_; }
   const std::vector<uint8_t>& build_id() const { return build_id_; }

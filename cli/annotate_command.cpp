@@ -96,12 +96,13 @@ std::function<int()> add_annotate_command(CLI::App& app) {
   return [a, file]() {
     resolve_arguments(*a, file->count() > 0);
     OutputFile out(a->output);  // fails before any work when it cannot be written
-    const InputKind kind = detect_input(a->path);
+    const ProfileInputFile input = open_profile_input(a->path);
+    const InputKind kind = input.kind;
     if (kind != InputKind::kRecording)
       throw Error("annotate reads a recording (swprof record, perf record); '" + a->path + "' is a profile without addresses");
     ProfileArgs args = profile_args(*a);
     const AnnotateOptions options = annotate_options(*a, args);
-    const Profile profile = load_profile(a->path, kind, args, "annotate");
+    const Profile profile = load_profile(input, args, "annotate");
     const Annotation annotation = annotate(profile, options);
     if (a->format == "json") write_annotation_json(annotation, out.stream());
     else write_annotation_text(profile, annotation, out.stream());

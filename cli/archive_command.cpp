@@ -18,8 +18,8 @@ namespace {
 
 void print_files(const std::vector<ArchivedFile>& files, const char* note) {
   for (const ArchivedFile& f : files)
-    std::printf("  %-9s %s (%s%s, build-id %s)\n", f.debuginfo ? "debuginfo" : "binary", terminal_safe(f.path).c_str(),
-                note, human_bytes(f.bytes).c_str(), f.build_id.c_str());
+    std::printf("  %-9s %s (%s%s%s, build-id %s)\n", f.debuginfo ? "debuginfo" : "binary", terminal_safe(f.path).c_str(),
+                note, f.from_cache ? "from the build-id cache, " : "", human_bytes(f.bytes).c_str(), f.build_id.c_str());
 }
 
 void warn_each(const std::vector<std::string>& items, const char* what) {
@@ -59,16 +59,20 @@ std::function<int()> add_archive_command(CLI::App& app) {
   auto path = std::make_shared<std::string>("swprof.data");
   auto output = std::make_shared<std::string>();
   auto symbolize = std::make_shared<SymbolizeArgs>();
+  auto no_cache = std::make_shared<bool>(false);
   sub->add_option("file", *path, "recording file (default swprof.data)");
   sub->add_option("-o,--output", *output, "archive to write (default FILE.archive)");
   sub->add_option("--debug-dir", symbolize->debug_dirs,
                   "also look for separate debuginfo under this root (repeatable; before /usr/lib/debug)")
       ->allow_extra_args(false);  // one root per option: a recording after it stays the recording
-  return [path, output, symbolize]() {
+  sub->add_flag("--no-cache", *no_cache,
+                "do not take binaries missing or changed here from the build-id cache ($XDG_CACHE_HOME/swprof)");
+  return [path, output, symbolize, no_cache]() {
     check_output_is_not_an_input("", {*path});  // standard output: the list of what was stored
     symbolize->apply_debuginfod();
     ArchiveOptions options;
     options.output = *output;
+    symbolize->no_cache = *no_cache;
     options.symbols = symbolize->to_options();
     print_archive(write_archive(*path, options));
     std::fflush(stdout);

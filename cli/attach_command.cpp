@@ -39,7 +39,8 @@ std::function<int()> add_attach_command(CLI::App& app) {
     req.sampling = to_sampling_options(*args, true);
     req.output = args->output;
     req.progress = stderr_progress();
-    print_summary(run_attach(req));
+    const std::shared_ptr<BuildIdCache> cache = session_build_id_cache(*args);
+    finish_session(run_attach(req), cache);
     return 0;
   };
 }

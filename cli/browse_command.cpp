@@ -52,12 +52,13 @@ std::function<int()> add_browse_command(CLI::App& app) {
                     " is not one (for a text report: swprof report)");
     tui::check_terminal();
     const tui::BrowseOptions options = browse_options(*a);
-    const InputKind kind = detect_input(a->path);
+    const ProfileInputFile input = open_profile_input(a->path);
+    const InputKind kind = input.kind;
     ProfileArgs args = a->profile;
     args.source_lines = false;  // annotate reads the lines it shows itself
     if (kind == InputKind::kRecording) args.addresses = AddressDetail::kLeaves;  // for annotate
     args.announce_loading = true;
-    const Profile profile = load_profile(a->path, kind, args, "browse");
+    const Profile profile = load_profile(input, args, "browse");
     tui::browse(profile, options);
     return kExitOk;
   };

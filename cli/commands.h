@@ -36,5 +36,6 @@ std::function<int()> add_flamegraph_command(CLI::App& app);
 std::function<int()> add_diff_command(CLI::App& app);
 std::function<int()> add_merge_command(CLI::App& app);
 std::function<int()> add_archive_command(CLI::App& app);
+std::function<int()> add_cache_command(CLI::App& app);
 
 }  // namespace swprof::cli

@@ -39,12 +39,13 @@ std::function<int()> add_flamegraph_command(CLI::App& app) {
     FlamegraphOptions options;
     options.icicle = a->icicle;
     options.min_fraction = a->min_percent / 100.0;
-    const InputKind kind = detect_input(a->path);
+    const ProfileInputFile input = open_profile_input(a->path);
+    const InputKind kind = input.kind;
     a->profile.timeline = kind == InputKind::kRecording;  // the page's time order
     // Each function's source lines in the details panel (the leaves'
     // addresses: a hash probe per sample).
     if (kind == InputKind::kRecording) a->profile.addresses = AddressDetail::kLeaves;
-    const Profile profile = load_profile(a->path, kind, a->profile, "flamegraph", /*folded=*/true);
+    const Profile profile = load_profile(input, a->profile, "flamegraph", /*folded=*/true);
     const FlamegraphLabels labels = flamegraph_labels(profile, kind, a->title);
     options.title = labels.title;
     options.subtitle = labels.subtitle;

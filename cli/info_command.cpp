@@ -76,17 +76,21 @@ std::function<int()> add_info_command(CLI::App& app) {
   auto unwind = std::make_shared<UnwindArgs>();
   auto no_unwind = std::make_shared<bool>(false);
   auto archive = std::make_shared<std::string>();
+  auto no_cache = std::make_shared<bool>(false);
   sub->add_option("file", *path, "recording file (default swprof.data)");
   sub->add_option("--archive", *archive, "the recording's archive of binaries (default: FILE.archive when it exists)");
+  sub->add_flag("--no-cache", *no_cache,
+                "do not read binaries missing or changed here from the build-id cache ($XDG_CACHE_HOME/swprof)");
   sub->add_flag("--no-unwind", *no_unwind, "skip unwinding (no unwind-quality section)");
   unwind->add_to(sub);
-  return [path, unwind, no_unwind, archive]() {
+  return [path, unwind, no_unwind, archive, no_cache]() {
     check_output_is_not_an_input("", with_archives({*path}, *archive));  // standard output
     InfoOptions options;
     options.unwind = unwind->to_options();
     options.unwind_quality = !*no_unwind;
     options.inspect_binaries = true;
     options.symbols.archive_path = *archive;
+    if (!*no_cache) options.symbols.build_id_cache = user_build_id_cache();
     SymbolizeArgs().apply_debuginfod();  // never waits on a debuginfod server
     const InfoResult result = run_info(*path, options);
     print_info(result);

@@ -53,6 +53,7 @@ int main(int argc, char** argv) {
   add(swprof::cli::add_diff_command(app));
   add(swprof::cli::add_merge_command(app));
   add(swprof::cli::add_archive_command(app));
+  add(swprof::cli::add_cache_command(app));
   if (auto unknown = swprof::cli::find_unknown_name(app, args)) {
     std::fprintf(stderr, "swprof: %s\n", unknown->c_str());
     return swprof::kExitUsage;

@@ -28,7 +28,16 @@ ManPageText man_page_text(const CLI::App& app) {
       {"EXIT STATUS",
        "0 on success (record: the recorded command's own exit status; diff: no significant regression), 1 (diff "
        "only) a regression, 2 bad input or a failed set-up. Every error is one line on standard error."},
-      {"FILES", "swprof.data: the recording record and attach write, and the other commands read, by default."},
+      {"FILES",
+       "swprof.data: the recording record and attach write, and the other commands read, by default.\n\n"
+       "$XDG_CACHE_HOME/swprof (~/.cache/swprof): the build-id cache, where record and attach keep the binaries "
+       "their samples hit (and reports those their stacks pass through), with their separate debuginfo, by "
+       "build-id; reports take a binary missing or rebuilt since from there. swprof cache lists, prunes and "
+       "clears it; --no-cache leaves it alone."},
+      {"ENVIRONMENT",
+       "XDG_CACHE_HOME: where the build-id cache is (its swprof folder). SWPROF_CACHE_MAX_SIZE: the most the "
+       "build-id cache keeps, e.g. 500M or 10G (default 2G); the least recently used binaries leave first. "
+       "DEBUGINFOD_URLS: the debuginfod servers --debuginfod asks."},
       {"EXAMPLES",
        "Record a program, its threads and its children, then see where the time went:\n\n"
        "    swprof record -o app.swprof -- ./app --input big.txt\n"
@@ -52,7 +61,10 @@ ManPageText man_page_text(const CLI::App& app) {
        "    swprof report perf.data\n\n"
        "Every sample as text, and the folded stacks that flamegraph.pl and other tools read:\n\n"
        "    swprof script app.swprof\n"
-       "    swprof report app.swprof -f folded > app.folded"},
+       "    swprof report app.swprof -f folded > app.folded\n\n"
+       "What the build-id cache keeps, and a bound for it:\n\n"
+       "    swprof cache list\n"
+       "    swprof cache prune --max-size 500M"},
       {"SEE ALSO",
        "perf(1). The manual is in the documentation folder (/usr/share/doc/swprof when installed from the "
        "package): README.md, then docs/README.md, the index of a page per command and per topic, and the file "

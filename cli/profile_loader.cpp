@@ -74,23 +74,24 @@ void check_weight(const Profile& profile, const ProfileArgs& args, const std::st
 
 }  // namespace
 
-Profile load_profile(const std::string& path, InputKind kind, ProfileArgs& args, const char* command, bool folded) {
+Profile load_profile(const ProfileInputFile& input, ProfileArgs& args, const char* command, bool folded) {
+  const std::string& path = input.path;
   static_cast<void>(args.weight_kind());  // a bad --weight fails before any work
-  if (kind == InputKind::kRecording) preload_capstone();  // its decoders are needed from the first samples on
+  if (input.kind == InputKind::kRecording) preload_capstone();  // its decoders are needed from the first samples on
   ProgressLine progress(command);
   if (args.announce_loading) progress.announce(path);
   bool from_recording = false;
-  ProfileInputOptions input;
-  input.filters_given = args.filters_given();
-  input.folded = folded;
-  input.recording = [&] {
+  ProfileInputOptions loading;
+  loading.filters_given = args.filters_given();
+  loading.folded = folded;
+  loading.recording = [&] {
     ProfileOptions options = args.to_options();
     args.apply_symbols();
     options.progress = progress.callback();
     from_recording = true;
     return options;
   };
-  Profile profile = load_profile_input(path, kind, input);
+  Profile profile = load_profile_input(input, loading);
   if (!from_recording) {
     progress.clear();
     check_weight(profile, args, path);

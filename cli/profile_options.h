@@ -103,14 +103,12 @@ struct ProfileArgs {
   }
 };
 
-// The profile of `path` (load_profile_input): for a recording, with a
+// The profile of `input` (load_profile_input): for a recording, with a
 // progress line on a terminal and a one-line summary on stderr, then the
-// warnings. `kind` is detect_input(path), when the caller has it already;
-// `folded`: folded stacks are an input (flame graphs).
-Profile load_profile(const std::string& path, InputKind kind, ProfileArgs& args, const char* command,
-                     bool folded = false);
+// warnings. `folded`: folded stacks are an input (flame graphs).
+Profile load_profile(const ProfileInputFile& input, ProfileArgs& args, const char* command, bool folded = false);
 inline Profile load_profile(const std::string& path, ProfileArgs& args, const char* command) {
-  return load_profile(path, detect_input(path), args, command);
+  return load_profile(open_profile_input(path), args, command);
 }
 
 }  // namespace swprof::cli

@@ -40,8 +40,9 @@ std::function<int()> add_record_command(CLI::App& app, DashDash dashdash) {
     req.sampling = to_sampling_options(*args, !args->no_inherit);
     req.output = args->output;
     req.progress = stderr_progress();
+    const std::shared_ptr<BuildIdCache> cache = session_build_id_cache(*args);
     SessionSummary summary = run_record(req);
-    print_summary(summary);
+    finish_session(summary, cache);
     return summary.has_wait_status ? exit_code_from_wait_status(summary.wait_status) : 0;
   };
 }

@@ -101,7 +101,8 @@ std::function<int()> add_report_command(CLI::App& app) {
     check_output_is_not_an_input(a->output, a->profile.symbols.read_files({a->path}));
     if (format == ReportFormat::kText) text_options(*a);
     OutputFile out(a->output);  // fails before any work when it cannot be written
-    const InputKind kind = detect_input(a->path);
+    const ProfileInputFile input = open_profile_input(a->path);
+    const InputKind kind = input.kind;
     ProfileArgs args = a->profile;
     // speedscope has one profile per thread, its samples in time order;
     // pprof labels each sample with its thread.
@@ -112,7 +113,7 @@ std::function<int()> add_report_command(CLI::App& app) {
     // pprof's locations are addresses, each with its lines (-list, -disasm).
     if (format == ReportFormat::kPprof && !by_context && kind == InputKind::kRecording)
       args.addresses = AddressDetail::kStacks;
-    const Profile profile = load_profile(a->path, kind, args, "report");
+    const Profile profile = load_profile(input, args, "report");
     if (by_context) write_context_stack(profile, context_id, out.stream());
     else write_report(profile, format, *a, out.stream());
     out.commit();

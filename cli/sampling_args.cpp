@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "cli/cache_options.h"
 #include "cli/command_outline.h"
 #include "common/error.h"
 
@@ -92,6 +93,9 @@ void add_sampling_options(CLI::App* sub, SamplingArgs& a) {
   sub->add_option("--off-cpu-min", a.offcpu_min,
                   "waits shorter than this whose stack repeats a recent one are written as a reference to it "
                   "(default 1ms; 0 writes every stack)");
+  sub->add_flag("--no-cache", a.no_cache,
+                "do not keep the binaries the samples hit in the build-id cache ($XDG_CACHE_HOME/swprof, "
+                "default ~/.cache/swprof), where reports find them once they are rebuilt or deleted");
 }
 
 SamplingOptions to_sampling_options(const SamplingArgs& a, bool inherit) {
@@ -121,5 +125,14 @@ SessionProgressFn stderr_progress() {
 }
 
 void print_summary(const SessionSummary& s) { std::fputs(format_summary(s).c_str(), stderr); }
+
+std::shared_ptr<BuildIdCache> session_build_id_cache(const SamplingArgs& args) {
+  return args.no_cache ? nullptr : user_build_id_cache();
+}
+
+void finish_session(const SessionSummary& summary, const std::shared_ptr<BuildIdCache>& cache) {
+  print_summary(summary);
+  if (cache) keep_sampled_files(summary, *cache);
+}
 
 }  // namespace swprof::cli

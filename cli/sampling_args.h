@@ -4,9 +4,11 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
+#include "binary/build_id_cache.h"
 #include "sampler/event_spec.h"
 #include "sampler/session_summary.h"
 
@@ -30,6 +32,7 @@ struct SamplingArgs {
   std::string offcpu_stack_size;  // empty: not given
   std::string offcpu_every;
   std::string offcpu_min;
+  bool no_cache = false;
 };
 
 // A whole number given to `option`; nullopt for an empty text. Throws Error
@@ -44,5 +47,12 @@ SamplingOptions to_sampling_options(const SamplingArgs& args, bool inherit);
 // The live progress line on stderr when it is a terminal; empty otherwise.
 SessionProgressFn stderr_progress();
 void print_summary(const SessionSummary& summary);
+// The build-id cache the session fills at its end: null with --no-cache.
+// Called before sampling starts, so that a bad SWPROF_CACHE_MAX_SIZE fails
+// before anything is recorded.
+std::shared_ptr<BuildIdCache> session_build_id_cache(const SamplingArgs& args);
+// The summary, then the files the samples hit kept in `cache`, when there
+// is one (keep_sampled_files).
+void finish_session(const SessionSummary& summary, const std::shared_ptr<BuildIdCache>& cache);
 
 }  // namespace swprof::cli

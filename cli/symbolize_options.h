@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/cache_options.h"
 #include "recording/binary_archive.h"
 #include "symbolize/symbolizer.h"
 
@@ -30,6 +31,7 @@ struct SymbolizeArgs {
   bool debuginfod = false;
   std::vector<std::string> debug_dirs;
   std::string archive;
+  bool no_cache = false;
 
   void add_to(CLI::App* sub) {
     sub->add_flag("--no-demangle", no_demangle, "keep C++ names mangled, as in the symbol table");
@@ -41,6 +43,9 @@ struct SymbolizeArgs {
     sub->add_option("--archive", archive,
                     "binaries and debuginfo for this recording (swprof archive), used where a binary is missing "
                     "or changed; default: RECORDING.archive when it exists");
+    sub->add_flag("--no-cache", no_cache,
+                  "neither read nor fill the build-id cache of binaries ($XDG_CACHE_HOME/swprof, "
+                  "default ~/.cache/swprof), which reports use where a binary is missing or changed");
     sub->add_flag("--debuginfod", debuginfod,
                   "fetch missing debuginfo from the debuginfod servers in DEBUGINFOD_URLS (off by default: "
                   "never waits on the network)");
@@ -57,6 +62,7 @@ struct SymbolizeArgs {
     o.debuginfod = debuginfod;
     o.debug_roots.insert(o.debug_roots.begin(), debug_dirs.begin(), debug_dirs.end());
     o.archive_path = archive;
+    if (!no_cache) o.build_id_cache = user_build_id_cache();
     return o;
   }
 

@@ -10,12 +10,12 @@ CORPUS=fuzz/corpus
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 
-for t in recording record archive cfi elf json_profile folded function_starts go_pclntab perf_data; do
+for t in recording recording_index record archive cfi elf json_profile folded function_starts go_pclntab perf_data; do
   rm -rf "${CORPUS:?}/$t"
   mkdir -p "$CORPUS/$t"
 done
 
-# recording, record, archive: written by the library's writers and encoder.
+# recording, recording_index, record, archive: written by the library's writers and encoder.
 "$BUILD_DIR/fuzz/seed_recordings" "$CORPUS"
 
 # go_pclntab: the tests' table builder, each layout, with and without section headers.

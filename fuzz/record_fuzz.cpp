@@ -19,6 +19,7 @@ bool same_sample(const swprof::SampleView& a, const swprof::SampleView& b) {
   return a.time == b.time && a.pid == b.pid && a.tid == b.tid && a.cpu == b.cpu && a.period == b.period &&
          a.ip == b.ip && a.in_kernel == b.in_kernel && a.stack_truncated == b.stack_truncated && a.off_cpu == b.off_cpu &&
          a.stack_beyond == b.stack_beyond && same_bytes(a.beyond_changed, b.beyond_changed) &&
+         a.beyond_delay_us == b.beyond_delay_us &&
          a.nregs == b.nregs &&
          a.abi == b.abi &&
          std::equal(a.regs.begin(), a.regs.begin() + a.nregs, b.regs.begin()) && same_bytes(a.kernel_chain, b.kernel_chain) &&
@@ -51,10 +52,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     SWPROF_FUZZ_CHECK(in.offset() > before);
     if (result.status != swprof::DecodeResult::Status::kOk) continue;
     encoded.clear();
-    encoder.encode(result.record, encoded);
+    if (result.type == swprof::RecordType::kOffCpuSampleTime)
+      swprof::RecordEncoder::encode_off_cpu_sample_time(std::get<swprof::SampleView>(result.record), encoded);
+    else
+      encoder.encode(result.record, encoded);
     swprof::ByteReader round(Bytes(encoded.data(), encoded.size()));
     swprof::DecodeResult back = again.decode(round);
     SWPROF_FUZZ_CHECK(back.status == swprof::DecodeResult::Status::kOk && round.at_end());
+    SWPROF_FUZZ_CHECK(back.type == result.type);
     SWPROF_FUZZ_CHECK(same_record(result.record, back.record));
   }
   return 0;

@@ -2,8 +2,13 @@
 // library's own writer and encoder (fuzz/make_corpus.sh runs it):
 //
 //   seed_recordings DIR
-//     DIR/recording/one_chunk.swprof    every record type in one chunk, finalized
+//     DIR/recording/one_chunk.swprof    every record type in one record chunk (and one off-CPU
+//                                       timing chunk), finalized: with its chunk index
 //     DIR/recording/two_chunks.swprof   the same split into small chunks, not finalized
+//     DIR/recording/version3.swprof     the same in the layout of version 3 (no timing chunk, no index)
+//     DIR/recording_index/one_chunk.index     one_chunk.swprof's index, as recording_index_fuzz.cpp reads
+//                                             one: first chunk, index offset, then the index body
+//     DIR/recording_index/one_chunk.swprof    the file itself
 //     DIR/record/all_types.bin          the raw records of one chunk (no file header, no zstd)
 //     DIR/archive/two_files.archive     a binary archive: a file and its debuginfo, and another file
 //
@@ -17,7 +22,10 @@
 #include "common/error.h"
 #include "recording/binary_archive.h"
 #include "recording/record_codec.h"
+#include "recording/recording_index.h"
+#include "recording/recording_reader.h"
 #include "recording/recording_writer.h"
+#include "support/recording_v3.h"
 
 namespace {
 
@@ -66,7 +74,11 @@ std::vector<Record> seed_records(SeedStacks& st) {
   beyond.stack_beyond = 64;
   static const uint8_t kChanged[] = {0x81};  // of the copy's 64 bytes, its first and last words changed
   beyond.beyond_changed = Bytes(kChanged, sizeof kChanged);
+  beyond.beyond_delay_us = 120;
   beyond.time = 16;
+  SampleView off_cpu = sample(101, 20, 0x7ffc0000, st.stack_a);
+  off_cpu.off_cpu = true;
+  off_cpu.period = 0;
   static const uint8_t kImage[] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0};
   return {CommRecord{0, 100, 100, true, "app"},
           map,
@@ -82,7 +94,13 @@ std::vector<Record> seed_records(SeedStacks& st) {
           ThrottleRecord{17, 0, true},
           ThrottleRecord{18, 0, false},
           ImageRecord{"[vdso]", Bytes(kImage, sizeof kImage)},
-          TaskRecord{true, 19, 100, 100, 101, 100}};
+          off_cpu,
+          SwitchRecord{21, 100, 101, 0, true, false, false},
+          OffCpuRepeatRecord{23, 100, 101, 20},
+          SwitchRecord{22, 100, 101, 0, true, true, false},
+          SwitchRecord{24, 100, 101, 1, false, false, false},
+          FlushRecord{24},
+          TaskRecord{true, 25, 100, 100, 101, 100}};
 }
 
 RecordingHeader seed_header() {
@@ -110,11 +128,41 @@ void write_recording(const std::string& path, size_t chunk_bytes, bool finalize)
   else writer.flush();
 }
 
+void write_version3(const std::string& path) {
+  SeedStacks stacks;
+  testing::RecordingV3Writer writer(path, seed_header());
+  for (const Record& r : seed_records(stacks)) writer.write(r);
+  writer.finish(EndRecord{R"({"samples": 6, "lost": 3})"});
+}
+
+void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  if (!out) throw Error("cannot write '" + path + "'");
+}
+
+// The index of the finished recording at `recording`, as recording_index_fuzz.cpp reads one.
+void write_index(const std::string& recording, const std::string& path) {
+  const auto file = RecordingBytes::open(recording, "recording");
+  const uint64_t first_chunk = RecordingReader(file).header_bytes();
+  const auto index = read_recording_index(*file, first_chunk);
+  if (!index) throw Error("'" + recording + "' has no chunk index");
+  std::vector<uint8_t> out;
+  ByteWriter w(out);
+  w.put(first_chunk);
+  w.put(index->index_offset);
+  w.put_bytes(Bytes(encode_index_body(*index)));
+  write_bytes(path, out);
+}
+
 void write_raw_records(const std::string& path) {
   SeedStacks stacks;
   std::vector<uint8_t> raw;
   RecordEncoder encoder;
-  for (const Record& r : seed_records(stacks)) encoder.encode(r, raw);
+  for (const Record& r : seed_records(stacks)) {
+    encoder.encode(r, raw);
+    if (const auto* s = std::get_if<SampleView>(&r); s && s->off_cpu) RecordEncoder::encode_off_cpu_sample_time(*s, raw);
+  }
   encoder.encode(EndRecord{R"({"samples": 6})"}, raw);
   std::ofstream out(path, std::ios::binary);
   out.write(reinterpret_cast<const char*>(raw.data()), static_cast<std::streamsize>(raw.size()));
@@ -138,13 +186,16 @@ void write_archive(const std::string& path) {
 
 int main(int argc, char** argv) {
   if (argc != 2) {
-    std::cerr << "usage: seed_recordings DIR (DIR/recording, DIR/record and DIR/archive must exist)\n";
+    std::cerr << "usage: seed_recordings DIR (DIR/recording, DIR/recording_index, DIR/record and DIR/archive must exist)\n";
     return kExitUsage;
   }
   const std::string dir = argv[1];
   try {
     write_recording(dir + "/recording/one_chunk.swprof", RecordingWriter::kDefaultChunkBytes, true);
     write_recording(dir + "/recording/two_chunks.swprof", 512, false);
+    write_version3(dir + "/recording/version3.swprof");
+    write_recording(dir + "/recording_index/one_chunk.swprof", RecordingWriter::kDefaultChunkBytes, true);
+    write_index(dir + "/recording/one_chunk.swprof", dir + "/recording_index/one_chunk.index");
     write_raw_records(dir + "/record/all_types.bin");
     write_archive(dir + "/archive/two_files.archive");
   } catch (const Error& e) {

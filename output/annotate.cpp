@@ -106,7 +106,7 @@ class Annotator {
  public:
   Annotator(const Profile& profile, const AnnotateOptions& options)
       : p_(profile), options_(options), symbols_(options.symbols), sources_(options.sources) {
-    if (!symbols_.archive) symbols_.archive = find_archive(profile.source, symbols_.archive_path);
+    if (!symbols_.archive) symbols_.archive = profile.archive ? profile.archive : find_archive(profile.source, symbols_.archive_path);
   }
 
   AnnotatedFunction annotate(const FunctionSamples& f) {

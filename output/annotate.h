@@ -43,7 +43,8 @@ struct AnnotateOptions {
   // selects).
   size_t top = 5;
   // How each binary's DWARF is found: the options the profile was
-  // symbolized with. The recording's archive is opened when none is given.
+  // symbolized with. The archive the profile was built with (Profile::archive)
+  // is used when none is given, else the recording's is opened.
   SymbolizerOptions symbols;
   SourceSearch sources;
   AsmSyntax syntax = AsmSyntax::kAtt;

@@ -246,12 +246,20 @@ std::string format_info(const RecordingInfo& info) {
 }
 
 std::string format_archive(const InfoResult& result) {
-  if (result.archive_path.empty()) return "\narchive:      none (swprof archive adds the binaries to one)\n";
-  std::string out = "\narchive:      " + safe(result.archive_path) + ": " + std::to_string(result.archive_binaries) +
-                    " binaries, " + std::to_string(result.archive_debuginfo) + " debuginfo files";
-  if (result.unwinding)
-    out += "; supplied " + std::to_string(result.unwinding->archive_supplied) + " missing or changed binaries";
-  return out + "\n";
+  std::string out;
+  if (result.archive_path.empty()) {
+    out = "\narchive:      none (swprof archive adds the binaries to one)\n";
+  } else {
+    out = "\narchive:      " + safe(result.archive_path) + ": " + std::to_string(result.archive_binaries) +
+          " binaries, " + std::to_string(result.archive_debuginfo) + " debuginfo files";
+    if (result.unwinding)
+      out += "; supplied " + std::to_string(result.unwinding->archive_supplied) + " missing or changed binaries";
+    out += "\n";
+  }
+  if (result.unwinding && result.unwinding->build_id_cache_supplied > 0)
+    out += "build-id cache: supplied " + std::to_string(result.unwinding->build_id_cache_supplied) +
+           " missing or changed binaries\n";
+  return out;
 }
 
 std::string format_unwind_quality(const UnwindStats& st, UnwinderChoice unwinder) {

@@ -15,12 +15,11 @@
 namespace swprof {
 namespace {
 
-// The first bytes of a file that tell its kind: a folded stack's first line
-// fits in them unless it is very deep.
-constexpr size_t kHeadBytes = 4096;
+// The first bytes of a file that tell its kind (RecordingBytes::head): a
+// folded stack's first line fits in them unless it is very deep.
+constexpr size_t kHeadBytes = RecordingBytes::kHeadBytes;
 
-// Up to kHeadBytes from the start of `path`: fewer only at its end.
-std::string read_head(const std::string& path) {
+std::shared_ptr<const RecordingBytes> open_input(const std::string& path) {
   UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd.valid()) {
     const int err = errno;
@@ -28,18 +27,13 @@ std::string read_head(const std::string& path) {
       throw Error("no recording 'swprof.data' here: run 'swprof record' first or name a file");
     throw Error("cannot open '" + path + "': " + errno_text(err));
   }
-  std::string head(kHeadBytes, '\0');
-  size_t got = 0;
-  while (got < head.size()) {
-    const ssize_t n = read(fd.get(), head.data() + got, head.size() - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw Error("cannot read '" + path + "': " + errno_text(errno));
-    if (n == 0) break;
-    got += static_cast<size_t>(n);
-  }
-  head.resize(got);
-  return head;
+  return RecordingBytes::adopt(std::move(fd), path, "file");
 }
+
+std::string_view text_of(Bytes head) { return std::string_view(reinterpret_cast<const char*>(head.data()), head.size()); }
+
+// Up to kHeadBytes from the start of `path`: fewer only at its end.
+std::string read_head(const std::string& path) { return std::string(text_of(open_input(path)->head())); }
 
 bool is_elf(std::string_view head) { return head.substr(0, 4) == "\x7f" "ELF"; }
 
@@ -59,8 +53,9 @@ Profile folded_profile(const std::string& path) {
 
 }  // namespace
 
-InputKind detect_input(const std::string& path) {
-  const std::string head = read_head(path);
+namespace {
+
+InputKind kind_of(std::string_view head) {
   if (head.size() >= sizeof kRecordingMagic && std::memcmp(head.data(), kRecordingMagic, sizeof kRecordingMagic) == 0)
     return InputKind::kRecording;
   if (is_perf_data(head.data(), head.size())) return InputKind::kRecording;  // read by PerfDataReader
@@ -72,6 +67,18 @@ InputKind detect_input(const std::string& path) {
   if (is_elf(head) || !why_not_folded(head, head.size() < kHeadBytes).empty()) return InputKind::kOther;
   return InputKind::kFolded;
 }
+
+}  // namespace
+
+ProfileInputFile open_profile_input(const std::string& path) {
+  ProfileInputFile input;
+  input.path = path;
+  input.file = open_input(path);
+  input.kind = kind_of(text_of(input.file->head()));
+  return input;
+}
+
+InputKind detect_input(const std::string& path) { return open_profile_input(path).kind; }
 
 void require_recording_for_filters(bool filters_given, const std::string& path, InputKind kind) {
   if (kind == InputKind::kRecording || !filters_given) return;
@@ -89,6 +96,11 @@ Profile load_profile_input(const std::string& path, InputKind kind, const Profil
     return kind == InputKind::kJsonProfile ? read_json_profile(path) : folded_profile(path);
   }
   return build_profile(path, options.recording ? options.recording() : ProfileOptions{});
+}
+
+Profile load_profile_input(const ProfileInputFile& input, const ProfileInputOptions& options) {
+  if (input.kind != InputKind::kRecording || !input.file) return load_profile_input(input.path, input.kind, options);
+  return build_profile(input.file, options.recording ? options.recording() : ProfileOptions{});
 }
 
 }  // namespace swprof

@@ -5,18 +5,31 @@
 // stacks.
 
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "profile/profile.h"
+#include "recording/recording_bytes.h"
 
 namespace swprof {
 
 // kOther: none of them (a program, a script, any other file).
 enum class InputKind { kRecording, kJsonProfile, kFolded, kOther };
 
-// From the file's first bytes: a recording's (or perf.data's) magic, else a
-// JSON object, else folded stacks when its first line reads as a stack and
-// a count, else kOther. Throws Error when the file cannot be read.
+// An input opened once: its kind, from its first bytes, and the open file
+// a recording's profile is built from (its path is not opened again).
+struct ProfileInputFile {
+  std::string path;
+  InputKind kind = InputKind::kOther;
+  std::shared_ptr<const RecordingBytes> file;
+};
+
+// Opens `path` and tells its kind from its first bytes: a recording's (or
+// perf.data's) magic, else a JSON object, else folded stacks when its first
+// line reads as a stack and a count, else kOther. Throws Error when the file
+// cannot be read.
+ProfileInputFile open_profile_input(const std::string& path);
+// open_profile_input(path).kind
 InputKind detect_input(const std::string& path);
 
 // Filters and thread options work on recordings only: throws Error when
@@ -34,5 +47,7 @@ struct ProfileInputOptions {
 // profile whose source is `path` and whose tree holds the stacks. Throws
 // Error for kOther, saying what the file is instead.
 Profile load_profile_input(const std::string& path, InputKind kind, const ProfileInputOptions& options);
+// The same for an input opened already: a recording is read from the open file.
+Profile load_profile_input(const ProfileInputFile& input, const ProfileInputOptions& options);
 
 }  // namespace swprof

@@ -59,6 +59,7 @@ class ArchiveBuild {
   void add(const MappedBinary& file) {
     if (file.build_id.empty()) return add_unidentified(file);
     if (!done_.insert(file.build_id).second) return;  // the same build-id under another path
+    if (read_build_id(file.path) != file.build_id && add_cached(file)) return;
     auto regular = open(file.path);
     auto binary = regular ? elf(std::move(*regular), file.path) : nullptr;
     if (!binary) return;
@@ -126,6 +127,22 @@ class ArchiveBuild {
     return nullptr;
   }
 
+  // The build-id cache's copy of a binary missing or changed on disk
+  // (binary/build_id_cache.h), and the debuginfo found for it (on disk, or
+  // in the cache): only for this user's recording, from this user's cache.
+  bool add_cached(const MappedBinary& file) {
+    BuildIdCache* cache = options_.symbols.build_id_cache.get();
+    if (!cache || !own_recording_) return false;
+    auto kept = cache->open(CachedFile::kBinary, file.build_id);
+    if (!kept) return false;
+    auto opened = ElfBinary::open_file(std::move(*kept.value), cache->path_of(CachedFile::kBinary, file.build_id));
+    if (!opened.value || !*opened.value) return false;
+    const std::shared_ptr<ElfBinary>& binary = *opened.value;
+    store(ArchiveKind::kBinary, file.build_id, file.path, binary->file_bytes(), true);
+    add_debuginfo(binary, file.build_id);
+    return true;
+  }
+
   // A mapping without a recorded build-id: archived, under the file's own
   // build-id, when the recording is this user's and the file is the one
   // mapped (same device and inode).
@@ -182,7 +199,8 @@ class ArchiveBuild {
     return problem.empty();
   }
 
-  void store(ArchiveKind kind, const std::vector<uint8_t>& build_id, const std::string& path, Bytes bytes) {
+  void store(ArchiveKind kind, const std::vector<uint8_t>& build_id, const std::string& path, Bytes bytes,
+             bool from_cache = false) {
     if (!within_limits(build_id, path, bytes.size())) return;
     const std::optional<uint64_t> stored = writer_.add(kind, build_id, path, bytes);
     if (!stored) {
@@ -191,7 +209,7 @@ class ArchiveBuild {
       return;
     }
     stored_.insert({kind, build_id});
-    result_.stored.push_back({path, to_hex(build_id), kind == ArchiveKind::kDebuginfo, bytes.size(), *stored});
+    result_.stored.push_back({path, to_hex(build_id), kind == ArchiveKind::kDebuginfo, bytes.size(), *stored, from_cache});
   }
 
   const ArchiveOptions& options_;

@@ -7,7 +7,9 @@
 // Which binaries: every file the recorded processes mapped executable (the
 // code samples can be in), each build-id once. A file is copied only when
 // it is a regular file whose build-id is the one the recording holds for
-// the mapping; a file missing or changed since is listed, not copied. A
+// the mapping; a file missing or changed since is taken from the build-id
+// cache when it keeps that build-id (this user's recordings only), else
+// listed, not copied. A
 // mapping the recording gives no build-id (a perf.data holds build-ids only
 // for the files samples landed in) is copied when the recording is this
 // user's own and the file is still the one mapped: the same device and
@@ -35,7 +37,9 @@ namespace swprof {
 
 struct ArchiveOptions {
   std::string output;         // empty: default_archive_path(recording)
-  SymbolizerOptions symbols;  // where separate debuginfo is looked for
+  // Where separate debuginfo is looked for; with a build-id cache, a binary
+  // missing or changed on disk is archived from there.
+  SymbolizerOptions symbols;
 };
 
 struct ArchivedFile {
@@ -44,6 +48,7 @@ struct ArchivedFile {
   bool debuginfo = false;
   uint64_t bytes = 0;         // the file's
   uint64_t stored_bytes = 0;  // compressed, in the archive
+  bool from_cache = false;    // read from the build-id cache: its file is missing or changed
 };
 
 struct ArchiveResult {

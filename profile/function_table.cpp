@@ -4,6 +4,7 @@
 
 #include <unordered_map>
 
+#include "common/enum_names.h"
 #include "common/error.h"
 
 namespace swprof {
@@ -139,16 +140,10 @@ const char* inline_rows_name(InlineRows rows) {
 }
 
 InlineRows parse_inline_rows(const std::string& name) {
-  for (InlineRows r : kInlineRows)
-    if (name == inline_rows_name(r)) return r;
-  throw Error("unknown --inlined '" + name + "': choose merge, caller or separate");
+  return parse_enum_name<InlineRows>(name, kInlineRows, inline_rows_name, "--inlined");
 }
 
-std::vector<std::string> inline_rows_names() {
-  std::vector<std::string> names;
-  for (InlineRows r : kInlineRows) names.push_back(inline_rows_name(r));
-  return names;
-}
+std::vector<std::string> inline_rows_names() { return enum_names<InlineRows>(kInlineRows, inline_rows_name); }
 
 std::string function_key(const CctFrame& frame, InlineRows rows) {
   if (frame.flags & kCctThread) return {};

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 
 #include <nlohmann/json.hpp>
 
@@ -9,6 +10,7 @@
 #include "common/text_escape.h"
 #include "profile/thread_names.h"
 #include "recording/record_codec.h"
+#include "recording/recording_bytes.h"
 #include "recording/recording_format.h"
 
 namespace swprof {
@@ -41,6 +43,11 @@ namespace {
 struct InfoCollector {
   RecordingInfo& info;
   ThreadNames names;
+
+  void add(const Record& record) {
+    ++info.record_counts[record_type_name(record_type_of(record))];
+    std::visit(*this, record);
+  }
 
   void operator()(const SampleView& s) {
     ++info.samples;
@@ -122,30 +129,61 @@ struct InfoCollector {
   }
 };
 
-}  // namespace
+// A source that shows each record to `seen` as its reader takes it, so that
+// the unwinder and info's collector share one pass over the file.
+class WatchedSource final : public RecordSource {
+ public:
+  WatchedSource(RecordSource& source, std::function<void(const Record&)> seen)
+      : source_(source), seen_(std::move(seen)) {}
 
-RecordingInfo collect_info(RecordSource& reader) {
+  const RecordingHeader& header() const override { return source_.header(); }
+  std::optional<Record> next() override {
+    std::optional<Record> record = source_.next();
+    if (record) seen_(*record);
+    return record;
+  }
+  const ReadStatus& status() const override { return source_.status(); }
+  const std::string& path() const override { return source_.path(); }
+  SourceFormat format() const override { return source_.format(); }
+  std::vector<std::string> events() const override { return source_.events(); }
+  const RecordedKernel* recorded_kernel() const override { return source_.recorded_kernel(); }
+  std::unique_ptr<RecordSource> reread() const override { return source_.reread(); }
+
+ private:
+  RecordSource& source_;
+  std::function<void(const Record&)> seen_;
+};
+
+RecordingInfo start_info(const RecordSource& reader) {
   RecordingInfo info;
   info.header = reader.header();
   info.format = reader.format();
   info.events = reader.events();
+  return info;
+}
+
+UnwindQuality unwind_every_sample(RecordSource& reader, const UnwindOptions& options) {
+  UnwindOptions every_file = options;
+  every_file.open_every_mapping = true;  // info reports on every binary, sampled or not
+  RecordingUnwinder unwinder(every_file);
+  unwinder.run(reader, [](const UnwoundSample&) {});
+  return UnwindQuality{unwinder.stats(), options.unwinder, unwinder.warnings(), unwinder.archive_supplied(),
+                       unwinder.build_id_cache_supplied()};
+}
+
+}  // namespace
+
+RecordingInfo collect_info(RecordSource& reader) {
+  RecordingInfo info = start_info(reader);
   InfoCollector collect{info};
-  while (auto rec = reader.next()) {
-    ++info.record_counts[record_type_name(record_type_of(*rec))];
-    std::visit(collect, *rec);
-  }
+  while (auto rec = reader.next()) collect.add(*rec);
   collect.name_threads();
   info.status = reader.status();
   return info;
 }
 
 UnwindQuality measure_unwinding(const std::string& recording, const UnwindOptions& options) {
-  const std::unique_ptr<RecordSource> reader = open_record_source(recording);
-  UnwindOptions every_file = options;
-  every_file.open_every_mapping = true;  // info reports on every binary, sampled or not
-  RecordingUnwinder unwinder(every_file);
-  unwinder.run(*reader, [](const UnwoundSample&) {});
-  return UnwindQuality{unwinder.stats(), options.unwinder, unwinder.warnings(), unwinder.archive_supplied()};
+  return unwind_every_sample(*open_record_source(recording), options);
 }
 
 void inspect_binaries(RecordingInfo& info, const InfoOptions& options) {
@@ -165,21 +203,35 @@ void inspect_binaries(RecordingInfo& info, const InfoOptions& options) {
 }
 
 InfoResult run_info(const std::string& recording, const InfoOptions& options) {
+  return run_info(RecordingBytes::open(recording, "recording"), options);
+}
+
+InfoResult run_info(std::shared_ptr<const RecordingBytes> file, const InfoOptions& options) {
   InfoResult result;
-  const std::unique_ptr<RecordSource> reader = open_record_source(recording);
-  result.recording = collect_info(*reader);
+  const std::unique_ptr<RecordSource> reader = open_record_source(std::move(file));
+  const std::shared_ptr<const BinaryArchive> archive = find_archive(reader->path(), options.symbols.archive_path);
   InfoOptions with = options;
-  if (auto archive = find_archive(recording, options.symbols.archive_path)) {
+  with.unwind.archive = with.symbols.archive = archive;
+  with.unwind.build_id_cache = options.symbols.build_id_cache;
+  if (options.unwind_quality) {  // one pass: the collector sees each record the unwinder reads
+    result.recording = start_info(*reader);
+    InfoCollector collect{result.recording};
+    WatchedSource watched(*reader, [&](const Record& r) { collect.add(r); });
+    UnwindQuality quality = unwind_every_sample(watched, with.unwind);
+    collect.name_threads();
+    result.recording.status = reader->status();
+    if (result.recording.samples > 0) result.unwinding = std::move(quality);
+  } else {
+    result.recording = collect_info(*reader);
+  }
+  if (archive) {
     result.archive_path = archive->path();
     for (const ArchiveEntry& e : archive->entries())
       ++(e.kind == ArchiveKind::kBinary ? result.archive_binaries : result.archive_debuginfo);
-    with.unwind.archive = archive;
-    with.symbols.archive = archive;
     result.recording.embedded->use_archive(archive);
   }
+  if (options.symbols.build_id_cache) result.recording.embedded->use_build_id_cache(options.symbols.build_id_cache);
   if (options.inspect_binaries) inspect_binaries(result.recording, with);
-  if (options.unwind_quality && result.recording.samples > 0)
-    result.unwinding = measure_unwinding(recording, with.unwind);
   return result;
 }
 

@@ -10,6 +10,7 @@
 
 #include "common/format.h"
 #include "recording/record_source.h"
+#include "recording/recording_bytes.h"
 #include "symbolize/binary_report.h"
 #include "symbolize/debian_packages.h"
 #include "unwind/recording_unwinder.h"
@@ -90,12 +91,13 @@ struct UnwindQuality {
   UnwinderChoice unwinder = UnwinderChoice::kChain;
   std::vector<std::string> warnings;
   size_t archive_supplied = 0;  // binaries the archive supplied (UnwindOptions::archive)
+  size_t build_id_cache_supplied = 0;  // ... and the build-id cache (UnwindOptions::build_id_cache)
 };
 UnwindQuality measure_unwinding(const std::string& recording, const UnwindOptions& options);
 
 struct InfoOptions {
   UnwindOptions unwind;
-  bool unwind_quality = true;  // also unwind every sample (a second pass)
+  bool unwind_quality = true;  // also unwind every sample (in the same pass)
   bool inspect_binaries = false;  // a BinaryReport for every executable binary
   SymbolizerOptions symbols;      // where the reports look for debuginfo
   std::string dpkg_info_dir = kDpkgInfoDir;
@@ -113,7 +115,9 @@ struct InfoResult {
   size_t archive_binaries = 0;
   size_t archive_debuginfo = 0;
 };
-// `swprof info`: collect_info, then measure_unwinding when asked.
+// `swprof info`: collect_info, and measure_unwinding when asked, in one pass over the file.
 InfoResult run_info(const std::string& recording, const InfoOptions& options);
+// The same over a file opened already (RecordingBytes::open).
+InfoResult run_info(std::shared_ptr<const RecordingBytes> file, const InfoOptions& options);
 
 }  // namespace swprof

@@ -137,25 +137,21 @@ uint64_t recording_end_time(const EndRecord& end) {
 
 OffCpuIntervals OffCpuIntervals::read(const std::string& recording) { return read(*open_record_source(recording)); }
 
-OffCpuIntervals OffCpuIntervals::read(const RecordSource& source) {
-  const std::unique_ptr<RecordSource> reader = source.reread();
-  OffCpuIntervals intervals(reader->header().off_cpu_settings.every);
+OffCpuIntervals OffCpuIntervals::read(RecordSource& source) {
+  OffCpuIntervals intervals(source.header().off_cpu_settings.every);
   uint64_t end_time = 0;
-  while (auto record = reader->next()) {
-    if (const auto* s = std::get_if<SampleView>(&*record)) {
-      end_time = std::max(end_time, s->time);
+  const uint64_t latest = source.read_off_cpu_records([&](const Record& record) {
+    if (const auto* s = std::get_if<SampleView>(&record)) {
       if (s->off_cpu) intervals.add_sample(s->tid, s->time);
-    } else if (const auto* sw = std::get_if<SwitchRecord>(&*record)) {
-      end_time = std::max(end_time, sw->time);
+    } else if (const auto* sw = std::get_if<SwitchRecord>(&record)) {
       intervals.add(*sw);
-    } else if (const auto* r = std::get_if<OffCpuRepeatRecord>(&*record)) {
-      end_time = std::max(end_time, r->time);
+    } else if (const auto* r = std::get_if<OffCpuRepeatRecord>(&record)) {
       intervals.add(*r);
-    } else if (const auto* e = std::get_if<EndRecord>(&*record)) {
+    } else if (const auto* e = std::get_if<EndRecord>(&record)) {
       end_time = std::max(end_time, recording_end_time(*e));
     }
-  }
-  intervals.finish(end_time);
+  });
+  intervals.finish(std::max(end_time, latest));
   return intervals;
 }
 

@@ -62,12 +62,12 @@ class OffCpuIntervals {
   const OffCpuWeight* weight(uint32_t tid, uint64_t time) const;
   uint64_t unattributed_ns() const { return unattributed_ns_; }  // intervals with no sample to charge
 
-  // The pre-pass over a recording: its switch records, off-CPU samples and
-  // repeat records, paired. Throws Error for a file that is no recording.
+  // A recording's switch records, off-CPU samples and repeat records,
+  // paired. Throws Error for a file that is no recording.
   static OffCpuIntervals read(const std::string& recording);
-  // The same, through the file `source` has open (read from its start by a
-  // reader of its own; `source` is not advanced).
-  static OffCpuIntervals read(const RecordSource& source);
+  // The same, from `source` before its first next()
+  // (RecordSource::read_off_cpu_records).
+  static OffCpuIntervals read(RecordSource& source);
 
  private:
   enum class Kind : uint8_t { kIn, kSample, kRepeat, kOut };  // the order at equal times

@@ -5,9 +5,9 @@
 #include <unordered_set>
 
 #include "common/error.h"
+#include "profile/build_id_cache_fill.h"
 #include "profile/held_samples.h"
 #include "profile/thread_names.h"
-#include "recording/trailing_images.h"
 
 namespace swprof {
 namespace {
@@ -43,8 +43,9 @@ class PipelineRun {
     // A perf.data reader knows the recorded kernel's mapping from the start.
     if (const RecordedKernel* kernel = reader.recorded_kernel(); kernel && !kernel->text_symbol.empty())
       read_recorded_kernel_early();
+    // What the records need from the start, before the first of them.
+    use_final_images(reader.trailing_images());
     if (reader.header().off_cpu && kinds_.off_cpu) intervals_ = OffCpuIntervals::read(reader);
-    use_final_images(read_trailing_images(reader));
   }
 
   // The first samples, before they are symbolized: their binaries' symbols
@@ -123,7 +124,8 @@ class PipelineRun {
     release_held();
     result_.status = reader_.status();
     result_.unwind = unwinder.stats();
-    if (options_.unwind.archive) result_.archive = ArchiveUse{options_.unwind.archive->path(), unwinder.archive_supplied()};
+    if (const auto& archive = options_.unwind.archive)
+      result_.archive = ArchiveUse{archive->path(), unwinder.archive_supplied(), archive};
     result_.warnings = unwinder.warnings();
     for (auto& w : symbols_.warnings()) result_.warnings.push_back(std::move(w));
     return std::move(result_);
@@ -247,13 +249,19 @@ PipelineOptions with_archive(const std::string& recording, const PipelineOptions
   auto archive = find_archive(recording, options.symbols.archive_path);
   out.unwind.archive = archive;
   out.symbols.archive = std::move(archive);
+  out.unwind.build_id_cache = options.symbols.build_id_cache;
   return out;
 }
 
-PipelineResult run_pipeline(const std::string& recording, const PipelineOptions& given, SampleSink& sink) {
-  const std::unique_ptr<RecordSource> source = open_record_source(recording);
+PipelineResult run_pipeline(const std::string& recording, const PipelineOptions& options, SampleSink& sink) {
+  return run_pipeline(RecordingBytes::open(recording, "recording"), options, sink);
+}
+
+PipelineResult run_pipeline(std::shared_ptr<const RecordingBytes> file, const PipelineOptions& given,
+                            SampleSink& sink) {
+  const std::unique_ptr<RecordSource> source = open_record_source(std::move(file));
   RecordSource& reader = *source;
-  const PipelineOptions options = with_archive(recording, given);
+  const PipelineOptions options = with_archive(reader.path(), given);
   sink.begin(reader.header());
   PipelineRun run(reader, options, sink);
   RecordingUnwinder unwinder(options.unwind);
@@ -262,6 +270,10 @@ PipelineResult run_pipeline(const std::string& recording, const PipelineOptions&
       [&](const UnwoundSample& s) { run.look_ahead(s); });
   PipelineResult pass = run.finish(unwinder);
   require_a_readable_sample(reader, pass);
+  if (options.unwind.build_id_cache)
+    for (std::string& problem :
+         keep_in_build_id_cache(*options.unwind.build_id_cache, unwinder.binaries_as_recorded(), options.symbols).problems)
+      pass.warnings.push_back(std::move(problem));
   return pass;
 }
 

@@ -17,6 +17,7 @@
 #include "profile/off_cpu_intervals.h"
 #include "profile/sample_filter.h"
 #include "recording/record_source.h"
+#include "recording/recording_bytes.h"
 #include "symbolize/symbolizer.h"
 #include "unwind/recording_unwinder.h"
 
@@ -90,6 +91,7 @@ class SampleSink {
 struct ArchiveUse {
   std::string path;
   size_t binaries_supplied = 0;
+  std::shared_ptr<const BinaryArchive> archive;  // as opened for the pass
 };
 
 // A file the recorded processes mapped executable, as its first mapping
@@ -119,13 +121,20 @@ struct PipelineResult {
 };
 
 // `options` with the archive of `recording` opened (find_archive, from
-// options.symbols.archive_path) into its unwind and symbol options.
+// options.symbols.archive_path) into its unwind and symbol options, and
+// the build-id cache of its symbol options in its unwind options too.
 PipelineOptions with_archive(const std::string& recording, const PipelineOptions& options);
 
-// Runs the pass over `recording`. Throws Error for a file that is no
+// Runs the pass over `recording`; then, with a build-id cache, keeps there
+// the binaries it opened as recorded (profile/build_id_cache_fill.h), its
+// problems among the warnings. Throws Error for a file that is no
 // recording, and for one with samples none of which could be read (all
 // damaged, or the file damaged or cut before the first); a damaged or cut
 // file otherwise ends the pass at the damage (see PipelineResult::status).
 PipelineResult run_pipeline(const std::string& recording, const PipelineOptions& options, SampleSink& sink);
+// The same over a file opened already (RecordingBytes::open): the pass reads
+// each byte of a finished recording once.
+PipelineResult run_pipeline(std::shared_ptr<const RecordingBytes> file, const PipelineOptions& options,
+                            SampleSink& sink);
 
 }  // namespace swprof

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "common/enum_names.h"
 #include "common/error.h"
 #include "profile/leaf_cache.h"
 #include "profile/name_filter.h"
@@ -89,6 +90,7 @@ void take_pass(Profile& p, PipelineResult&& pass) {
   p.last_time = pass.last_time;
   p.warnings = std::move(pass.warnings);
   p.mapped_files = std::move(pass.mapped_files);
+  if (pass.archive) p.archive = std::move(pass.archive->archive);
   const ReadStatus& st = pass.status;
   if (!st.ok())
     p.warnings.push_back("recording '" + p.source + "' is " +
@@ -112,16 +114,10 @@ constexpr WeightKind kWeightKinds[] = {WeightKind::kCpu, WeightKind::kOffCpu, We
 }  // namespace
 
 WeightKind parse_weight_kind(const std::string& name) {
-  for (WeightKind k : kWeightKinds)
-    if (name == weight_kind_name(k)) return k;
-  throw Error("unknown weight '" + name + "': choose cpu, off-cpu or wall");
+  return parse_enum_name<WeightKind>(name, kWeightKinds, weight_kind_name, "weight");
 }
 
-std::vector<std::string> weight_kind_names() {
-  std::vector<std::string> names;
-  for (WeightKind k : kWeightKinds) names.push_back(weight_kind_name(k));
-  return names;
-}
+std::vector<std::string> weight_kind_names() { return enum_names<WeightKind>(kWeightKinds, weight_kind_name); }
 
 WeightKind resolve_weight_kind(const RecordingHeader& header, std::optional<WeightKind> asked) {
   const WeightKind kind = asked ? *asked : header.default_weight.empty() ? WeightKind::kCpu
@@ -159,12 +155,16 @@ std::vector<CallTree::FrameTotals> function_totals(const Profile& profile) {
 }
 
 Profile build_profile(const std::string& recording, const ProfileOptions& options) {
+  return build_profile(RecordingBytes::open(recording, "recording"), options);
+}
+
+Profile build_profile(std::shared_ptr<const RecordingBytes> file, const ProfileOptions& options) {
   const auto started = std::chrono::steady_clock::now();
   Profile p;
-  p.source = recording;
+  p.source = file->path();
   CallTreeSink sink(p, options);
   p.unwinder = options.unwind.unwinder;
-  take_pass(p, run_pipeline(recording, pipeline_options(options), sink));
+  take_pass(p, run_pipeline(std::move(file), pipeline_options(options), sink));
   p.reversed = options.filter.reverse;
   p.tree.sort_children();
   order_timeline(p.timeline);

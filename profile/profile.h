@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -81,6 +82,7 @@ struct Profile {
   std::map<uint32_t, ProfileThread> threads;  // by tid, threads with kept samples
   std::vector<std::string> warnings;          // missing binaries, damaged file, ...
   std::vector<ExecutableMapping> mapped_files;       // from a recording only (PipelineResult::mapped_files)
+  std::shared_ptr<const BinaryArchive> archive;      // the recording's archive, when the pass used one
   CallTree tree;
   // Only when ProfileOptions::timeline asked for it: every kept sample, in
   // time order, its leaf a node of `tree` (so its stack runs as the tree's:
@@ -103,5 +105,7 @@ std::vector<CallTree::FrameTotals> function_totals(const Profile& profile);
 // Throws Error for a file that is no recording or a bad filter; a damaged or
 // cut file gives the samples before the damage and a warning.
 Profile build_profile(const std::string& recording, const ProfileOptions& options);
+// The same over a file opened already (RecordingBytes::open).
+Profile build_profile(std::shared_ptr<const RecordingBytes> file, const ProfileOptions& options);
 
 }  // namespace swprof

@@ -34,6 +34,7 @@ const char* record_type_name(RecordType type) {
     case RecordType::kSwitch: return "switch";
     case RecordType::kOffCpuRepeat: return "off-cpu repeat";
     case RecordType::kFlush: return "flush";
+    case RecordType::kOffCpuSampleTime: return "off-cpu sample time";
   }
   return "unknown";
 }
@@ -79,6 +80,16 @@ void RecordEncoder::encode_sample(const SampleView& s, ByteWriter& w) {
     w.put_bytes(s.beyond_changed);
     w.put(std::min(s.beyond_delay_us, kMaxStackReadDelayUs));
   }
+}
+
+void RecordEncoder::encode_off_cpu_sample_time(const SampleView& s, std::vector<uint8_t>& out) {
+  ByteWriter w(out);
+  w.put(static_cast<uint32_t>(kRecordHeaderSize + 16));
+  w.put(static_cast<uint16_t>(RecordType::kOffCpuSampleTime));
+  w.put(uint16_t{0});
+  w.put(s.time);
+  w.put(s.pid);
+  w.put(s.tid);
 }
 
 void RecordEncoder::encode(const Record& record, std::vector<uint8_t>& out) {
@@ -268,6 +279,13 @@ std::optional<Record> decode_flush(ByteReader& r) {
   return f;
 }
 
+std::optional<Record> decode_off_cpu_sample_time(ByteReader& r) {
+  SampleView s;
+  s.off_cpu = true;
+  if (!r.read_into(s.time) || !r.read_into(s.pid) || !r.read_into(s.tid)) return std::nullopt;
+  return s;
+}
+
 std::optional<Record> decode_end(ByteReader& r) {
   auto json = read_string(r);
   if (!json) return std::nullopt;
@@ -291,13 +309,14 @@ std::optional<Record> RecordDecoder::decode_body(ByteReader& r, RecordType type,
     case RecordType::kSwitch: return decode_switch(r, flags);
     case RecordType::kOffCpuRepeat: return decode_off_cpu_repeat(r);
     case RecordType::kFlush: return decode_flush(r);
+    case RecordType::kOffCpuSampleTime: return decode_off_cpu_sample_time(r);
   }
   return std::nullopt;
 }
 
 bool RecordDecoder::known_type(RecordType type) {
   return static_cast<uint16_t>(type) >= static_cast<uint16_t>(RecordType::kSample) &&
-         static_cast<uint16_t>(type) <= static_cast<uint16_t>(RecordType::kFlush);
+         static_cast<uint16_t>(type) <= static_cast<uint16_t>(RecordType::kOffCpuSampleTime);
 }
 
 DecodeResult RecordDecoder::decode(ByteReader& outer) {
@@ -316,6 +335,7 @@ DecodeResult RecordDecoder::decode(ByteReader& outer) {
   std::optional<Record> rec = decode_body(r, type, flags);
   if (!rec) return result;
   result.status = DecodeResult::Status::kOk;
+  result.type = type;
   result.record = std::move(*rec);
   return result;
 }

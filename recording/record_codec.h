@@ -36,6 +36,9 @@ enum class RecordType : uint16_t {
   kSwitch = 11,
   kOffCpuRepeat = 12,
   kFlush = 13,
+  // Version 4, in off-CPU timing chunks only: an off-CPU sample's time and
+  // thread, for the off-CPU pairing to read ahead of the sample itself.
+  kOffCpuSampleTime = 14,
 };
 
 inline constexpr size_t kRecordHeaderSize = 8;
@@ -45,6 +48,8 @@ inline constexpr size_t kSampleSpIndex = 7;
 class RecordEncoder {
  public:
   void encode(const Record& record, std::vector<uint8_t>& out);
+  // A kOffCpuSampleTime record of the off-CPU sample `s`.
+  static void encode_off_cpu_sample_time(const SampleView& s, std::vector<uint8_t>& out);
   void reset() { stacks_.reset(); }
 
  private:
@@ -54,6 +59,9 @@ class RecordEncoder {
 
 struct DecodeResult {
   enum class Status { kOk, kUnknownType, kCorrupt } status = Status::kCorrupt;
+  // As stored: a kOffCpuSampleTime record decodes to a SampleView with only
+  // its time, pid, tid and off_cpu set.
+  RecordType type = RecordType::kSample;
   Record record;
 };
 

@@ -5,6 +5,7 @@
 // file's magic.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -36,6 +37,12 @@ struct ReadStatus {
 
 enum class SourceFormat { kRecording, kPerfData };
 
+// An image a recording keeps, copied out of its record.
+struct StoredImage {
+  std::string name;
+  std::vector<uint8_t> bytes;
+};
+
 class RecordSource {
  public:
   virtual ~RecordSource() = default;
@@ -52,9 +59,24 @@ class RecordSource {
   // mappings come with the records, before the samples): perf.data only;
   // null for swprof's recordings, which keep their kernel symbols.
   virtual const RecordedKernel* recorded_kernel() const { return nullptr; }
-  // Another reader of the same file from its start, sharing the open file
-  // (a pre-pass reads it so, without opening it again).
+  // Another reader of the same file from its start, sharing the open file.
   virtual std::unique_ptr<RecordSource> reread() const = 0;
+
+  // What a report needs before the first record, asked before the first
+  // next(); a reader that can reads it without reading anything twice.
+  //
+  // The images a recording keeps after its last samples (the kernel symbols
+  // they hit, the perf maps' last lines), which name frames from the first
+  // sample on (trailing_images.h). None by default (perf.data files).
+  virtual std::vector<StoredImage> trailing_images() { return {}; }
+  // Calls `each` with what pairing off-CPU samples with their waits needs:
+  // the off-CPU samples (a reader that keeps them apart gives only their
+  // time, pid and tid), the switch and off-CPU repeat records, and the end
+  // record. Returns the latest time of a sample (on- or off-CPU), switch or
+  // repeat record in the file. next() may then leave out the switch and
+  // repeat records handed out here. By default a second reader reads the
+  // whole file for them (reread()).
+  virtual uint64_t read_off_cpu_records(const std::function<void(const Record&)>& each);
 };
 
 // True when the file at `path` starts with perf.data's magic.

@@ -13,16 +13,24 @@
 namespace swprof {
 
 std::shared_ptr<const RecordingBytes> RecordingBytes::open(const std::string& path, const std::string& what) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) throw Error("cannot open " + what + " '" + path + "': " + errno_text(errno));
+  return adopt(std::move(fd), path, what);
+}
+
+std::shared_ptr<const RecordingBytes> RecordingBytes::adopt(UniqueFd fd, const std::string& path,
+                                                            const std::string& what) {
   std::shared_ptr<RecordingBytes> f(new RecordingBytes());
   f->path_ = path;
-  f->fd_.reset(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!f->fd_.valid()) throw Error("cannot open " + what + " '" + path + "': " + errno_text(errno));
+  f->fd_ = std::move(fd);
   struct stat st;
   if (fstat(f->fd_.get(), &st) != 0) throw Error("cannot open " + what + " '" + path + "': " + errno_text(errno));
   if (S_ISDIR(st.st_mode)) throw Error("cannot open " + what + " '" + path + "': it is a directory");
   f->regular_ = S_ISREG(st.st_mode);
   f->owner_ = st.st_uid;
   if (f->regular_) f->size_at_open_ = static_cast<uint64_t>(st.st_size);
+  f->head_.resize(kHeadBytes);
+  f->head_.resize(f->read_file(f->head_.data(), f->head_.size(), 0));
   return f;
 }
 
@@ -35,6 +43,11 @@ std::shared_ptr<const RecordingBytes> RecordingBytes::in_memory(Bytes image, con
   return f;
 }
 
+Bytes RecordingBytes::head() const {
+  if (image_) return image_->first(std::min(image_->size(), kHeadBytes));
+  return Bytes(head_.data(), head_.size());
+}
+
 size_t RecordingBytes::read_at(void* dst, size_t n, uint64_t offset) const {
   auto* p = static_cast<uint8_t*>(dst);
   if (image_) {
@@ -43,14 +56,25 @@ size_t RecordingBytes::read_at(void* dst, size_t n, uint64_t offset) const {
     if (done) std::memcpy(p, image_->data() + at, done);
     return done;
   }
-  if (!regular_) return read_stream(p, n, offset);
+  size_t done = 0;
+  if (offset < head_.size()) {  // kept since the file was opened
+    done = static_cast<size_t>(std::min<uint64_t>(n, head_.size() - offset));
+    std::memcpy(p, head_.data() + offset, done);
+  }
+  if (done == n) return done;
+  return done + read_file(p + done, n - done, offset + done);
+}
+
+size_t RecordingBytes::read_file(uint8_t* dst, size_t n, uint64_t offset) const {
+  if (!regular_) return read_stream(dst, n, offset);
   size_t done = 0;
   while (done < n) {
-    const ssize_t got = ::pread(fd_.get(), p + done, n - done, static_cast<off_t>(offset + done));
+    const ssize_t got = ::pread(fd_.get(), dst + done, n - done, static_cast<off_t>(offset + done));
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0) break;
     done += static_cast<size_t>(got);
   }
+  bytes_read_.fetch_add(done, std::memory_order_relaxed);
   return done;
 }
 
@@ -65,6 +89,7 @@ size_t RecordingBytes::read_stream(uint8_t* dst, size_t n, uint64_t offset) cons
     done += static_cast<size_t>(got);
   }
   stream_pos_ += done;
+  bytes_read_.fetch_add(done, std::memory_order_relaxed);
   return done;
 }
 

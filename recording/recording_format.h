@@ -5,9 +5,13 @@
 //   version   u32      kRecordingVersion
 //   hdr_len   u32
 //   header    hdr_len bytes of JSON (RecordingHeader)
-//   chunk*    u32 'SWCK' magic, u32 raw_size, u32 compressed_size,
-//             u32 record_count, then one zstd frame (with content checksum)
-//             holding record_count records (record_codec.h)
+//   chunk*    u32 magic, u32 raw_size, u32 compressed_size, u32 record_count,
+//             then one zstd frame (with content checksum) holding
+//             record_count records (record_codec.h). Magic 'SWCK': records;
+//             'SWCT' (version 4): the off-CPU timing records, kept apart so
+//             that a report reads them before the others (recording_index.h)
+//   index     a finished recording's last bytes (version 4): where each chunk
+//             is and what it holds (recording_index.h)
 //
 // A chunk is written with a single write(2) once complete, so a file cut at
 // any byte still reads up to its last whole chunk.
@@ -21,9 +25,11 @@ namespace swprof {
 inline constexpr char kRecordingMagic[8] = {'\x89', 'S', 'W', 'P', 'R', 'O', 'F', '\n'};
 // Version 2 added off-CPU data (switch records, off-CPU samples); version 3
 // stack bytes read past a truncated copy (a sample's flag 16 and the size
-// after its stored bytes); version 4 the words near the copy's end that read
-// differently then (flag 32, SampleView::beyond_changed), kept whatever they
-// were. Versions 1 to 3 read as recordings without them.
+// after its stored bytes); version 4 the off-CPU timing chunks and the chunk
+// index at the end, and the words near a read-past copy's end that read
+// differently then (a sample's flag 32, SampleView::beyond_changed), kept
+// whatever they were. Versions 1 to 3 read as recordings without them (each
+// report then reads the chunk headers and the off-CPU records apart).
 inline constexpr uint32_t kRecordingVersion = 4;
 inline constexpr uint32_t kOldestRecordingVersion = 1;
 // perf record's output (perf.data, tools/perf/Documentation/perf.data-file-format.txt).
@@ -55,7 +61,9 @@ inline constexpr uint32_t kMaxStackReread = kMaxStackSize / 64 * 64;
 inline constexpr uint32_t kMaxStackReadDelayUs = 1'000'000'000;
 inline constexpr uint32_t kDefaultStackBeyond = kMaxStackBeyond;
 
-inline constexpr uint32_t kChunkMagic = 0x4b435753;  // "SWCK" little-endian
+inline constexpr uint32_t kChunkMagic = 0x4b435753;        // "SWCK" little-endian
+inline constexpr uint32_t kTimingChunkMagic = 0x54435753;  // "SWCT"
+inline constexpr uint32_t kIndexChunkMagic = 0x58495753;   // "SWIX"
 inline constexpr size_t kChunkHeaderSize = 16;
 inline constexpr uint32_t kMaxChunkRawSize = 64u << 20;
 

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -29,8 +30,7 @@ RecordingWriter::RecordingWriter(const std::string& path, const RecordingHeader&
   w.put(static_cast<uint32_t>(json.size()));
   w.put_bytes(Bytes(reinterpret_cast<const uint8_t*>(json.data()), json.size()));
   write_all(head.data(), head.size());
-  raw_.reserve(chunk_bytes_ + (64u << 10));
-  chunk_started_ = std::chrono::steady_clock::now();
+  records_.raw.reserve(chunk_bytes_ + (64u << 10));
 }
 
 // Not O_TRUNC at the open: a file there keeps its mode, and it is made
@@ -45,36 +45,90 @@ void RecordingWriter::start_private_and_empty() {
   if (st.st_size > 0 && ::ftruncate(fd_.get(), 0) != 0) fail(errno);
 }
 
+void RecordingWriter::PendingChunk::start() {
+  if (records == 0) started = std::chrono::steady_clock::now();
+}
+
+namespace {
+
+uint32_t holds_of(const Record& record) {
+  if (std::holds_alternative<SampleView>(record)) return kHoldsSamples;
+  if (std::holds_alternative<ImageRecord>(record)) return kHoldsImages;
+  if (std::holds_alternative<EndRecord>(record)) return kHoldsEnd;
+  return 0;
+}
+
+// Whether a record goes to the off-CPU timing chunks.
+bool off_cpu_timing(const Record& record) {
+  return std::holds_alternative<SwitchRecord>(record) || std::holds_alternative<OffCpuRepeatRecord>(record);
+}
+
+}  // namespace
+
 void RecordingWriter::write(const Record& record) {
-  if (pending_records_ == 0) chunk_started_ = std::chrono::steady_clock::now();
-  encoder_.encode(record, raw_);
-  ++pending_records_;
-  if (raw_.size() >= chunk_bytes_) flush();
+  const auto* sample = std::get_if<SampleView>(&record);
+  if (sample || off_cpu_timing(record)) index_.latest_time = std::max(index_.latest_time, *time_of(record));
+  PendingChunk& chunk = off_cpu_timing(record) ? timing_ : records_;
+  chunk.start();
+  chunk.encoder.encode(record, chunk.raw);
+  ++chunk.records;
+  chunk.holds |= holds_of(record);
+  if (sample && sample->off_cpu) {
+    timing_.start();
+    RecordEncoder::encode_off_cpu_sample_time(*sample, timing_.raw);
+    ++timing_.records;
+    if (&chunk != &timing_ && timing_.raw.size() >= chunk_bytes_) flush(timing_);
+  }
+  if (chunk.raw.size() >= chunk_bytes_) flush(chunk);
 }
 
 void RecordingWriter::flush_if_older_than(std::chrono::milliseconds max_age) {
-  if (pending_records_ > 0 && std::chrono::steady_clock::now() - chunk_started_ >= max_age) flush();
+  const auto now = std::chrono::steady_clock::now();
+  for (PendingChunk* chunk : {&records_, &timing_})
+    if (chunk->records > 0 && now - chunk->started >= max_age) flush(*chunk);
 }
 
 void RecordingWriter::flush() {
-  if (pending_records_ == 0) return;
-  const size_t bound = ZSTD_compressBound(raw_.size());
+  flush(records_);
+  flush(timing_);
+}
+
+void RecordingWriter::flush(PendingChunk& chunk) {
+  if (chunk.records == 0) return;
+  const uint64_t offset = file_bytes_;
+  const uint32_t bytes = write_chunk(chunk.magic, chunk.raw, chunk.records);
+  index_.chunks.push_back({offset, bytes, chunk.magic == kTimingChunkMagic ? kHoldsOffCpuTiming : chunk.holds});
+  chunk.raw.clear();
+  chunk.records = 0;
+  chunk.holds = 0;
+  chunk.encoder.reset();  // chunks decode independently
+}
+
+uint32_t RecordingWriter::write_chunk(uint32_t magic, const std::vector<uint8_t>& raw, uint32_t records) {
+  const size_t bound = ZSTD_compressBound(raw.size());
   compressed_.resize(kChunkHeaderSize + bound);
-  const size_t n = ZSTD_compress2(cctx_.get(), compressed_.data() + kChunkHeaderSize, bound, raw_.data(), raw_.size());
+  const size_t n = ZSTD_compress2(cctx_.get(), compressed_.data() + kChunkHeaderSize, bound, raw.data(), raw.size());
   if (ZSTD_isError(n)) throw Error(std::string("zstd compression failed: ") + ZSTD_getErrorName(n));
-  const uint32_t fields[4] = {kChunkMagic, static_cast<uint32_t>(raw_.size()), static_cast<uint32_t>(n),
-                              pending_records_};
+  const uint32_t fields[4] = {magic, static_cast<uint32_t>(raw.size()), static_cast<uint32_t>(n), records};
   std::memcpy(compressed_.data(), fields, sizeof fields);
   // One write per chunk: a cut file ends at a chunk boundary or inside the last chunk.
   write_all(compressed_.data(), kChunkHeaderSize + n);
-  raw_.clear();
-  pending_records_ = 0;
-  encoder_.reset();  // chunks decode independently
+  return static_cast<uint32_t>(kChunkHeaderSize + n);
+}
+
+// After the last chunk: a reader finds it from the file's end (recording_index.h).
+void RecordingWriter::write_index() {
+  index_.index_offset = file_bytes_;
+  const std::vector<uint8_t> body = encode_index_body(index_);
+  const uint32_t bytes = write_chunk(kIndexChunkMagic, body, static_cast<uint32_t>(index_.chunks.size()));
+  const std::vector<uint8_t> trailer = encode_index_trailer(index_.index_offset, bytes);
+  write_all(trailer.data(), trailer.size());
 }
 
 void RecordingWriter::finish(const EndRecord& end) {
   write(end);
   flush();
+  write_index();
   if (fsync(fd_.get()) != 0 && errno != EINVAL) fail(errno);
 }
 

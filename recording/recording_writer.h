@@ -1,6 +1,9 @@
 #pragma once
 // Writes a recording: header first, then records buffered into chunks that
-// are zstd-compressed and appended whole.
+// are zstd-compressed and appended whole, and when finished the chunk index
+// (recording_index.h). The off-CPU timing records -- switch and repeat
+// records, and the time of each off-CPU sample -- go to chunks of their own
+// ('SWCT'), which a report reads before the others.
 //
 // A recording is readable and writable only by its owner (0600, as perf's
 // perf.data): it holds raw copies of user stacks (whatever a stack buffer
@@ -21,6 +24,7 @@
 #include "common/unique_fd.h"
 #include "recording/record_codec.h"
 #include "recording/recording_format.h"
+#include "recording/recording_index.h"
 
 namespace swprof {
 
@@ -40,11 +44,11 @@ class RecordingWriter {
                   size_t chunk_bytes = kDefaultChunkBytes);
 
   void write(const Record& record);
-  // Writes the pending chunk, if any.
+  // Writes the pending chunks, if any.
   void flush();
-  // Flushes when the pending chunk is older than `max_age`.
+  // Flushes when a pending chunk is older than `max_age`.
   void flush_if_older_than(std::chrono::milliseconds max_age);
-  // Writes the end record and the last chunk.
+  // Writes the end record, the last chunks and the chunk index.
   void finish(const EndRecord& end);
 
   uint64_t bytes_written() const { return file_bytes_; }
@@ -53,19 +57,36 @@ class RecordingWriter {
   static constexpr size_t kDefaultChunkBytes = 1u << 20;
 
  private:
+  // The records of one chunk being collected.
+  struct PendingChunk {
+    explicit PendingChunk(uint32_t chunk_magic) : magic(chunk_magic) {}
+    const uint32_t magic;
+    std::vector<uint8_t> raw;
+    uint32_t records = 0;
+    uint32_t holds = 0;  // ChunkHolds
+    std::chrono::steady_clock::time_point started;
+    RecordEncoder encoder;
+    // Before a record is added.
+    void start();
+  };
+
   void start_private_and_empty();
+  void flush(PendingChunk& chunk);
+  // Compresses `raw` into one chunk headed by `magic` and appends it;
+  // returns the bytes written.
+  uint32_t write_chunk(uint32_t magic, const std::vector<uint8_t>& raw, uint32_t records);
+  void write_index();
   void write_all(const void* data, size_t n);
   [[noreturn]] void fail(int err) const;
 
   std::string path_;
   UniqueFd fd_;
   size_t chunk_bytes_;
-  std::vector<uint8_t> raw_;
+  PendingChunk records_{kChunkMagic};
+  PendingChunk timing_{kTimingChunkMagic};  // off-CPU timing records
   std::vector<uint8_t> compressed_;
-  uint32_t pending_records_ = 0;
-  std::chrono::steady_clock::time_point chunk_started_;
-  RecordEncoder encoder_;
   std::unique_ptr<ZSTD_CCtx, ZstdCCtxDeleter> cctx_;
+  RecordingIndex index_;  // of the chunks written so far
   uint64_t file_bytes_ = 0;
 };
 

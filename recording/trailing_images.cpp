@@ -19,17 +19,18 @@ struct ChunkSpan {
   uint64_t bytes;  // header + compressed data
 };
 
-// The whole chunks from `offset` on, by their headers alone.
+// The whole chunks of records from `offset` on, by their headers alone
+// (off-CPU timing chunks hold no images nor samples: passed over).
 std::vector<ChunkSpan> chunk_spans(const RecordingBytes& file, uint64_t offset, uint64_t file_bytes) {
   std::vector<ChunkSpan> out;
   uint32_t fields[4];
   while (offset + kChunkHeaderSize <= file_bytes && file.read_at(fields, sizeof fields, offset) == sizeof fields) {
     const auto [magic, raw_size, compressed_size, count] = fields;
     (void)count;
-    if (magic != kChunkMagic || raw_size > kMaxChunkRawSize || compressed_size > ZSTD_compressBound(raw_size) ||
-        compressed_size > file_bytes - offset - kChunkHeaderSize)
-      break;
-    out.push_back({offset, kChunkHeaderSize + compressed_size});
+    if ((magic != kChunkMagic && magic != kTimingChunkMagic) || raw_size > kMaxChunkRawSize ||
+        compressed_size > ZSTD_compressBound(raw_size) || compressed_size > file_bytes - offset - kChunkHeaderSize)
+      break;  // the end of the chunks (a chunk index, a cut or damage)
+    if (magic == kChunkMagic) out.push_back({offset, kChunkHeaderSize + compressed_size});
     offset += kChunkHeaderSize + compressed_size;
   }
   return out;
@@ -76,7 +77,7 @@ std::vector<StoredImage> trailing_images(const RecordingReader& checked) {
 
 std::vector<StoredImage> read_trailing_images(const std::string& path) {
   try {
-    return trailing_images(RecordingReader(path));  // the header checked: magic, version, length
+    return RecordingReader(path).trailing_images();  // the header checked: magic, version, length
   } catch (const Error&) {
     return {};
   }

@@ -64,6 +64,7 @@ void Recorder::write_off_cpu(const SampleView& s) {
   ++summary_.off_cpu_samples;
   tids_.insert(s.tid);
   note_kernel_addresses(s);
+  sampled_files_.on_sample(s.pid, user_pc(s));
   writer_->write(s);
 }
 
@@ -130,6 +131,7 @@ SessionSummary Recorder::finish(const std::string& end_reason, std::optional<int
   summary_.end_reason = end_reason;
   summary_.duration_s = elapsed_s();
   summary_.threads = tids_.size();
+  summary_.sampled_files = sampled_files_.files();
   if (wait_status) {
     summary_.wait_status = *wait_status;
     summary_.has_wait_status = true;
@@ -177,6 +179,7 @@ void Recorder::count(SampleView& s) {
   summary_.extended_at_page += !s.stack_truncated && s.stack_beyond;
   tids_.insert(s.tid);
   note_kernel_addresses(s);
+  sampled_files_.on_sample(s.pid, user_pc(s));
 }
 
 void Recorder::note_kernel_addresses(const SampleView& s) {

@@ -17,6 +17,7 @@
 #include "sampler/namespace_files.h"
 #include "sampler/offcpu_thinner.h"
 #include "sampler/perf_records.h"
+#include "sampler/sampled_files.h"
 #include "sampler/session_summary.h"
 #include "sampler/stack_extender.h"
 
@@ -89,20 +90,31 @@ class Recorder : private OffCpuThinner::Output {
   void count(SampleView& s);
   // Kernel samples: the addresses whose symbols the end keeps (write_kernel_symbols).
   void note_kernel_addresses(const SampleView& s);
-  void count(MappingRecord& m) { fill_build_id(m); }
+  void count(MappingRecord& m) {
+    fill_build_id(m);
+    sampled_files_.on_mapping(m);
+  }
   void count(LostRecord& l) { summary_.lost += l.count; }
   void count(ThrottleRecord& t) { summary_.throttles += t.throttled; }
   // A thread counts once seen, sampled or not: by a sample, its name (a
   // start, exec or rename) or its fork or exit; as `info` counts them.
   void count(CommRecord& c) {
     tids_.insert(c.tid);
-    if (c.exec) namespace_files_.forget(c.pid);
+    if (c.exec) {
+      namespace_files_.forget(c.pid);
+      sampled_files_.on_exec(c.pid);
+    }
   }
   void count(TaskRecord& t) {
     tids_.insert(t.tid);
     if (t.pid != t.tid) return;
-    if (t.exit) namespace_files_.process_exited(t.pid);
-    else namespace_files_.forget(t.pid);
+    if (t.exit) {
+      namespace_files_.process_exited(t.pid);
+      sampled_files_.on_exit(t.pid);
+    } else {
+      namespace_files_.forget(t.pid);
+      sampled_files_.on_fork(t.ppid, t.pid);
+    }
   }
   template <typename T>
   void count(T&) {}
@@ -134,6 +146,7 @@ class Recorder : private OffCpuThinner::Output {
   bool unflushed_ = false;  // records written since the last FlushRecord
   bool kernel_samples_ = false;      // the header's: kernel addresses are collected and named at the end
   KernelAddresses kernel_addresses_;
+  SampledFiles sampled_files_;  // for the build-id cache (summary.sampled_files)
   std::string kallsyms_path_ = "/proc/kallsyms";
   std::optional<uint64_t> stopped_ns_;
   Clock::time_point last_perf_map_copy_;

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "sampler/sampled_files.h"
+
 namespace swprof {
 
 struct SessionSummary {
@@ -51,6 +53,9 @@ struct SessionSummary {
   uint64_t embedded_bytes = 0;
   uint64_t kernel_symbols_bytes = 0;  // the kernel symbols kept for the kernel addresses sampled
   std::vector<std::string> warnings;  // one line each
+  // The files the samples landed in (sampler/sampled_files.h), for the
+  // build-id cache.
+  std::vector<SampledFile> sampled_files;
 };
 
 // The summary as the lines shown on stderr after a session.

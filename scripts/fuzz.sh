@@ -11,9 +11,9 @@ cd "$(dirname "$0")/.."
 SECONDS_EACH="${1:-30}"
 shift || true
 TARGETS=("$@")
-if [ ${#TARGETS[@]} -eq 0 ]; then TARGETS=(recording record archive cfi elf json_profile folded function_starts go_pclntab perf_data); fi
+if [ ${#TARGETS[@]} -eq 0 ]; then TARGETS=(recording recording_index record archive cfi elf json_profile folded function_starts go_pclntab perf_data); fi
 # Largest input per target: a few KiB exercise every structure of each format.
-declare -A MAX_LEN=([recording]=16384 [record]=8192 [archive]=16384 [cfi]=8192 [elf]=16384 [json_profile]=16384 [folded]=8192 [function_starts]=16384 [go_pclntab]=32768 [perf_data]=16384)
+declare -A MAX_LEN=([recording]=16384 [recording_index]=4096 [record]=8192 [archive]=16384 [cfi]=8192 [elf]=16384 [json_profile]=16384 [folded]=8192 [function_starts]=16384 [go_pclntab]=32768 [perf_data]=16384)
 
 scripts/setup.sh
 BUILD_DIR=build-fuzz

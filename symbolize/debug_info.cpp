@@ -296,6 +296,10 @@ UniqueFd DebugInfo::binary_descriptor(std::string& problem) {
     if (!fd.valid()) problem = errno_text(errno);
     return fd;
   }
+  // The very file the binary was read from (a copy in the build-id cache
+  // is opened only through the cache's checks); its path only when there is
+  // no descriptor.
+  if (UniqueFd own = binary_->duplicate_descriptor(); own.valid()) return own;
   auto file = open_regular_file(binary_->path());
   if (!file) {
     problem = file.reason;
@@ -332,6 +336,7 @@ int DebugInfo::find_debuginfo(Dwfl_Module* mod, void** userdata, const char* mod
   const bool image = self->options_.lines && !supplementary && !self->binary_->build_id().empty();
   int fd = supplementary ? self->supplementary_on_disk(link, places, debuginfo_file_name)
                          : self->debuginfo_on_disk(debuglink_file, file_name, debuglink_crc, debuginfo_file_name);
+  if (fd < 0 && !supplementary) fd = self->cached_debuginfo(debuginfo_file_name);
   bool found_by_libdwfl = false;  // then read by libdwfl as it found it
   if (fd < 0 && self->options_.debuginfod) {
     fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file, debuglink_crc,
@@ -581,6 +586,45 @@ void DebugInfo::warn_oversized(const OversizedSection& section, const std::strin
   warn("ignored the compressed " + what + " of " + file + ": it " + section.problem + " (more than " +
        std::to_string(kMaxInflation) + " times as many, or over " + std::to_string(kMaxSectionBytes >> 30) +
        " GiB)");
+}
+
+// The separate debuginfo of this binary's build-id kept in the build-id
+// cache, as a descriptor libdwfl owns; -1 when there is none. A kept file
+// that is not this binary's debuginfo is a warning.
+int DebugInfo::cached_debuginfo(char** debuginfo_file_name) {
+  const std::vector<uint8_t>& id = binary_->build_id();
+  if (!options_.build_id_cache || id.empty()) return -1;
+  const std::string file = options_.build_id_cache->path_of(CachedFile::kDebuginfo, id);
+  auto kept = options_.build_id_cache->open(CachedFile::kDebuginfo, id);
+  if (!kept) {
+    if (!kept.missing())
+      warn("ignored the build-id cache's debuginfo of " + binary_->path() + " (" + file + "): " + kept.reason);
+    return -1;
+  }
+  options_.build_id_cache->note_use(id);
+  if (debuginfo_file_name) *debuginfo_file_name = strdup(file.c_str());
+  return kept.value->fd.release();
+}
+
+std::string DebugInfo::separate_debuginfo_on_disk() const {
+  if (!module_ || binary_->section(".debug_info")) return "";
+  // .gnu_debuglink: the file's name, NUL-padded to 4 bytes, then its CRC-32.
+  std::string link;
+  uint32_t crc = 0;
+  if (const auto section = binary_->section(".gnu_debuglink")) {
+    const Bytes data = section->data;
+    const size_t length = strnlen(reinterpret_cast<const char*>(data.data()), data.size());
+    const size_t crc_at = (length + 4) & ~size_t{3};
+    if (length > 0 && crc_at + 4 <= data.size()) {
+      link.assign(reinterpret_cast<const char*>(data.data()), length);
+      std::memcpy(&crc, data.data() + crc_at, 4);
+    }
+  }
+  char* name = nullptr;
+  const UniqueFd fd(debuginfo_on_disk(link.empty() ? nullptr : link.c_str(), nullptr, crc, &name));
+  std::string found = fd.valid() && name ? name : "";
+  free(name);
+  return found;
 }
 
 // The separate debuginfo of this binary's build-id in the archive

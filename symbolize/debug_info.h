@@ -9,7 +9,8 @@
 // build-id (<root>/.build-id/xx/yyyy.debug) and by .gnu_debuglink (beside the
 // binary, in its .debug/ folder, under <root>/<its folder>/), checked against
 // the build-id or the link's CRC; then the separate debuginfo of its
-// build-id in the recording's archive (SymbolizerOptions::archive). libdw
+// build-id in the build-id cache (SymbolizerOptions::build_id_cache) and in
+// the recording's archive (SymbolizerOptions::archive). libdw
 // reads lines and scopes. In-memory images (the vDSO) are named from
 // ElfBinary's own symbol table; archived copies of binaries are read from
 // memory like the files they were.
@@ -62,6 +63,12 @@ class DebugInfo {
   // debuginfo found for it; empty when there is no usable DWARF.
   std::string dwarf_file();
 
+  // The separate debuginfo on disk that a report would read for this
+  // binary (by build-id, by .gnu_debuglink), found without reading its
+  // DWARF: what the build-id cache keeps beside the binary. Empty when the
+  // binary has its own DWARF or there is none.
+  std::string separate_debuginfo_on_disk() const;
+
   // Problems met so far (damaged or mismatched debuginfo), each once.
   const std::vector<std::string>& warnings() const { return warnings_; }
 
@@ -93,6 +100,7 @@ class DebugInfo {
   std::vector<std::string> debuginfo_candidates(const char* debuglink_file, const char* file_name) const;
   std::vector<std::string> debuglink_candidates(const char* debuglink_file, const std::string& path) const;
   void note_rejected_debuginfo(const char* debuglink_file);
+  int cached_debuginfo(char** debuginfo_file_name);
   int archived_debuginfo(char** debuginfo_file_name);
   std::vector<std::string> absolute_roots() const;
   void check_dwarf();

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "binary/build_id_cache.h"
 #include "recording/binary_archive.h"
 #include "recording/recorded_kernel.h"
 #include "unwind/address_space.h"
@@ -78,6 +79,10 @@ struct SymbolizerOptions {
   // The archive opened for the recording at hand (find_archive): separate
   // debuginfo by build-id, also for binaries found on disk. May be null.
   std::shared_ptr<const BinaryArchive> archive;
+  // The build-id cache on disk (binary/build_id_cache.h): separate
+  // debuginfo by build-id when none is on disk, before the archive; its
+  // binaries come through the unwinder's BinaryCache. May be null.
+  std::shared_ptr<BuildIdCache> build_id_cache;
   // Called on a prefetch thread before it reads a binary (prefetch): lets
   // a test hold it there, to see that the pass goes on meanwhile.
   std::function<void()> before_prefetch;

@@ -5,9 +5,11 @@ The tests run as root: a test that renames a file over /dev/null or leaves
 its scratch folder in /tmp damages the machine for everyone. ctest runs
 `snapshot` before the first test (FIXTURES_SETUP) and `check` after the last
 (FIXTURES_CLEANUP): /dev/null and /dev/full must keep their type, device
-numbers and mode, /tmp must stay a directory with mode 1777, and no
+numbers and mode, /tmp must stay a directory with mode 1777, no
 /tmp/swprof-test-TAG-* folder (tests/support/temp_dir.h, TAG names this build)
-may be left behind.
+may be left behind, and the build-id cache of whoever runs the tests
+($XDG_CACHE_HOME/swprof, ~/.cache/swprof) must be left as it was: every
+test points XDG_CACHE_HOME into a folder of its own (tests/catch_main.cpp).
 
 usage: system_state.py snapshot|check STATE_FILE TAG
 """
@@ -33,6 +35,43 @@ def describe(path):
     return out
 
 
+def user_caches():
+    """The build-id caches swprof would use for whoever runs the tests."""
+    roots = []
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    if xdg.startswith("/"):
+        roots.append(os.path.join(xdg, "swprof"))
+    home = os.environ.get("HOME", "")
+    if home.startswith("/"):
+        roots.append(os.path.join(home, ".cache", "swprof"))
+    return sorted(set(roots))
+
+
+def cache_contents(root):
+    """Every name under `root` (links not followed) with its kind, size and mtime."""
+    if not os.path.lexists(root):
+        return "absent"
+    out = {".": describe(root)}
+    for folder, dirs, files in os.walk(root):
+        for name in dirs + files:
+            path = os.path.join(folder, name)
+            try:
+                st = os.lstat(path)
+            except OSError:
+                continue
+            out[os.path.relpath(path, root)] = [stat.S_IFMT(st.st_mode), st.st_size, st.st_mtime_ns]
+    return out
+
+
+def cache_changes(before, now):
+    if before == now:
+        return ""
+    if "absent" in (before, now):
+        return "was absent" if before == "absent" else "is gone"
+    changed = sorted(k for k in set(before) | set(now) if before.get(k) != now.get(k))
+    return f"{len(changed)} names changed, e.g. {', '.join(changed[:3])}"
+
+
 def left_behind(tag):
     prefix = f"swprof-test-{tag}-"
     return sorted("/tmp/" + name for name in os.listdir("/tmp") if name.startswith(prefix))
@@ -41,6 +80,7 @@ def left_behind(tag):
 def snapshot(state_file, tag):
     state = {path: describe(path) for path in WATCHED}
     state["left_behind"] = left_behind(tag)
+    state["caches"] = {root: cache_contents(root) for root in user_caches()}
     with open(state_file, "w") as f:
         json.dump(state, f, indent=1)
     return 0
@@ -60,10 +100,16 @@ def check(state_file, tag):
     for path in left_behind(tag):
         if path not in before["left_behind"]:
             problems.append(f"{path} was left behind by a test (TempDir not removed)")
+    for root, was in before.get("caches", {}).items():
+        change = cache_changes(was, cache_contents(root))
+        if change:
+            problems.append(f"the build-id cache {root} changed during the tests ({change}): a test ran swprof "
+                            "without XDG_CACHE_HOME in its own folder (or swprof was run by hand meanwhile)")
     for p in problems:
         print("system state: " + p)
     if not problems:
-        print("system state: /dev/null, /dev/full and /tmp unchanged, no test folder left in /tmp")
+        print("system state: /dev/null, /dev/full and /tmp unchanged, no test folder left in /tmp, "
+              "the user's build-id cache untouched")
     return 1 if problems else 0
 
 

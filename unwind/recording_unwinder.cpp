@@ -182,6 +182,7 @@ RecordingUnwinder::RecordingUnwinder(UnwindOptions options)
       workers_(std::make_unique<Workers>()), collecting_(std::make_unique<Batch>()),
       in_flight_(std::make_unique<Batch>()) {
   if (options_.archive) binaries_->use_archive(options_.archive);
+  if (options_.build_id_cache) binaries_->use_build_id_cache(options_.build_id_cache);
   // By default one worker per core but one: the calling thread is busy too
   // (reading the next batch, and whatever the caller does with the samples).
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());

@@ -42,6 +42,8 @@ struct UnwindOptions {
   bool open_every_mapping = false;
   // Copies of binaries missing or changed on this machine (`swprof archive`); may be null.
   std::shared_ptr<const BinaryArchive> archive;
+  // The build-id cache on disk, asked before the archive; may be null.
+  std::shared_ptr<BuildIdCache> build_id_cache;
 };
 
 struct UnwoundSample {
@@ -104,6 +106,10 @@ class RecordingUnwinder {
   std::vector<std::string> warnings() const;
   // Binaries the archive supplied (UnwindOptions::archive).
   size_t archive_supplied() const { return binaries_->archive_supplied(); }
+  // Binaries the build-id cache supplied, and those opened from their files
+  // as recorded (BinaryCache::opened_as_recorded).
+  size_t build_id_cache_supplied() const { return binaries_->build_id_cache_supplied(); }
+  std::vector<std::shared_ptr<const ElfBinary>> binaries_as_recorded() const { return binaries_->opened_as_recorded(); }
 
  private:
   struct Pending;

@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
 
 #include "recording/build_id.h"
 #include "support/read_file.h"
@@ -82,4 +83,70 @@ TEST_CASE("binary cache: the archive supplies a binary missing or changed on dis
   // The file on disk when it is the recorded build: not the archive's.
   const BuildId own = read_build_id(rebuilt).value_or(BuildId{});
   CHECK(cache.get(rebuilt, own).binary->path() == rebuilt);
+}
+
+TEST_CASE("binary cache: the build-id cache supplies a binary missing or changed on disk, before the archive, and a "
+          "damaged copy there is one warning",
+          "[binary_cache]") {
+  testing::TempDir dir;
+  const std::string exe = KNOWN_NAMESPACE_BIN;
+  const std::string app = dir.file("app");
+  std::filesystem::copy_file(exe, app);
+  const BuildId id = read_build_id(app).value_or(BuildId{});
+  REQUIRE_FALSE(id.empty());
+  auto kept = std::make_shared<BuildIdCache>(dir.file("swprof"), BuildIdCache::kDefaultMaxBytes, CacheLinking::kCopy);
+  {
+    auto file = open_regular_file(app);
+    REQUIRE(kept->add(CachedFile::kBinary, id, *file.value, app).outcome == CacheAddResult::Outcome::kCopied);
+  }
+  {
+    const std::string bytes = testing::read_file(exe);
+    ArchiveWriter w(dir.file("r.archive"));
+    w.add(ArchiveKind::kBinary, id, app, Bytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+    w.finish();
+  }
+  // As recorded on disk: the file itself, the one the build-id cache is to keep.
+  {
+    BinaryCache cache;
+    cache.use_build_id_cache(kept);
+    auto found = cache.get(app, id);
+    REQUIRE(found.binary);
+    CHECK(found.binary->path() == app);
+    REQUIRE(cache.opened_as_recorded().size() == 1);
+    CHECK(cache.opened_as_recorded()[0] == found.binary);
+    CHECK(cache.build_id_cache_supplied() == 0);
+  }
+  std::filesystem::remove(app);
+  {
+    BinaryCache cache;
+    cache.use_archive(BinaryArchive::open(dir.file("r.archive")));
+    cache.use_build_id_cache(kept);
+    auto found = cache.get(app, id);
+    REQUIRE(found.binary);
+    CHECK(found.binary->path() == kept->path_of(CachedFile::kBinary, id));
+    CHECK(found.binary->build_id() == id);
+    CHECK(cache.get(dir.file("elsewhere/app"), id).binary == found.binary);  // one copy per build-id
+    CHECK(cache.build_id_cache_supplied() == 1);
+    CHECK(cache.archive_supplied() == 0);
+    CHECK(cache.opened_as_recorded().empty());
+    CHECK(cache.warnings().empty());
+  }
+  // Its build-id damaged in the cache: a warning, then the archive's copy.
+  const std::string file = kept->path_of(CachedFile::kBinary, id);
+  std::string bytes = testing::read_file(file);
+  const size_t note = bytes.find(std::string(id.begin(), id.end()));
+  REQUIRE(note != std::string::npos);
+  bytes[note] = static_cast<char>(~bytes[note]);
+  std::filesystem::remove(file);
+  std::ofstream(file, std::ios::binary) << bytes;
+  BinaryCache cache;
+  cache.use_archive(BinaryArchive::open(dir.file("r.archive")));
+  cache.use_build_id_cache(kept);
+  auto found = cache.get(app, id);
+  REQUIRE(found.binary);
+  CHECK(found.binary->path() == archived_image_name(app));
+  CHECK(cache.get(dir.file("elsewhere/app"), id).binary == found.binary);
+  REQUIRE(cache.warnings().size() == 1);
+  CHECK(cache.warnings()[0].find("ignored the build-id cache's copy of " + app + " (" + file + "): its build-id is ") ==
+        0);
 }

@@ -19,6 +19,7 @@
 #include "support/compressed_dwarf.h"
 #include "support/elf_files.h"
 #include "support/temp_dir.h"
+#include "support/test_scale.h"
 
 using namespace swprof;
 using namespace swprof::testing;
@@ -30,13 +31,14 @@ namespace {
 std::vector<uint64_t> probe_pcs(const CfiTable& eager) {
   std::vector<uint64_t> pcs;
   const auto rows = eager.rows();
-  for (const auto& row : rows) {
+  for (size_t i = 0; i < rows.size(); i += exhaustive_step()) {
+    const auto& row = rows[i];
     pcs.insert(pcs.end(), {row.start, row.start + (row.end - row.start) / 2, row.end - 1, row.end});
     if (row.start > 0) pcs.push_back(row.start - 1);
   }
   if (!rows.empty()) {
     const uint64_t lo = rows.front().start, hi = rows.back().end;
-    const uint64_t step = std::max<uint64_t>(1, (hi - lo) / 20000);
+    const uint64_t step = std::max<uint64_t>(1, (hi - lo) / (20000 / exhaustive_step()));
     for (uint64_t pc = lo; pc < hi; pc += step) pcs.push_back(pc);
   }
   return pcs;

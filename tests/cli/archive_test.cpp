@@ -12,6 +12,7 @@
 
 #include "recording/binary_archive.h"
 #include "support/archive_image.h"
+#include "support/built_program.h"
 #include "support/cli_harness.h"
 #include "support/compressed_dwarf.h"
 #include "support/perf_data_image.h"
@@ -23,64 +24,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A program with a known chain main -> middle_call -> leaf_work, and an
-// extra function when `variant` (so that every address moves).
-std::string source(bool variant) {
-  std::string s =
-      "#include <stdlib.h>\n"
-      "#include <time.h>\n"
-      "volatile unsigned long sink;\n";
-  if (variant) s += "__attribute__((noinline)) void added_first(void) { for (int i = 0; i < 99; ++i) sink -= i; }\n";
-  s += "__attribute__((noinline)) void leaf_work(void) { for (int i = 0; i < 1000; ++i) sink += i * 7; }\n"
-       "__attribute__((noinline)) void middle_call(void) { leaf_work(); }\n"
-       "int main(int argc, char** argv) {\n"
-       "  double secs = argc > 1 ? atof(argv[1]) : 0.5;\n"
-       "  struct timespec s, n;\n"
-       "  clock_gettime(CLOCK_MONOTONIC, &s);\n"
-       "  do {\n"
-       "    middle_call();\n"
-       "    clock_gettime(CLOCK_MONOTONIC, &n);\n"
-       "  } while ((n.tv_sec - s.tv_sec) + (n.tv_nsec - s.tv_nsec) / 1e9 < secs);\n"
-       "  return 0;\n"
-       "}\n";
-  return s;
-}
-
-struct Traveller {
-  TempDir dir;
-  std::string app = dir.file("app");
-  std::string recording = dir.file("app.swprof");
-
-  void build(bool variant, const char* opt) {
-    std::ofstream(dir.file("app.c")) << source(variant);
-    auto cc = run({"/usr/bin/cc", opt, "-g", "-fno-omit-frame-pointer", "-o", app, dir.file("app.c")}, dir.path());
-    INFO(cc.err);
-    REQUIRE(cc.exit_code == 0);
-  }
-  void record() {
-    auto r = run({swprof_bin(), "record", "-o", recording, app, "0.5"}, dir.path());
-    INFO(r.err);
-    REQUIRE(r.exit_code == 0);
-  }
+// The program built in the test's folder (support/built_program.h), its
+// reports made without the build-id cache: only the archive gives them the
+// recorded binaries.
+struct Traveller : BuiltProgram {
+  Traveller() { common_options = {"--no-cache"}; }
   // Built, recorded and archived (REC.archive).
   void archived() {
     build(false, "-O1");
     record();
     REQUIRE(swprof({"archive", recording}).exit_code == 0);
-  }
-  ProcessResult swprof(std::vector<std::string> args) {
-    args.insert(args.begin(), swprof_bin());
-    return run(args, dir.path());
-  }
-  // Every sample with its frames: function+offset, module+offset, file:line.
-  std::string script(std::vector<std::string> extra = {}) {
-    std::vector<std::string> args = {"script"};
-    args.insert(args.end(), extra.begin(), extra.end());
-    args.push_back(recording);
-    auto r = swprof(args);
-    INFO(r.err);
-    REQUIRE(r.exit_code == 0);
-    return r.out;
   }
 };
 
@@ -123,7 +76,7 @@ TEST_CASE("archive: a program with compressed DWARF beside a plain .debug_frame 
           "file and from the archive",
           "[integration][archive]") {
   Traveller t;
-  std::ofstream(t.dir.file("app.c")) << source(false);
+  std::ofstream(t.dir.file("app.c")) << built_program_source(false);
   auto cc = run({"/usr/bin/cc", "-O1", "-g", "-fomit-frame-pointer", "-fno-asynchronous-unwind-tables",
                  "-fno-unwind-tables", "-o", t.dir.file("plain"), t.dir.file("app.c")},
                 t.dir.path());

@@ -13,6 +13,7 @@
 
 #include "sampler/perf_event.h"
 #include "support/cli_harness.h"
+#include "support/recording_layout.h"
 #include "support/perf_data_image.h"
 #include "support/read_file.h"
 #include "support/temp_dir.h"
@@ -143,9 +144,8 @@ TEST_CASE("bad input: info on a truncated or foreign file", "[integration]") {
   CHECK(ok.out.find("status:       complete") != std::string::npos);
   CHECK(ok.out.find("suggestion") != std::string::npos);
 
-  const auto size = fs::file_size(out);
   fs::copy_file(out, dir.file("cut.swprof"));
-  fs::resize_file(dir.file("cut.swprof"), size - 100);
+  fs::resize_file(dir.file("cut.swprof"), chunks_end(out) - 100);  // inside the last chunk
   auto cut = run({swprof_bin(), "info", dir.file("cut.swprof")}, dir.path());
   check_clean_failure(cut, "truncated");
   CHECK(cut.err.find("whole chunks") != std::string::npos);

@@ -4,10 +4,8 @@
 // and -z (compressed records). Every command reads them; cut and damaged
 // files give one clear line, never a crash.
 //
-// perf runs in a private mount namespace whose /tmp is the test's folder (it
-// writes /tmp/perf-vdso.so-* files) with HOME there too and -N (no
-// ~/.debug build-id cache): nothing outside the test's folder changes. A
-// build under /tmp stays visible there (run_perf).
+// perf runs in a private mount namespace whose /tmp is the test's folder
+// (support/perf_runner.h): nothing outside the test's folder changes.
 
 #include <catch2/catch.hpp>
 #include <cstring>
@@ -18,6 +16,7 @@
 
 #include "support/cli_harness.h"
 #include "support/known_stack_check.h"
+#include "support/perf_runner.h"
 #include "support/read_file.h"
 #include "support/temp_dir.h"
 
@@ -27,44 +26,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* const kPerf = "/usr/bin/perf";
-
 std::string known_bin(const std::string& variant) { return std::string(KNOWN_STACK_DIR) + "/known_stack_" + variant; }
-
-// The folder directly under /tmp that holds `path` ("swprof-check" for
-// /tmp/swprof-check/build/...), empty when `path` is not under /tmp.
-std::string folder_under_tmp(const std::string& path) {
-  const fs::path relative = fs::weakly_canonical(path).lexically_relative("/tmp");
-  if (relative.empty() || *relative.begin() == "..") return {};
-  return relative.begin()->string();
-}
-
-// `perf ARGS...` run in `dir` with /tmp and HOME being `dir`. When the
-// programs it runs are under /tmp (a checkout there), their folder there is
-// bound back over an empty folder of the same name in `dir` before `dir`
-// (with that mount) covers /tmp: perf runs and reads them at their paths.
-ProcessResult run_perf(const TempDir& dir, const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {
-      "/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
-      "if [ -n \"$1\" ]; then mkdir -p \"$0/$1\" && mount --bind \"/tmp/$1\" \"$0/$1\" || exit 125; fi; "
-      "mount --rbind \"$0\" /tmp && shift && exec \"$@\"",
-      dir.path(), folder_under_tmp(KNOWN_STACK_DIR), "/usr/bin/env", "HOME=/tmp", kPerf};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return run(argv, dir.path());
-}
-
-// Records `command` into dir/NAME with `perf record -F 999 OPTIONS`.
-std::string perf_record(const TempDir& dir, const std::string& name, const std::vector<std::string>& options,
-                        const std::vector<std::string>& command) {
-  std::vector<std::string> args = {"record", "-N", "-q", "-F", "999", "-o", name};
-  args.insert(args.end(), options.begin(), options.end());
-  args.push_back("--");
-  args.insert(args.end(), command.begin(), command.end());
-  const ProcessResult r = run_perf(dir, args);
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-  return dir.file(name);
-}
 
 ProcessResult swprof_in(const TempDir& dir, const std::vector<std::string>& args) {
   std::vector<std::string> argv = {swprof_bin()};

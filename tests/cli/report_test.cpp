@@ -19,6 +19,7 @@
 #include "output/text_width.h"
 #include "recording/recording_format.h"
 #include "support/cli_harness.h"
+#include "support/recording_layout.h"
 #include "support/scoped_env.h"
 #include "support/temp_dir.h"
 
@@ -200,22 +201,9 @@ TEST_CASE("report on a cut recording: a warning, and the samples before the cut"
   const std::string cut = dir.file("cut.swprof");
   std::filesystem::copy_file(threads_recording(), cut);
   // Cut in the middle of the last chunk: the chunks before it stay whole.
+  const std::vector<ChunkSpan> spans = chunk_spans(read_bytes(cut));
   std::vector<uint64_t> chunk_ends;
-  {
-    std::ifstream in(cut, std::ios::binary);
-    auto u32 = [&](uint64_t at) {
-      uint32_t v = 0;
-      in.seekg(static_cast<std::streamoff>(at));
-      in.read(reinterpret_cast<char*>(&v), sizeof v);
-      return in ? v : 0u;
-    };
-    uint64_t at = 16 + u32(12);  // magic, version, header length, header
-    const uint64_t size = std::filesystem::file_size(cut);
-    while (at + swprof::kChunkHeaderSize <= size && u32(at) == swprof::kChunkMagic) {
-      at += swprof::kChunkHeaderSize + u32(at + 8);
-      chunk_ends.push_back(at);
-    }
-  }
+  for (const ChunkSpan& s : spans) chunk_ends.push_back(s.end);
   REQUIRE(chunk_ends.size() >= 2);
   const uint64_t before_last = chunk_ends[chunk_ends.size() - 2];
   std::filesystem::resize_file(cut, before_last + (chunk_ends.back() - before_last) / 2);
@@ -231,9 +219,10 @@ TEST_CASE("report with a binary removed since recording: one warning, its frames
   const std::string app = dir.file("app");
   std::filesystem::copy_file(known_bin("O2_fp"), app);
   const std::string rec = dir.file("gone.swprof");
-  REQUIRE(run({swprof_bin(), "record", "-o", rec, "--", app, "leaf", "0.3"}, dir.path()).exit_code == 0);
+  // Without the build-id cache, which would keep the program.
+  REQUIRE(run({swprof_bin(), "record", "--no-cache", "-o", rec, "--", app, "leaf", "0.3"}, dir.path()).exit_code == 0);
   std::filesystem::remove(app);
-  auto r = run({swprof_bin(), "report", rec, "-f", "folded", "--modules"}, dir.path());
+  auto r = run({swprof_bin(), "report", "--no-cache", rec, "-f", "folded", "--modules"}, dir.path());
   INFO(r.err);
   CHECK(r.exit_code == 0);
   CHECK(r.err.find("warning: ") != std::string::npos);

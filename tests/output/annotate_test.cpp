@@ -1,9 +1,13 @@
 #include "output/annotate.h"
 
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 #include <numeric>
 
 #include "common/error.h"
+#include "recording/binary_archive.h"
+#include "support/temp_dir.h"
 
 using namespace swprof;
 
@@ -90,4 +94,26 @@ TEST_CASE("annotate: a profile without addresses, or a pattern without samples, 
   CHECK_THROWS_WITH(annotate(p, o), Catch::Contains("no function matching '^hot$' has samples"));
   o.function = "(";
   CHECK_THROWS_AS(annotate(p, o), Error);
+}
+
+TEST_CASE("annotate: the archive the profile was built with, not the file at its path since", "[annotate]") {
+  testing::TempDir dir;
+  const std::string copy = dir.file("known_tiny.swprof");
+  std::filesystem::copy_file(recording(), copy);
+  {
+    ArchiveWriter w(default_archive_path(copy));
+    const std::string lib = "libz";
+    w.add(ArchiveKind::kBinary, {0x9a}, "/lib/libz.so.1", Bytes(reinterpret_cast<const uint8_t*>(lib.data()), lib.size()));
+    w.finish();
+  }
+  ProfileOptions o;
+  o.addresses = AddressDetail::kLeaves;
+  o.unwind.max_depth = 1;
+  const Profile p = build_profile(copy, o);
+  REQUIRE(p.archive);
+  CHECK(p.archive->path() == default_archive_path(copy));
+  std::ofstream(default_archive_path(copy), std::ios::trunc) << "not an archive any more";
+  AnnotateOptions a;
+  a.function = "^spin$";
+  CHECK(annotate(p, a).functions.size() == 1);  // the damaged file is never opened
 }

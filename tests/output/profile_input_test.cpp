@@ -1,6 +1,9 @@
 #include "output/profile_input.h"
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -77,6 +80,27 @@ TEST_CASE("profile input: a recording is built with the options made for it", "[
   CHECK(p.source == recording);
   CHECK(p.samples_read == 4);
   CHECK(p.samples_kept == 2);
+}
+
+TEST_CASE("profile input: a recording is opened once, its kind told and its profile built from the open file",
+          "[profile_input]") {
+  TempDir dir;
+  const std::string recording = dir.file("r.swprof");
+  write_noise_recording(recording);
+  const uint64_t size = std::filesystem::file_size(recording);
+  const ProfileInputFile input = open_profile_input(recording);
+  CHECK(input.kind == InputKind::kRecording);
+  REQUIRE(::unlink(recording.c_str()) == 0);  // only the open file is left
+  ProfileInputOptions options;
+  options.recording = [&] {
+    ProfileOptions o;
+    o.unwind.threads = 1;
+    return o;
+  };
+  const Profile p = load_profile_input(input, options);
+  CHECK(p.source == recording);
+  CHECK(p.samples_read == 200);
+  CHECK(input.file->bytes_read() == size);  // every byte once, its head included
 }
 
 TEST_CASE("profile input: a JSON profile is read back, without recording options", "[profile_input]") {

@@ -2,6 +2,7 @@
 // how well it unwinds.
 
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <string>
 
 #include "profile/info.h"
@@ -40,6 +41,30 @@ TEST_CASE("run_info: the recording's contents, and its unwinding only when asked
   const InfoResult none = run_info(empty, options);
   CHECK(none.recording.samples == 0);
   CHECK_FALSE(none.unwinding);
+}
+
+TEST_CASE("run_info: the contents and the unwinding from one pass over the file", "[recording_info]") {
+  testing::TempDir dir;
+  const std::string recording = dir.file("noise.swprof");
+  testing::write_noise_recording(recording);
+  REQUIRE(std::filesystem::file_size(recording) > 100'000);
+  InfoOptions options;
+  options.unwind.threads = 1;
+  const auto file = RecordingBytes::open(recording, "recording");
+  const InfoResult result = run_info(file, options);
+  REQUIRE(result.unwinding);
+  CHECK(result.unwinding->stats.samples == result.recording.samples);
+  CHECK(result.recording.status.ok());
+  // Every chunk once, up to the chunk index (which info does not need).
+  CHECK(file->bytes_read() <= std::filesystem::file_size(recording));
+  const InfoResult alone = run_info(recording, [&] {
+    InfoOptions o = options;
+    o.unwind_quality = false;
+    return o;
+  }());
+  CHECK(alone.recording.record_counts == result.recording.record_counts);
+  CHECK(alone.recording.threads.size() == result.recording.threads.size());
+  CHECK(alone.recording.status.chunks == result.recording.status.chunks);
 }
 
 TEST_CASE("measure_unwinding: every sample unwound with the chosen unwinder", "[recording_info]") {

@@ -13,7 +13,9 @@
 #include "common/error.h"
 #include "recording/build_id.h"
 #include "support/cli_harness.h"
+#include "support/off_cpu_recording.h"
 #include "support/perf_data_image.h"
+#include "support/recording_layout.h"
 #include "support/scoped_env.h"
 #include "support/temp_dir.h"
 #include "support/thread_recording.h"
@@ -266,8 +268,7 @@ TEST_CASE("pipeline: a cut recording ends the pass at the cut, with its status",
   w.flush();
   for (double t : {0.3, 0.4}) w.write(make_sample(100, at_seconds(t), 0x7ff000, stack, {}).view);
   w.finish(EndRecord{"{}"});
-  const auto size = std::filesystem::file_size(f.recording);
-  std::filesystem::resize_file(f.recording, size - 3);
+  std::filesystem::resize_file(f.recording, chunks_end(f.recording) - 3);  // inside the last chunk
   CollectingSink sink;
   const PipelineResult pass = run_pipeline(f.recording, f.options, sink);
   CHECK_FALSE(pass.status.ok());
@@ -668,4 +669,56 @@ TEST_CASE("pipeline: samples are read on while a binary's debuginfo is read, and
   CHECK(sink.unnamed == 0);
   CHECK(sink.functions.size() > 10);
   CHECK(sink.functions.count("") == 0);
+}
+
+namespace {
+
+// What reaches the sink of an off-CPU recording, one line per sample.
+class WeighedSink : public SampleSink {
+ public:
+  void add(const PipelineSample& s) override {
+    std::string line = std::string(s.kind == SampleKind::kOffCpu ? "off " : "on ") + std::to_string(s.unwound.tid) +
+                       " t=" + std::to_string(s.unwound.time) + " w=" + std::to_string(s.weight);
+    if (s.off_cpu) line += " preempted_ns=" + std::to_string(s.off_cpu->preempted_ns) + " open=" + std::to_string(s.off_cpu->open);
+    for (const SymbolizedAddress* k : s.kernel_symbols) line += " " + k->frames.back().function;
+    lines.push_back(line);
+  }
+  std::vector<std::string> lines;
+};
+
+}  // namespace
+
+TEST_CASE("pipeline: a finished recording is read once, every byte, and weighs as the layout of version 3",
+          "[pipeline]") {
+  TempDir dir;
+  const std::string v4 = dir.file("wall.swprof"), v3 = dir.file("wall-v3.swprof");
+  // Kernel symbols of some size, as a recorder's are: the files are larger than the head a file keeps.
+  std::string kallsyms = off_cpu_kallsyms_text();
+  char line[64];
+  for (uint64_t i = 0; i < 4000; ++i) {
+    std::snprintf(line, sizeof line, "%llx T filler_%llu\n", 0xffffffff82000000ull + i * 0x1a0,
+                  static_cast<unsigned long long>(i * 7919 % 4001));
+    kallsyms += line;
+  }
+  write_off_cpu_recording<RecordingWriter>(v4, {}, off_cpu_header(), kallsyms);
+  write_off_cpu_recording<RecordingV3Writer>(v3, {}, off_cpu_header(), kallsyms);
+  REQUIRE(std::filesystem::file_size(v4) > 4 * RecordingBytes::kHeadBytes);
+  PipelineOptions options;
+  options.unwind.threads = 1;
+  options.symbols.kallsyms_path = dir.file("no-kallsyms");  // the recordings name the kernel frames
+  options.symbols.perf_map_dir = dir.path();
+
+  const auto file = RecordingBytes::open(v4, "recording");
+  WeighedSink now;
+  const PipelineResult pass = run_pipeline(file, options, now);
+  CHECK(pass.status.ok());
+  CHECK(file->bytes_read() == std::filesystem::file_size(v4));
+
+  const auto old_file = RecordingBytes::open(v3, "recording");
+  WeighedSink old;
+  run_pipeline(old_file, options, old);
+  CHECK(old_file->bytes_read() > std::filesystem::file_size(v3));  // read again for the off-CPU records
+  CHECK(now.lines == old.lines);
+  REQUIRE(now.lines.size() == 8);
+  CHECK(now.lines[3] == "off 101 t=" + std::to_string(off_cpu_at_ms(10)) + " w=5000000 preempted_ns=0 open=0 schedule do_nanosleep");
 }

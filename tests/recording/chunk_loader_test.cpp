@@ -6,6 +6,7 @@
 #include "recording/recording_reader.h"
 #include "recording/recording_writer.h"
 #include "support/record_fixtures.h"
+#include "support/recording_layout.h"
 #include "support/temp_dir.h"
 
 using namespace swprof;
@@ -96,7 +97,7 @@ TEST_CASE("a cut chunk ends both the same way, with the chunk's number and offse
   std::vector<char> bytes{std::istreambuf_iterator<char>(in), {}};
   {
     std::ofstream out(dir.file("cut"), std::ios::binary);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size() - 7));
+    out.write(bytes.data(), static_cast<std::streamsize>(chunks_end(dir.file("r")) - 7));  // inside the last chunk
   }
   const auto file = RecordingBytes::open(dir.file("cut"), "recording");
   const Loaded inline_ = load_inline(file, at);

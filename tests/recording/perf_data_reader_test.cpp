@@ -19,6 +19,7 @@
 #include "support/peak_rss.h"
 #include "support/perf_data_image.h"
 #include "support/temp_dir.h"
+#include "support/test_scale.h"
 #include "unwind/registers.h"
 
 using namespace swprof;
@@ -380,7 +381,7 @@ TEST_CASE("recording: perf.data: cut at any byte or with random damage, never a 
   img.add_record(PerfDataImage::compressed(records, 3));
   const ByteVector good = img.build();
   size_t refused = 0, cut_short = 0;
-  for (size_t size = 0; size < good.size(); ++size) {
+  for (size_t size = 0; size < good.size(); size += exhaustive_step()) {
     try {
       PerfDataReader reader(Bytes(good.data(), size), "cut.data");
       read_all(reader);
@@ -394,7 +395,7 @@ TEST_CASE("recording: perf.data: cut at any byte or with random damage, never a 
   CHECK(refused > 0);
   CHECK(cut_short > 0);
   std::mt19937 rng(14);
-  for (int round = 0; round < 2000; ++round) {
+  for (size_t round = 0; round < rounds(2000); ++round) {
     ByteVector bad = good;
     for (int k = 0; k < 4; ++k) bad[rng() % bad.size()] = static_cast<uint8_t>(rng());
     try {

@@ -47,9 +47,23 @@ TEST_CASE("size() follows a file that grows or shrinks while it is open", "[reco
   CHECK(read_text(*f, 10, 0) == "abcdefg");
   write_text(dir.file("f"), "xy");  // truncated under the reader: short reads, no signal
   CHECK(f->size() == 2);
-  CHECK(read_text(*f, 10, 0) == "xy");
+  CHECK(read_text(*f, 10, 0) == "abc");  // its head as it was when opened, then nothing
   CHECK(read_text(*f, 10, 5).empty());
   CHECK(f->size_at_open() == 3);
+}
+
+TEST_CASE("the head is read when the file is opened, and no byte is read twice", "[recording_bytes]") {
+  TempDir dir;
+  std::string text;
+  for (size_t i = 0; i < RecordingBytes::kHeadBytes + 1000; ++i) text += static_cast<char>('a' + i % 26);
+  write_text(dir.file("f"), text);
+  const auto f = RecordingBytes::open(dir.file("f"), "recording");
+  CHECK(f->bytes_read() == RecordingBytes::kHeadBytes);
+  CHECK(std::string(f->head().begin(), f->head().end()) == text.substr(0, RecordingBytes::kHeadBytes));
+  CHECK(read_text(*f, 16, 0) == text.substr(0, 16));
+  CHECK(read_text(*f, 200, RecordingBytes::kHeadBytes - 100) == text.substr(RecordingBytes::kHeadBytes - 100, 200));
+  CHECK(read_text(*f, 2000, RecordingBytes::kHeadBytes + 100) == text.substr(RecordingBytes::kHeadBytes + 100));
+  CHECK(f->bytes_read() == text.size());
 }
 
 TEST_CASE("an image in memory reads like a file", "[recording_bytes]") {

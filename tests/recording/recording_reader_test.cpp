@@ -1,13 +1,16 @@
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstring>
+#include <filesystem>
 
 #include "recording/recording_reader.h"
 #include "recording/recording_writer.h"
 #include "recording/trailing_images.h"
 #include "support/read_file.h"
 #include "support/record_fixtures.h"
+#include "support/recording_v3.h"
 #include "support/temp_dir.h"
 
 using namespace swprof;
@@ -134,4 +137,135 @@ TEST_CASE("reread() and the trailing images read the file the reader opened, not
   const std::vector<StoredImage> images = read_trailing_images(reader);
   REQUIRE(images.size() == 1);
   CHECK(images[0].name == kKallsymsImageName);
+}
+
+namespace {
+
+// A --wall recording's records, written by `Writer` (RecordingWriter, or
+// RecordingV3Writer for version 3's layout) in small chunks: on-CPU
+// samples of two threads, off-CPU samples with their switch-out and -in,
+// repeats, perf map lines among the samples, and the images and end record
+// of a finished recording after them.
+template <typename Writer>
+void write_wall_recording(const std::string& path) {
+  RecordingHeader header = record_header(8192, {"./app"});
+  header.off_cpu = true;
+  Writer w(path, header, 4 << 10);
+  w.write(make_mapping(1, "/usr/bin/app", true));
+  for (int i = 0; i < 400; ++i) {
+    const uint32_t tid = 100 + static_cast<uint32_t>(i % 2);
+    const uint64_t time = 1000 + static_cast<uint64_t>(i) * 10;
+    OwnedSample s = make_sample(tid, time, 0x7ff000, std::vector<uint8_t>(1024, uint8_t(i / 3)));
+    s.view.off_cpu = i % 7 == 3;
+    w.write(s.view);
+    SwitchRecord sw;
+    sw.pid = 100;
+    sw.tid = tid;
+    if (s.view.off_cpu) {
+      sw.time = time + 1;
+      sw.out = true;
+      w.write(sw);
+      sw.time = time + 5;
+      sw.out = false;
+      w.write(sw);
+    }
+    if (i % 50 == 49) w.write(OffCpuRepeatRecord{time + 2, 100, tid, time - 3 * 10});
+    if (i == 200) w.write(ImageRecord{"perf-map:100", Bytes(reinterpret_cast<const uint8_t*>("1000 10 early\n"), 14)});
+  }
+  w.flush();
+  static const char kallsyms[] = "ffffffff81000000 T _stext\n";
+  w.write(ImageRecord{kKallsymsImageName, Bytes(reinterpret_cast<const uint8_t*>(kallsyms), sizeof kallsyms - 1)});
+  w.finish(EndRecord{R"({"end_monotonic_ns":5000})"});
+}
+
+struct AheadOfRecords {
+  std::vector<std::string> images;
+  std::vector<std::string> off_cpu;  // off-CPU samples as time/tid, switch and repeat records, the end record
+  uint64_t latest = 0;
+};
+
+std::string off_cpu_text(const Record& r) {
+  if (const auto* s = std::get_if<SampleView>(&r)) return "off-cpu sample " + std::to_string(s->pid) + "/" +
+                                                         std::to_string(s->tid) + " t=" + std::to_string(s->time);
+  return to_text(r);
+}
+
+// What a report asks before the first record, asked as the pipeline asks it.
+AheadOfRecords read_ahead_of_records(RecordSource& reader) {
+  AheadOfRecords out;
+  for (const StoredImage& img : reader.trailing_images())
+    out.images.push_back(img.name + ":" + std::string(img.bytes.begin(), img.bytes.end()));
+  out.latest = reader.read_off_cpu_records([&](const Record& r) { out.off_cpu.push_back(off_cpu_text(r)); });
+  return out;
+}
+
+// The records but the switch and repeat records (read ahead, apart, in a version 4 recording).
+std::vector<std::string> without_off_cpu_timing(const std::vector<std::string>& records) {
+  std::vector<std::string> out;
+  for (const std::string& r : records)
+    if (!r.starts_with("switch") && !r.starts_with("off-cpu-repeat")) out.push_back(r);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("one pass: trailing images and off-CPU records first, then the others, every byte read once",
+          "[recording_reader]") {
+  TempDir dir;
+  const std::string v4 = dir.file("v4.swprof");
+  write_wall_recording<RecordingWriter>(v4);
+  const auto file = RecordingBytes::open(v4, "recording");
+  RecordingReader reader(file);
+  REQUIRE(reader.version() == kRecordingVersion);
+  const AheadOfRecords ahead = read_ahead_of_records(reader);
+  const ReadBack rest = read_all(reader);
+  CHECK(file->bytes_read() == std::filesystem::file_size(v4));
+  CHECK(rest.status.state == ReadStatus::State::kComplete);
+  CHECK(rest.status.finalized);
+
+  // The same as the reader of a file without an index finds: by walking the
+  // chunks, and reading the file again for the off-CPU records.
+  const auto walked_file = RecordingBytes::open(v4, "recording");
+  RecordingReader walked(walked_file);
+  const std::vector<StoredImage> images = read_trailing_images(walked);
+  AheadOfRecords expected;
+  for (const StoredImage& img : images) expected.images.push_back(img.name + ":" + std::string(img.bytes.begin(), img.bytes.end()));
+  expected.latest = walked.RecordSource::read_off_cpu_records([&](const Record& r) { expected.off_cpu.push_back(off_cpu_text(r)); });
+  const ReadBack all = read_all(walked);
+  CHECK(walked_file->bytes_read() > std::filesystem::file_size(v4) * 3 / 2);  // the whole file twice, but its head
+  CHECK(ahead.images == expected.images);
+  REQUIRE(ahead.images.size() == 1);
+  // Off-CPU samples, switch and repeat records in the order written; the end record last.
+  std::vector<std::string> sorted_ahead = ahead.off_cpu, sorted_expected = expected.off_cpu;
+  CHECK(sorted_ahead.back() == sorted_expected.back());
+  std::sort(sorted_ahead.begin(), sorted_ahead.end());
+  std::sort(sorted_expected.begin(), sorted_expected.end());
+  CHECK(sorted_ahead == sorted_expected);
+  CHECK(ahead.off_cpu.size() > 100);
+  CHECK(ahead.latest == expected.latest);
+  CHECK(ahead.latest == 1000 + 399 * 10 + 2);  // the last repeat
+  CHECK(rest.records == without_off_cpu_timing(all.records));
+  CHECK(rest.status.chunks == all.status.chunks);
+}
+
+TEST_CASE("one pass: a recording of version 3 reads the same records, its off-CPU records read apart",
+          "[recording_reader]") {
+  TempDir dir;
+  const std::string v3 = dir.file("v3.swprof"), v4 = dir.file("v4.swprof");
+  write_wall_recording<RecordingV3Writer>(v3);
+  write_wall_recording<RecordingWriter>(v4);
+  RecordingReader old(v3), now(v4);
+  CHECK(old.version() == 3);
+  const AheadOfRecords old_ahead = read_ahead_of_records(old), now_ahead = read_ahead_of_records(now);
+  CHECK(old_ahead.images == now_ahead.images);
+  CHECK(old_ahead.latest == now_ahead.latest);
+  std::vector<std::string> a = old_ahead.off_cpu, b = now_ahead.off_cpu;
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  CHECK(a.size() == b.size());
+  // Version 3 gives the off-CPU samples whole: compare their time and thread only.
+  CHECK(a == b);
+  const ReadBack old_records = read_all(old), now_records = read_all(now);
+  CHECK(old_records.status.state == ReadStatus::State::kComplete);
+  CHECK(without_off_cpu_timing(old_records.records) == now_records.records);
 }

@@ -5,6 +5,7 @@
 #include "recording/recording_writer.h"
 #include "recording/trailing_images.h"
 #include "support/record_fixtures.h"
+#include "support/recording_layout.h"
 #include "support/temp_dir.h"
 
 using namespace swprof;
@@ -70,7 +71,7 @@ TEST_CASE("trailing images: none in a recording without them, a cut one, or a fi
 
   const std::string ends = dir.file("ends.swprof");
   write_recording(ends, 200, true);
-  std::filesystem::resize_file(ends, std::filesystem::file_size(ends) - 10);  // the last chunk is cut
+  std::filesystem::resize_file(ends, chunks_end(ends) - 10);  // the last chunk is cut
   for (const StoredImage& img : read_trailing_images(ends)) CHECK(img.name == "perf-map:7");
 
   std::ofstream(dir.file("text")) << "not a recording\n";

@@ -25,6 +25,7 @@
 
 #include "recording/recording_writer.h"
 #include "support/record_fixtures.h"
+#include "support/recording_v3.h"
 
 namespace swprof::testing {
 
@@ -65,6 +66,8 @@ inline OffCpuKernelAddresses host_kernel_addresses() {
 
 inline uint64_t off_cpu_at_ms(double ms) { return kOffCpuRecordingStart + static_cast<uint64_t>(ms * 1e6); }
 
+// Writer: RecordingWriter, or RecordingV3Writer for the layout of version 3.
+template <typename Writer = RecordingWriter>
 class OffCpuRecordingWriter {
  public:
   OffCpuRecordingWriter(const std::string& path, const RecordingHeader& header) : w_(path, header) {}
@@ -106,10 +109,15 @@ class OffCpuRecordingWriter {
     r.ref_time = off_cpu_at_ms(ref_ms);
     w_.write(r);
   }
+  // An image after the samples, as the recorder writes the kernel symbols when it stops.
+  void trailing_image(const std::string& name, const std::string& text) {
+    w_.flush();
+    w_.write(ImageRecord{name, Bytes(reinterpret_cast<const uint8_t*>(text.data()), text.size())});
+  }
   void finish() { w_.finish(EndRecord{"{}"}); }
 
  private:
-  RecordingWriter w_;
+  Writer w_;
   const std::vector<uint8_t> stack_ = std::vector<uint8_t>(64, 0);
 };
 
@@ -129,9 +137,11 @@ inline RecordingHeader off_cpu_header(bool off_cpu = true, const std::string& ev
   return h;
 }
 
-inline void write_off_cpu_recording(const std::string& path, const OffCpuKernelAddresses& k = {},
-                                    const RecordingHeader& header = off_cpu_header()) {
-  OffCpuRecordingWriter w(path, header);
+// With `kallsyms` (text), the recording keeps the kernel symbols (off_cpu_kallsyms_text()).
+template <typename Writer = RecordingWriter>
+void write_off_cpu_recording(const std::string& path, const OffCpuKernelAddresses& k = {},
+                             const RecordingHeader& header = off_cpu_header(), const std::string& kallsyms = "") {
+  OffCpuRecordingWriter<Writer> w(path, header);
   w.comm(100, "main");
   w.comm(101, "worker");
   for (double ms : {1.0, 2.0, 3.0}) w.on_cpu(101, ms);
@@ -150,6 +160,7 @@ inline void write_off_cpu_recording(const std::string& path, const OffCpuKernelA
   w.off_cpu(100, 50, {k.schedule, k.do_nanosleep});
   w.switch_record(100, 50, true);
   w.on_cpu(100, 60);
+  if (!kallsyms.empty()) w.trailing_image(kKallsymsImageName, kallsyms);
   w.finish();
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "recording/recording_format.h"
+#include "recording/recording_writer.h"
 #include "recording/records.h"
 
 namespace swprof::testing {
@@ -131,6 +132,20 @@ inline MappingRecord make_mapping(uint64_t time, const std::string& path, bool w
   }
   m.path = path;
   return m;
+}
+
+// A finished recording of `samples` samples of three threads, without
+// mappings, whose stacks are 1 KiB of noise zstd cannot shrink: a file far
+// larger than the head RecordingBytes keeps when it opens one.
+inline void write_noise_recording(const std::string& path, int samples = 200) {
+  RecordingWriter w(path, record_header(8192));
+  uint64_t x = 88172645463325252ull;
+  for (int i = 0; i < samples; ++i) {
+    std::vector<uint8_t> stack(1024);
+    for (uint8_t& b : stack) b = static_cast<uint8_t>((x = x * 6364136223846793005ull + 1442695040888963407ull) >> 56);
+    w.write(make_sample(100 + static_cast<uint32_t>(i % 3), 1000 + static_cast<uint64_t>(i), 0x7ff000, stack).view);
+  }
+  w.finish(EndRecord{"{}"});
 }
 
 }  // namespace swprof::testing
