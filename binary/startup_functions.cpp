@@ -3,6 +3,7 @@
 #include <elf.h>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstring>
 #include <vector>
@@ -26,10 +27,18 @@ constexpr uint8_t kStartHead[] = {0x31, 0xed, 0x49, 0x89, 0xd1, 0x5e, 0x48, 0x89
                                   0x83, 0xe4, 0xf0, 0x50, 0x54, 0x45, 0x31, 0xc0, 0x31, 0xc9};
 constexpr size_t kEntryBytes = sizeof kEndbr64 + sizeof kStartHead + 7 + 6 + 1;
 
+// musl's crt1 (arch/x86_64/crt_arch.h): xor %rbp,%rbp; mov %rsp,%rdi;
+// lea _DYNAMIC(%rip),%rsi (rel32); and $-16,%rsp; call _start_c (rel32).
+constexpr uint8_t kMuslStartHead[] = {0x48, 0x31, 0xed, 0x48, 0x89, 0xe7, 0x48, 0x8d, 0x35};
+constexpr uint8_t kMuslStartCall[] = {0x48, 0x83, 0xe4, 0xf0, 0xe8};
+constexpr size_t kMuslEntryBytes = sizeof kMuslStartHead + 4 + sizeof kMuslStartCall + 4;
+
 // Bounds of the search for __libc_start_call_main (glibc 2.36's
-// __libc_start_main: 4.3 KB and 33 direct callees).
+// __libc_start_main: 4.3 KB and 33 direct callees), and of the code read of
+// musl's start-up functions (a few dozen instructions each).
 constexpr size_t kMaxFunctionBytes = 16384;
 constexpr size_t kMaxCallees = 256;
+constexpr size_t kMaxMuslInstructions = 64;
 
 int32_t rel32(const uint8_t* p) {
   int32_t v;
@@ -110,25 +119,31 @@ std::optional<GlibcEntry> glibc_entry(const ElfBinary& binary) {
   return out;
 }
 
-// Each instruction of the function whose FDE begins at `start`, in order,
-// until one does not decode or leaves the FDE; `visit` returns false to stop.
+// Where each_instruction() stops: at the end of the FDE that begins at the
+// function's start (none: nothing is decoded), or, for code without CFI
+// (musl's libc), after the first instruction that does not fall through.
+enum class Extent { kFde, kFallThrough };
+
+// Each instruction of the function at `start`, in order, until one does not
+// decode or the extent ends; `visit` returns false to stop.
 template <typename Visit>
-void each_instruction(const ElfBinary& binary, X86Decoder& decoder, uint64_t start, Visit&& visit) {
+void each_instruction(const ElfBinary& binary, X86Decoder& decoder, uint64_t start, Extent extent, Visit&& visit) {
   const LazyCfiTable& cfi = binary.cfi_table();
-  if (cfi.fde_start(start) != start) return;
+  if (extent == Extent::kFde && cfi.fde_start(start) != start) return;
   const Bytes code = binary.code_at(start, kMaxFunctionBytes, true);
-  for (uint64_t at = start; at - start < code.size() && cfi.fde_start(at) == start;) {
+  for (uint64_t at = start; at - start < code.size() && (extent != Extent::kFde || cfi.fde_start(at) == start);) {
     const X86Insn insn = decoder.decode(code, start, at);
     if (insn.op == X86Op::kInvalid || !visit(insn, code)) return;
+    if (extent == Extent::kFallThrough && !insn.falls_through()) return;
     at = insn.end();
   }
 }
 
 // exit(main(...)): a call through a pointer, then `mov %eax, %edi` and a direct call.
-bool calls_pointer_then_exits(const ElfBinary& binary, X86Decoder& decoder, uint64_t start) {
+bool calls_pointer_then_exits(const ElfBinary& binary, X86Decoder& decoder, uint64_t start, Extent extent) {
   bool found = false;
   std::vector<X86Insn> last;  // the last three instructions
-  each_instruction(binary, decoder, start, [&](const X86Insn& insn, Bytes code) {
+  each_instruction(binary, decoder, start, extent, [&](const X86Insn& insn, Bytes code) {
     if (last.size() == 3) last.erase(last.begin());
     last.push_back(insn);
     if (last.size() < 3) return true;
@@ -146,7 +161,7 @@ uint64_t libc_start_call_main(const ElfBinary& binary, uint64_t libc_start_main)
   X86Decoder decoder;
   if (!decoder.ok()) return 0;
   std::vector<uint64_t> callees;
-  each_instruction(binary, decoder, libc_start_main, [&](const X86Insn& insn, Bytes) {
+  each_instruction(binary, decoder, libc_start_main, Extent::kFde, [&](const X86Insn& insn, Bytes) {
     if (insn.op == X86Op::kCall && insn.target != 0 && insn.target != libc_start_main &&
         std::find(callees.begin(), callees.end(), insn.target) == callees.end())
       callees.push_back(insn.target);
@@ -154,11 +169,113 @@ uint64_t libc_start_call_main(const ElfBinary& binary, uint64_t libc_start_main)
   });
   uint64_t found = 0;
   for (const uint64_t callee : callees) {
-    if (!calls_pointer_then_exits(binary, decoder, callee)) continue;
+    if (!calls_pointer_then_exits(binary, decoder, callee, Extent::kFde)) continue;
     if (found) return 0;  // two candidates: neither is proven
     found = callee;
   }
   return found;
+}
+
+// _start_c, the target of musl's entry code's call, or 0.
+uint64_t musl_start_c(const ElfBinary& binary) {
+  const uint64_t entry = binary.entry();
+  const Bytes code = binary.code_at(entry, kMuslEntryBytes, true);
+  if (code.size() < kMuslEntryBytes) return 0;
+  const uint8_t* p = code.data();
+  if (std::memcmp(p, kMuslStartHead, sizeof kMuslStartHead) != 0 ||
+      std::memcmp(p + sizeof kMuslStartHead + 4, kMuslStartCall, sizeof kMuslStartCall) != 0)
+    return 0;
+  const uint64_t start_c = entry + kMuslEntryBytes + static_cast<uint64_t>(static_cast<int64_t>(rel32(p + kMuslEntryBytes - 4)));
+  return in_code(binary, start_c) ? start_c : 0;
+}
+
+struct MuslStartC {
+  uint64_t main = 0;
+  uint64_t libc_start_main = 0;
+};
+
+// musl's _start_c (crt/crt1.c): __libc_start_main(main, argc, argv, _init,
+// _fini, 0), a tail jump or a call. Its instructions up to the first jump or
+// call, which must be direct; main is the code address it last put in rdi
+// (mov $main or lea main(%rip)). Anything else (another branch, rdi written
+// otherwise) proves nothing.
+std::optional<MuslStartC> musl_start_c_call(const ElfBinary& binary, X86Decoder& decoder, uint64_t start_c) {
+  MuslStartC out;
+  size_t seen = 0;
+  bool done = false;
+  each_instruction(binary, decoder, start_c, Extent::kFallThrough, [&](const X86Insn& insn, Bytes) {
+    if (++seen > kMaxMuslInstructions) return false;
+    if ((insn.op == X86Op::kJump || insn.op == X86Op::kCall) && insn.target != 0) {
+      out.libc_start_main = insn.target;
+      done = true;
+      return false;
+    }
+    if (insn.op != X86Op::kOther) return false;  // a branch, a stack change: not crt1's shape
+    if (insn.writes & (1u << kRdi)) out.main = insn.ref_reg == kRdi && !insn.ref_is_load ? insn.ref : 0;
+    return true;
+  });
+  if (!done || !out.main || !in_code(binary, out.main) || !in_code(binary, out.libc_start_main)) return std::nullopt;
+  return out;
+}
+
+// The register of `jmp *%reg` / `call *%reg` (2 bytes, 3 with REX.B), -1 else.
+int indirect_branch_register(const X86Insn& insn, Bytes code, uint64_t code_addr) {
+  const uint8_t* p = code.data() + (insn.addr - code_addr);
+  const bool rex_b = insn.size == 3 && p[0] == 0x41;
+  if (insn.size != (rex_b ? 3 : 2)) return -1;
+  const uint8_t opcode = p[rex_b ? 1 : 0], modrm = p[rex_b ? 2 : 1];
+  // ff /4 (jmp) or ff /2 (call), register direct (mod 3).
+  if (opcode != 0xff || (modrm >> 6) != 3 || (((modrm >> 3) & 7) != 4 && ((modrm >> 3) & 7) != 2)) return -1;
+  return x86_detail::gpr_by_encoding((modrm & 7) | (rex_b ? 8 : 0));
+}
+
+// musl's __libc_start_main (src/env/__libc_start_main.c) ends in `return
+// stage2(main, argc, argv)`: a jump (or call) through a register it loaded
+// with lea or mov $imm, to libc_start_main_stage2, which runs
+// exit(main(...)). That function, or 0.
+uint64_t musl_stage2(const ElfBinary& binary, X86Decoder& decoder, uint64_t libc_start_main) {
+  constexpr uint32_t kCallerSaved = (1u << kRax) | (1u << kRcx) | (1u << kRdx) | (1u << kRsi) | (1u << kRdi) |
+                                    (1u << kR8) | (1u << kR9) | (1u << kR10) | (1u << kR11);
+  std::array<uint64_t, kRegCount> loaded{};  // code addresses in registers, 0 when not one
+  uint64_t stage2 = 0;
+  size_t seen = 0;
+  each_instruction(binary, decoder, libc_start_main, Extent::kFallThrough, [&](const X86Insn& insn, Bytes code) {
+    if (++seen > kMaxMuslInstructions) return false;
+    const bool indirect = (insn.op == X86Op::kIndirectJump || insn.op == X86Op::kCall) && insn.target == 0;
+    if (indirect) {
+      const int reg = indirect_branch_register(insn, code, libc_start_main);
+      if (reg >= 0) stage2 = loaded[static_cast<size_t>(reg)];
+      return false;
+    }
+    if (insn.op == X86Op::kCall) {
+      for (int r = 0; r < kRegCount; ++r)
+        if (kCallerSaved & (1u << r)) loaded[static_cast<size_t>(r)] = 0;
+    } else if (insn.op == X86Op::kPop && insn.reg >= 0) {
+      loaded[static_cast<size_t>(insn.reg)] = 0;
+    } else if (insn.op == X86Op::kOther) {
+      for (int r = 0; r < kRegCount; ++r)
+        if (insn.writes & (1u << r)) loaded[static_cast<size_t>(r)] = 0;
+      if (insn.ref_reg >= 0 && !insn.ref_is_load) loaded[static_cast<size_t>(insn.ref_reg)] = insn.ref;
+    }
+    return true;
+  });
+  if (!stage2 || !in_code(binary, stage2) || !calls_pointer_then_exits(binary, decoder, stage2, Extent::kFallThrough))
+    return 0;
+  return stage2;
+}
+
+// musl's start-up functions, where the entry code is its crt1's.
+void find_musl_startup(const ElfBinary& binary, StartupFunctions& out) {
+  const uint64_t start_c = musl_start_c(binary);
+  if (!start_c) return;
+  out.start_c = start_c;
+  X86Decoder decoder;
+  if (!decoder.ok()) return;
+  const std::optional<MuslStartC> call = musl_start_c_call(binary, decoder, start_c);
+  if (!call) return;
+  out.main = call->main;
+  out.libc_start_main = call->libc_start_main;
+  out.libc_start_main_stage2 = musl_stage2(binary, decoder, call->libc_start_main);
 }
 
 }  // namespace
@@ -169,6 +286,8 @@ std::string_view StartupFunctions::name_at(uint64_t vaddr) const {
   if (vaddr == main) return "main";
   if (vaddr == libc_start_main) return "__libc_start_main";
   if (vaddr == libc_start_call_main) return "__libc_start_call_main";
+  if (vaddr == start_c) return "_start_c";
+  if (vaddr == libc_start_main_stage2) return "libc_start_main_stage2";
   return {};
 }
 
@@ -177,7 +296,10 @@ StartupFunctions find_startup_functions(const ElfBinary& binary) {
   if (binary.entry() == 0 || !is_executable(binary) || !in_code(binary, binary.entry())) return out;
   out.start = binary.entry();
   const std::optional<GlibcEntry> glibc = glibc_entry(binary);
-  if (!glibc) return out;
+  if (!glibc) {
+    find_musl_startup(binary, out);
+    return out;
+  }
   out.main = glibc->main;
   if (glibc->direct_call) {
     out.libc_start_main = glibc->direct_call;

@@ -16,10 +16,29 @@
 //                           call: exit(main(argc, argv, environ))
 //
 // The entry code must match start.S byte for byte but for the address of
-// main and the call's encoding; anything else (other libcs, older glibc)
-// names only _start. __libc_start_main's extent and its callees' are their
-// FDEs (static glibc keeps its CFI); without them, or with more than one
-// candidate, __libc_start_call_main stays unnamed.
+// main and the call's encoding. __libc_start_main's extent and its callees'
+// are their FDEs (static glibc keeps its CFI); without them, or with more than
+// one candidate, __libc_start_call_main stays unnamed.
+//
+// Static musl (crt1.c and arch/x86_64/crt_arch.h, libc without CFI):
+//
+//   _start                  the entry point, as above
+//   _start_c                what the entry code, musl's byte for byte but for
+//                           two displacements, calls
+//   main, __libc_start_main _start_c's first argument (the code address it
+//                           last puts in rdi) and the target of its jump (or
+//                           call), which must be its first branch
+//   libc_start_main_stage2  the function __libc_start_main ends by jumping
+//                           to through a register it loaded with that
+//                           address, when it calls through a pointer and
+//                           passes the result straight to another call:
+//                           exit(main(...)); the caller of main in every
+//                           stack, since _start_c and __libc_start_main leave
+//                           by tail jumps
+//
+// musl's code has no FDEs: its functions are read from their start to the
+// first instruction that does not fall through, at most 64 instructions.
+// Anything else (other libcs, older glibc) names only _start.
 
 #include <cstdint>
 #include <optional>
@@ -34,6 +53,8 @@ struct StartupFunctions {
   uint64_t main = 0;
   uint64_t libc_start_main = 0;
   uint64_t libc_start_call_main = 0;
+  uint64_t start_c = 0;                 // musl
+  uint64_t libc_start_main_stage2 = 0;  // musl
 
   // The name of the function beginning at `vaddr`, empty when none.
   std::string_view name_at(uint64_t vaddr) const;

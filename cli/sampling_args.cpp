@@ -72,8 +72,8 @@ void add_sampling_options(CLI::App* sub, SamplingArgs& a) {
   sub->add_option("-c,--count", a.period, "sample every N events instead of at a frequency");
   sub->add_option("--stack-size", a.stack_size, "bytes of user stack copied per sample (default 32768, max 65528, multiple of 8)");
   sub->add_option("--stack-beyond", a.stack_beyond,
-                  "bytes of user stack read past a truncated copy from the live thread right after the sample, "
-                  "kept only where they agree with the copy (default and max 196608; 0 reads none)");
+                  "bytes of user stack read past a cut copy from the live thread right after the sample, used "
+                  "only where the copy's outermost frames still read the same (default and max 524288; 0 reads none)");
   sub->add_option("--buffer-size", a.buffer_size, "ring buffer per CPU, e.g. 8M (power of two; default sized from the rate)");
   sub->add_option("--embed-max", a.embed_max, "most bytes of binaries found only inside the target's mount namespace "
                                              "(a container) to embed into the recording (default 256M)");

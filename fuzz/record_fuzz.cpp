@@ -18,7 +18,8 @@ bool same_bytes(Bytes a, Bytes b) { return a.size() == b.size() && std::equal(a.
 bool same_sample(const swprof::SampleView& a, const swprof::SampleView& b) {
   return a.time == b.time && a.pid == b.pid && a.tid == b.tid && a.cpu == b.cpu && a.period == b.period &&
          a.ip == b.ip && a.in_kernel == b.in_kernel && a.stack_truncated == b.stack_truncated && a.off_cpu == b.off_cpu &&
-         a.stack_beyond == b.stack_beyond &&
+         a.stack_beyond == b.stack_beyond && same_bytes(a.beyond_changed, b.beyond_changed) &&
+         a.beyond_delay_us == b.beyond_delay_us &&
          a.nregs == b.nregs &&
          a.abi == b.abi &&
          std::equal(a.regs.begin(), a.regs.begin() + a.nregs, b.regs.begin()) && same_bytes(a.kernel_chain, b.kernel_chain) &&

@@ -72,6 +72,9 @@ std::vector<Record> seed_records(SeedStacks& st) {
   SampleView beyond = sample(100, 15, 0x7ffd0000 - 32, st.stack_b);  // its last 64 bytes read past the copy
   beyond.stack_truncated = true;
   beyond.stack_beyond = 64;
+  static const uint8_t kChanged[] = {0x81};  // of the copy's 64 bytes, its first and last words changed
+  beyond.beyond_changed = Bytes(kChanged, sizeof kChanged);
+  beyond.beyond_delay_us = 120;
   beyond.time = 16;
   SampleView off_cpu = sample(101, 20, 0x7ffc0000, st.stack_a);
   off_cpu.off_cpu = true;

@@ -279,8 +279,12 @@ std::string format_unwind_quality(const UnwindStats& st, UnwinderChoice unwinder
         st.samples ? static_cast<double>(st.frames) / static_cast<double>(st.samples) : 0.0, ull(st.guessed_frames));
   if (st.beyond_copy_frames)
     t.add("  beyond the copy  %llu frames in %llu samples (%.1f%%) walked from stack read past the kernel's copy\n"
-          "                   right after the sample and kept where it agreed with the copy (--stack-beyond)\n",
+          "                   right after the sample, where the copy's outermost frames still read the same (--stack-beyond)\n",
           ull(st.beyond_copy_frames), ull(st.beyond_copy_samples), percent(st.beyond_copy_samples, st.samples));
+  if (st.beyond_copy_dropped)
+    t.add("  not beyond       %llu samples (%.1f%%) end at the copy: the stack read past it came after the copy's\n"
+          "                   outermost frames had changed\n",
+          ull(st.beyond_copy_dropped), percent(st.beyond_copy_dropped, st.samples));
   add_frames_by_stepper(t, st);
   add_early_ends(t, st);
   return t.take();

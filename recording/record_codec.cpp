@@ -8,6 +8,7 @@ constexpr uint16_t kSampleTruncated = 2;
 constexpr uint16_t kSampleOffCpu = 4;
 constexpr uint16_t kSampleIpSpOnly = 8;
 constexpr uint16_t kSampleBeyond = 16;
+constexpr uint16_t kSampleBeyondChanged = 32;
 constexpr uint16_t kSwitchOut = 1;
 constexpr uint16_t kSwitchPreempted = 2;
 constexpr uint16_t kSwitchSynthesized = 4;
@@ -74,6 +75,11 @@ void RecordEncoder::encode_sample(const SampleView& s, ByteWriter& w) {
   w.put(static_cast<uint32_t>(stored.size()));
   w.put_bytes(stored);
   if (s.stack_beyond) w.put(s.stack_beyond);  // flag kSampleBeyond
+  if (s.stack_beyond && !s.beyond_changed.empty()) {  // flag kSampleBeyondChanged
+    w.put(static_cast<uint16_t>(s.beyond_changed.size()));
+    w.put_bytes(s.beyond_changed);
+    w.put(std::min(s.beyond_delay_us, kMaxStackReadDelayUs));
+  }
 }
 
 void RecordEncoder::encode_off_cpu_sample_time(const SampleView& s, std::vector<uint8_t>& out) {
@@ -100,7 +106,8 @@ void RecordEncoder::encode(const Record& record, std::vector<uint8_t>& out) {
         if constexpr (std::is_same_v<T, SampleView>) {
           flags = (rec.in_kernel ? kSampleInKernel : 0) | (rec.stack_truncated ? kSampleTruncated : 0) |
                   (rec.off_cpu ? kSampleOffCpu : 0) | (rec.ip_sp_only ? kSampleIpSpOnly : 0) |
-                  (rec.stack_beyond ? kSampleBeyond : 0);
+                  (rec.stack_beyond ? kSampleBeyond : 0) |
+                  (rec.stack_beyond && !rec.beyond_changed.empty() ? kSampleBeyondChanged : 0);
           encode_sample(rec, w);
         } else if constexpr (std::is_same_v<T, MappingRecord>) {
           flags = rec.synthesized ? kMappingSynthesized : 0;
@@ -169,6 +176,16 @@ std::optional<Record> RecordDecoder::decode_sample(ByteReader& r, uint16_t flags
   if (s.stack_beyond > kMaxStackBeyond || s.stack_beyond > stack_size ||
       stack_size - s.stack_beyond > max_stack_size_)
     return std::nullopt;
+  if (flags & kSampleBeyondChanged) {
+    // One bit per word of the kernel's copy's end, up to kMaxStackReread bytes of it.
+    uint16_t changed_bytes = 0;
+    if (!s.stack_beyond || !r.read_into(changed_bytes) || changed_bytes == 0 ||
+        changed_bytes > kMaxStackReread / 64 || size_t{changed_bytes} * 64 > stack_size - s.stack_beyond)
+      return std::nullopt;
+    auto changed = r.bytes(changed_bytes);
+    if (!changed || !r.read_into(s.beyond_delay_us) || s.beyond_delay_us > kMaxStackReadDelayUs) return std::nullopt;
+    s.beyond_changed = *changed;
+  }
   auto stack = stacks_.decode(s.tid, sample_sp(s), stack_size, *stored);
   if (!stack) return std::nullopt;
   s.kernel_chain = *chain;

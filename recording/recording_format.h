@@ -26,7 +26,9 @@ inline constexpr char kRecordingMagic[8] = {'\x89', 'S', 'W', 'P', 'R', 'O', 'F'
 // Version 2 added off-CPU data (switch records, off-CPU samples); version 3
 // stack bytes read past a truncated copy (a sample's flag 16 and the size
 // after its stored bytes); version 4 the off-CPU timing chunks and the chunk
-// index at the end. Versions 1 to 3 read as recordings without them (each
+// index at the end, and the words near a read-past copy's end that read
+// differently then (a sample's flag 32, SampleView::beyond_changed), kept
+// whatever they were. Versions 1 to 3 read as recordings without them (each
 // report then reads the chunk headers and the off-CPU records apart).
 inline constexpr uint32_t kRecordingVersion = 4;
 inline constexpr uint32_t kOldestRecordingVersion = 1;
@@ -46,8 +48,17 @@ inline constexpr uint32_t kDefaultStackSize = 32768;
 inline constexpr uint32_t kMaxStackSize = 65528;
 // The most user stack a recorder reads itself past a truncated copy
 // (--stack-beyond, SampleView::stack_beyond): a sample holds at most
-// kMaxStackSize + kMaxStackBeyond bytes, 256 KiB less 8.
-inline constexpr uint32_t kMaxStackBeyond = 196608;
+// kMaxStackSize + kMaxStackBeyond bytes, 576 KiB less 8. The recursion of
+// clang++ -O2 on bench/template_heavy.cpp runs past 64 + 192 KiB.
+inline constexpr uint32_t kMaxStackBeyond = 524288;
+// The most of a copy's end the recorder reads again beside the bytes past it
+// (SampleView::beyond_changed: one bit per 8 bytes, at most 1023 bytes): the
+// whole copy but its first bytes past a multiple of 64, so that the
+// outermost frame in it is seen however large the frame it lies in (x264's
+// slice encoder has 31 KB).
+inline constexpr uint32_t kMaxStackReread = kMaxStackSize / 64 * 64;
+// The delay from a sample to that read, as recorded: later ones are this.
+inline constexpr uint32_t kMaxStackReadDelayUs = 1'000'000'000;
 inline constexpr uint32_t kDefaultStackBeyond = kMaxStackBeyond;
 
 inline constexpr uint32_t kChunkMagic = 0x4b435753;        // "SWCK" little-endian

@@ -43,9 +43,21 @@ struct SampleView {
   Bytes stack;             // the valid user stack bytes, starting at the user sp
   // Of `stack`'s bytes, the last ones were not copied by the kernel: the
   // recorder read them from the live thread after the sample, past the end
-  // of a truncated copy, and kept them only where they agreed with the copy
-  // (sampler/stack_extender.h). 0: every byte is the kernel's copy.
+  // of a cut copy (sampler/stack_extender.h). 0: every byte is the kernel's.
   uint32_t stack_beyond = 0;
+  // With stack_beyond: how the live thread's stack compared with the
+  // kernel's copy near the copy's end, copy_end = sp + stack.size() -
+  // stack_beyond, when the recorder read past it. Bit i (bit i % 8 of byte
+  // i / 8) is set when the 8 bytes at copy_end - 8 * (i + 1) read
+  // differently from the copy; the bits cover the copy's last 64 * size()
+  // bytes. The unwinder shows the frames walked from the bytes past the copy
+  // only when the copy's outermost frames read the same
+  // (unwind/beyond_check.h). Empty with stack_beyond: the recorder kept the
+  // bytes only where the copy's last KiB read the same (version 3).
+  Bytes beyond_changed;
+  // With beyond_changed: microseconds from the sample to the recorder's
+  // read past the copy (at most kMaxStackReadDelayUs: later reads say so).
+  uint32_t beyond_delay_us = 0;
   // A user call chain walked by the kernel (perf.data recorded with `perf
   // record -g`): the ip, then return addresses, u64 little-endian each. Set
   // only when the sample has no stack to unwind; RecordingUnwinder takes its

@@ -163,10 +163,20 @@ void EventSet::set_kernel_denied_note() {
                  "or set kernel.perf_event_paranoid=1";
 }
 
+// When a ring wakes its reader: at every sample (each reserves more than
+// --stack-size bytes) when stacks are read past their copies
+// (--stack-beyond), so that the recorder can read while the thread is still
+// in the frames the copy missed (RingDrainer::set_prompt); else at a
+// quarter of the ring.
+uint32_t EventSet::wakeup_watermark() const {
+  if (role_ == EventRole::kTimer && options_.stack_beyond) return stack_size();
+  return static_cast<uint32_t>(std::min<uint64_t>(ring_bytes_ / 4, 1u << 30));
+}
+
 UniqueFd EventSet::open_with_fallbacks(pid_t pid, int cpu, int* err) {
   for (;;) {
     perf_event_attr attr = this->attr();
-    attr.wakeup_watermark = static_cast<uint32_t>(std::min<uint64_t>(ring_bytes_ / 4, 1u << 30));
+    attr.wakeup_watermark = wakeup_watermark();
     UniqueFd fd = open_perf_event(attr, pid, cpu, err);
     if (fd.valid()) return fd;
     if (*err == EINVAL && choice_.build_id) {

@@ -81,6 +81,7 @@ class EventSet {
   uint64_t total_count() const;
   void resolve_kernel_choice();
   uint32_t stack_size() const;
+  uint32_t wakeup_watermark() const;
   perf_event_attr attr() const;
   void set_kernel_denied_note();
   UniqueFd open_with_fallbacks(pid_t pid, int cpu, int* err);

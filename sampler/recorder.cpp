@@ -82,9 +82,14 @@ void Recorder::release_off_cpu(uint64_t now_ns) {
 }
 
 void Recorder::drained(uint64_t started_ns) {
+  last_drain_ns_ = started_ns;
   if (thinner_ || !unflushed_ || started_ns <= kFlushSlackNs) return;
   writer_->write(FlushRecord{started_ns - kFlushSlackNs});
   unflushed_ = false;
+}
+
+bool Recorder::wants_prompt_drains() const {
+  return extender_ && extender_->counts().tried && last_drain_ns_ - extender_->last_sample_ns() < kPromptDrainsNs;
 }
 
 void Recorder::write_synthesized(Record rec) {
@@ -150,7 +155,7 @@ void Recorder::write_end_record(const std::string& end_reason, std::optional<int
                         {"threads", summary_.threads}};
   if (extender_) {
     const StackExtenderCounts& c = extender_->counts();
-    end["stack_beyond"] = {{"max_bytes", summary_.stack_beyond}, {"tried", c.tried}, {"kept", c.kept},
+    end["stack_beyond"] = {{"max_bytes", summary_.stack_beyond}, {"tried", c.tried}, {"at_page", c.at_page}, {"kept", c.kept},
                            {"changed", c.changed}, {"unread", c.unread}, {"bytes", c.bytes}, {"ns", c.ns}};
   }
   if (summary_.off_cpu) {
@@ -170,7 +175,8 @@ void Recorder::count(SampleView& s) {
   ++summary_.samples;
   summary_.kernel_mode_samples += s.in_kernel;
   summary_.truncated += s.stack_truncated;
-  summary_.extended += s.stack_beyond != 0;
+  summary_.extended += s.stack_truncated && s.stack_beyond;
+  summary_.extended_at_page += !s.stack_truncated && s.stack_beyond;
   tids_.insert(s.tid);
   note_kernel_addresses(s);
   sampled_files_.on_sample(s.pid, user_pc(s));

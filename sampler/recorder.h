@@ -64,6 +64,12 @@ class Recorder : private OffCpuThinner::Output {
   // written later with their own older times.
   void drained(uint64_t started_ns);
   static constexpr uint64_t kFlushSlackNs = 10'000'000;
+  // Whether the stacks of samples in the last second were read past their
+  // copies: then the rings are best drained at every sample
+  // (RingDrainer::set_prompt), so that those reads come while the threads
+  // are still in the frames the copies missed.
+  bool wants_prompt_drains() const;
+  static constexpr uint64_t kPromptDrainsNs = 1'000'000'000;
   // A record made from /proc (attach: the threads and mappings that existed before).
   void write_synthesized(Record rec);
   // Between polls: flushes a chunk older than a second; reports progress.
@@ -130,6 +136,7 @@ class Recorder : private OffCpuThinner::Output {
   PerfLayout off_cpu_layout_;
   std::optional<OffCpuThinner> thinner_;
   std::optional<StackExtender> extender_;
+  uint64_t last_drain_ns_ = 0;
   SessionProgressFn progress_;
   std::optional<RecordingWriter> writer_;
   SessionSummary summary_;

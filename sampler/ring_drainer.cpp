@@ -137,10 +137,15 @@ void RingDrainer::push(DrainedBatch batch) {
   batch_ready_.notify_all();
 }
 
-// Waits for a ring's wakeup, a stop, or 100 ms. An event whose task has
+// Waits for a ring's wakeup, a stop, or 100 ms (when not prompt, first
+// kPassGapMs or a stop). An event whose task has
 // exited (and whose inherited copies are gone) reports POLLHUP for good:
 // it is polled no more, or every poll would return at once.
 void RingDrainer::wait_for_rings() {
+  if (!prompt_ && wake_fd_.valid()) {
+    pollfd wake{wake_fd_.get(), POLLIN, 0};
+    if (poll(&wake, 1, kPassGapMs) > 0) return;  // a stop: run() sees it
+  }
   if (poll(fds_.data(), fds_.size(), 100) <= 0) return;
   for (pollfd& p : fds_) {
     if (p.fd != wake_fd_.get() && (p.revents & (POLLHUP | POLLERR)) && !(p.revents & POLLIN)) p.fd = -1;

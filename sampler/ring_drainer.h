@@ -23,6 +23,7 @@
 
 #include <poll.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -88,6 +89,16 @@ class RingDrainer {
   // How many times the queue was full and the thread waited (tests, summaries).
   uint64_t full_waits() const;
 
+  // Prompt: a pass at every wakeup of a ring (rings that wake at every
+  // sample: EventSet::wakeup_watermark), while the recorder reads stacks
+  // past their copies (StackExtender), which must happen while the sampled
+  // threads are still in the frames the copies missed. Not prompt (the
+  // default): at least kPassGap between passes, so that rings that wake at
+  // every sample cost a few passes a second; a ring holds 1/16 s of samples
+  // or more (default_ring_bytes).
+  void set_prompt(bool prompt) { prompt_ = prompt; }
+  static constexpr int kPassGapMs = 10;
+
  private:
   void run();
   void stop_thread();
@@ -112,6 +123,7 @@ class RingDrainer {
   uint64_t pending_bytes_ = 0;
   uint64_t full_waits_ = 0;
   bool stopping_ = false;
+  std::atomic<bool> prompt_{false};
   std::thread thread_;
 };
 

@@ -106,6 +106,7 @@ std::string drain_until(SessionEvents& events, Recorder& recorder, DoneFn&& done
     std::vector<DrainedBatch> batches = drainer.take(std::chrono::milliseconds(100));
     for (const DrainedBatch& batch : batches) events.write(batch, recorder);
     drainer.recycle(std::move(batches));
+    drainer.set_prompt(recorder.wants_prompt_drains());
     recorder.tick();
     if (StopSignals::requested()) reason = StopSignals::reason();
     else reason = done();

@@ -90,7 +90,7 @@ std::string truncated_line(const SessionSummary& s) {
   if (!s.truncated) return {};
   if (s.stack_beyond)
     return format_line("swprof: %llu samples (%.1f%%) had their stack copy cut at --stack-size %u; %llu of them "
-                       "(%.1f%%) were read on past the copy (up to --stack-beyond %u) and verified\n",
+                       "(%.1f%%) were read on past the copy (up to --stack-beyond %u)\n",
                        static_cast<ull>(s.truncated), percent(s.truncated, s.samples), s.stack_size,
                        static_cast<ull>(s.extended), percent(s.extended, s.truncated), s.stack_beyond);
   if (s.stack_size >= kMaxStackSize)
@@ -100,6 +100,13 @@ std::string truncated_line(const SessionSummary& s) {
   return format_line("swprof: %llu samples (%.1f%%) had their stack copy cut at --stack-size %u; raise --stack-size (up "
                      "to %u) for complete stacks\n",
                      static_cast<ull>(s.truncated), percent(s.truncated, s.samples), s.stack_size, kMaxStackSize);
+}
+
+std::string at_page_line(const SessionSummary& s) {
+  if (!s.extended_at_page) return {};
+  return format_line("swprof: %llu samples (%.1f%%) had their stack copy ended by the kernel at a page it could not "
+                     "read (not present); read on past it\n",
+                     static_cast<ull>(s.extended_at_page), percent(s.extended_at_page, s.samples));
 }
 
 std::string throttles_line(const SessionSummary& s) {
@@ -144,7 +151,7 @@ std::string embedded_lines(const SessionSummary& s) {
 
 std::string format_summary(const SessionSummary& s) {
   return totals_line(s) + previous_line(s) + few_samples_line(s) + kernel_mode_line(s) + lost_line(s) +
-         truncated_line(s) + throttles_line(s) + malformed_line(s) + offcpu_line(s) + kernel_note_line(s) +
+         truncated_line(s) + at_page_line(s) + throttles_line(s) + malformed_line(s) + offcpu_line(s) + kernel_note_line(s) +
          embedded_lines(s);
 }
 

@@ -21,7 +21,10 @@ struct SessionSummary {
   uint64_t threads = 0;  // every thread seen, sampled or not (as `swprof info` counts them)
   uint64_t lost = 0;
   uint64_t truncated = 0;
-  uint64_t extended = 0;      // of the truncated, those read on past the copy and verified (--stack-beyond)
+  uint64_t extended = 0;      // of the truncated, those read on past the copy (--stack-beyond)
+  // Copies the kernel ended short of --stack-size at a page it could not
+  // read (not present), read on past it.
+  uint64_t extended_at_page = 0;
   uint32_t stack_beyond = 0;  // --stack-beyond: 0 when no stack was read past its copy
   uint64_t throttles = 0;
   uint64_t malformed = 0;

@@ -22,6 +22,7 @@ PACKAGES=(
   libncurses-dev      # swprof browse's terminal UI (tui/terminal.cpp, ncursesw)
   tmux                # runs swprof browse in a real terminal of the test's own (tests/cli/browse_test.cpp)
   busybox-static      # a stripped static glibc program whose start-up code is named (tests/cli/startup_names_test.cpp)
+  musl-tools          # musl-gcc: a stripped static musl program whose start-up code is named (tests/cli/startup_names_test.cpp)
   nasm                # assembles the x86inc-style test program without CFI (tests/programs/known_asm.asm)
   x264 ffmpeg         # hand-written SIMD asm without CFI in real programs: the x264 encode and h264 decode tests (tests/cli/unwind_asm_test.cpp)
 )

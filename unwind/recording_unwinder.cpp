@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "binary/capstone_library.h"
+#include "unwind/beyond_check.h"
 #include "unwind/callchain_walk.h"
 #include "unwind/memory.h"
 #include "unwind/standard_chain.h"
@@ -42,6 +43,7 @@ void UnwindStats::add(const UnwindStats& other) {
   guessed_frames += other.guessed_frames;
   beyond_copy_frames += other.beyond_copy_frames;
   beyond_copy_samples += other.beyond_copy_samples;
+  beyond_copy_dropped += other.beyond_copy_dropped;
   for (size_t k = 0; k < frames_by_stepper.size(); ++k) frames_by_stepper[k] += other.frames_by_stepper[k];
   for (const auto& [end, n] : other.ends) ends[end] += n;
 }
@@ -62,6 +64,8 @@ struct RecordingUnwinder::Pending {
   // `copy`.
   Bytes stack;
   uint32_t beyond = 0;  // of `stack`, the last bytes read past the kernel's copy (SampleView::stack_beyond)
+  std::vector<uint8_t> beyond_changed;  // SampleView::beyond_changed, copied: it lives in the reader's chunk
+  uint32_t beyond_delay_us = 0;
   std::shared_ptr<const void> owner;
   std::vector<uint8_t> copy;
   bool chain = false;
@@ -135,13 +139,32 @@ struct RecordingUnwinder::Workers {
           const Registers regs = Registers::from_perf(std::span(p.regs).first(p.nregs), p.ip_sp_only);
           SampleStackMemory stack(regs.sp(), p.stack);
           walker.walk(regs, stack, *p.out.maps, p.out.walk);
-          if (p.beyond) mark_beyond_copy(p.out.walk, regs.sp() + (p.stack.size() - p.beyond));
+          if (p.beyond) check_beyond_copy(walker, regs, p, counted);
         }
         counted.add(p.out.walk);
       }
       std::lock_guard<std::mutex> lock(mutex);
       if (--busy == 0) done.notify_all();
     }
+  }
+
+  // The frames past the kernel's copy are shown, flagged, when they hold
+  // (beyond_check.h); else the walk is made again on the copy alone. So is
+  // a walk that made no frame past the copy but failed, maybe on a word
+  // past it (a return address there that is no code). The bytes of
+  // recordings before version 4 (no map) were checked when recorded.
+  static void check_beyond_copy(SampleWalker& walker, const Registers& regs, Pending& p, UnwindStats& counted) {
+    const uint64_t copy_end = regs.sp() + (p.stack.size() - p.beyond);
+    const Bytes changed(p.beyond_changed.data(), p.beyond_changed.size());
+    const bool past = frames_past(p.out.walk, copy_end);
+    const CopyEndReread reread{copy_end, changed, p.beyond_delay_us};
+    if (changed.empty() || (past ? frames_past_copy_hold(p.out.walk, reread, *p.out.maps) : p.out.walk.complete())) {
+      mark_beyond_copy(p.out.walk, copy_end);
+      return;
+    }
+    SampleStackMemory copy(regs.sp(), p.stack.first(p.stack.size() - p.beyond));
+    walker.walk(regs, copy, *p.out.maps, p.out.walk);
+    counted.beyond_copy_dropped += past || p.out.walk.end == WalkEnd::kStackExhausted;
   }
 
   ~Workers() {
@@ -294,6 +317,8 @@ RecordingUnwinder::Pending RecordingUnwinder::pending(const SampleView& s) {
   p.out.walk.frames = take_spare(spare_frames_);
   p.chain = !s.user_chain.empty();
   p.beyond = p.chain ? 0 : std::min<uint32_t>(s.stack_beyond, static_cast<uint32_t>(s.stack.size()));
+  if (p.beyond) p.beyond_changed.assign(s.beyond_changed.begin(), s.beyond_changed.end());
+  p.beyond_delay_us = s.beyond_delay_us;
   const Bytes bytes = p.chain ? s.user_chain : s.stack;
   if (!p.chain && s.stack_owner) {  // kept by the reader: used in place
     p.owner = s.stack_owner;

@@ -67,6 +67,9 @@ struct UnwindStats {
   uint64_t guessed_frames = 0;
   uint64_t beyond_copy_frames = 0;   // walked from bytes read past the kernel's copy (kFrameBeyondCopy)
   uint64_t beyond_copy_samples = 0;  // samples with such frames
+  // Samples whose bytes past the copy were not used: the copy's outermost
+  // frames read differently when they were read (unwind/beyond_check.h).
+  uint64_t beyond_copy_dropped = 0;
   std::array<uint64_t, 9> frames_by_stepper{};  // indexed by StepperKind
   std::map<WalkEnd, uint64_t> ends;
 

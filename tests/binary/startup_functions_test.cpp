@@ -52,6 +52,41 @@ TEST_CASE("startup functions: a stripped executable's are where its unstripped t
   }
 }
 
+TEST_CASE("startup functions: a stripped static musl program's are where its twin's symbols are", "[startup]") {
+  if (!std::filesystem::exists(program("known_startup_musl.stripped"))) {
+    WARN("known_startup_musl was not built (musl-gcc is not installed); skipped");
+    return;
+  }
+  const auto twin = ElfBinary::open(program("known_startup_musl"));
+  const auto stripped = ElfBinary::open(program("known_startup_musl.stripped"));
+  REQUIRE(twin);
+  REQUIRE(stripped);
+  REQUIRE(stripped->functions().empty());
+  const StartupFunctions& f = stripped->startup_functions();
+  CHECK(f.start == twin->entry());  // crt_arch.h's _start is an untyped symbol, no function
+  CHECK(f.name_at(f.start) == "_start");
+  CHECK(f.start_c == symbol(*twin, "_start_c"));
+  CHECK(f.main == symbol(*twin, "main"));
+  CHECK(f.libc_start_main == symbol(*twin, "__libc_start_main"));
+  CHECK(f.libc_start_main_stage2 == symbol(*twin, "libc_start_main_stage2"));
+  CHECK(f.libc_start_call_main == 0);  // glibc's
+  for (const char* name : {"_start_c", "main", "__libc_start_main", "libc_start_main_stage2"}) {
+    INFO(name);
+    CHECK(f.name_at(symbol(*twin, name)) == name);
+  }
+  // A return address inside libc_start_main_stage2 (after its call of main) names it.
+  const std::optional<StartupFunction> in_stage2 = startup_function_at(*stripped, f.libc_start_main_stage2 + 0x20);
+  REQUIRE(in_stage2);
+  CHECK(in_stage2->name == "libc_start_main_stage2");
+}
+
+TEST_CASE("startup functions: glibc's entry code names none of musl's start-up functions", "[startup]") {
+  const auto glibc = ElfBinary::open(program("known_startup_static.stripped"));
+  REQUIRE(glibc);
+  CHECK(glibc->startup_functions().start_c == 0);
+  CHECK(glibc->startup_functions().libc_start_main_stage2 == 0);
+}
+
 TEST_CASE("startup functions: a shared library's entry point is no _start", "[startup]") {
   // libc.so.6 can be run (it has PT_INTERP and an entry point), but it is
   // not flagged PIE: its entry code is no program's _start.

@@ -79,6 +79,23 @@ TEST_CASE("startup names: stripped glibc programs' stacks end _start -> __libc_s
   }
 }
 
+TEST_CASE("startup names: a stripped static musl program's stacks end _start -> libc_start_main_stage2 -> main",
+          "[integration][symbolize]") {
+  // _start_c and __libc_start_main leave by tail jumps: main's caller is
+  // libc_start_main_stage2, whose caller's return address is in _start.
+  const std::string program = std::string(KNOWN_STACK_DIR) + "/known_startup_musl.stripped";
+  if (!std::filesystem::exists(program)) {
+    WARN("known_startup_musl was not built (musl-gcc is not installed); skipped");
+    return;
+  }
+  const auto stacks = folded_stacks({program, "0.5"});
+  std::string listing;
+  const auto [with, all] = share_starting(stacks, "_start;libc_start_main_stage2;main;", listing);
+  INFO(listing);
+  REQUIRE(all >= 100);
+  CHECK(with * 100 >= all * 95);
+}
+
 TEST_CASE("startup names: Debian's busybox-static running an applet", "[integration][symbolize]") {
   // busybox-static: a stripped static glibc binary, /bin/busybox.
   const std::string busybox = "/bin/busybox";

@@ -101,6 +101,11 @@ TEST_CASE("info: frames walked from stack read past the copy are counted, when t
   CHECK(format_unwind_quality(st, UnwinderChoice::kChain)
             .find("  beyond the copy  1200 frames in 40 samples (40.0%) walked from stack read past the kernel's copy\n") !=
         std::string::npos);
+  CHECK(format_unwind_quality(st, UnwinderChoice::kChain).find("not beyond") == std::string::npos);
+  st.beyond_copy_dropped = 3;
+  CHECK(format_unwind_quality(st, UnwinderChoice::kChain)
+            .find("  not beyond       3 samples (3.0%) end at the copy: the stack read past it came after the copy's\n") !=
+        std::string::npos);
 }
 
 TEST_CASE("info: Go and discovered functions get their own lines", "[recording_info]") {

@@ -1,9 +1,10 @@
-/* main -> spin (SECONDS of CPU), linked four ways and stripped
- * (known_startup_{pie,nopie,static,static_pie}.stripped), for the names of
- * start-up code in executables without symbols (tests/binary/
- * startup_functions_test.cpp, tests/cli/startup_names_test.cpp): the
- * unstripped twins say where _start, main, __libc_start_main and
- * __libc_start_call_main are.
+/* main -> spin (SECONDS of CPU), linked four ways with glibc and statically
+ * with musl, and stripped (known_startup_{pie,nopie,static,static_pie,musl}
+ * .stripped), for the names of start-up code in executables without symbols
+ * (tests/binary/startup_functions_test.cpp, tests/cli/startup_names_test.cpp):
+ * the unstripped twins say where _start, main, __libc_start_main and
+ * __libc_start_call_main (glibc), _start_c and libc_start_main_stage2 (musl)
+ * are.
  */
 #include <stdlib.h>
 #include <time.h>

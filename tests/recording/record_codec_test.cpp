@@ -108,6 +108,55 @@ TEST_CASE("a sample with stack read past its copy keeps how much", "[record_code
   CHECK(out[2].find("beyond=") == std::string::npos);
 }
 
+TEST_CASE("a sample read past its copy keeps the map of its copy's end", "[record_codec]") {
+  std::vector<uint8_t> bytes(600);
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i * 13);
+  const std::vector<uint8_t> changed = {0x01, 0x80, 0x00, 0x11, 0x00, 0x00};  // the copy's last 384 bytes
+  auto extended = make_sample(7, 1000, 0x7ffc0000f000, bytes);
+  extended.view.stack_truncated = true;
+  extended.view.stack_beyond = 200;
+  extended.view.beyond_changed = Bytes(changed.data(), changed.size());
+  extended.view.beyond_delay_us = 1234;
+  auto older = make_sample(7, 2000, 0x7ffc0000f000, bytes);  // version 3: no map
+  older.view.stack_truncated = true;
+  older.view.stack_beyond = 200;
+  auto out = round_trip({extended.view, older.view});
+  REQUIRE(out.size() == 2);
+  CHECK(out[0] == to_text(extended.view));
+  CHECK(out[0].find("changed=1.128.0.17.0.0.:delay=1234:") != std::string::npos);
+  CHECK(out[1] == to_text(older.view));
+  CHECK(out[1].find("changed=") == std::string::npos);
+}
+
+TEST_CASE("the map of a copy's end is bounded by the copy and kMaxStackReread", "[record_codec][hostile]") {
+  // nchanged (u16), the map and the delay (u32) are the record's last fields.
+  auto decode_with_map = [](uint32_t stack_bytes, uint32_t beyond, size_t map_bytes, uint16_t claimed,
+                            uint32_t delay_us = 0) {
+    std::vector<uint8_t> map(map_bytes, 0);
+    auto s = make_sample(1, 1, 0x1000, std::vector<uint8_t>(stack_bytes, 1));
+    s.view.stack_beyond = beyond;
+    s.view.beyond_changed = Bytes(map.data(), map.size());
+    RecordEncoder enc;
+    std::vector<uint8_t> buf;
+    enc.encode(s.view, buf);
+    std::memcpy(buf.data() + buf.size() - 4 - map_bytes - 2, &claimed, 2);
+    std::memcpy(buf.data() + buf.size() - 4, &delay_us, 4);
+    RecordDecoder dec;
+    ByteReader r(Bytes(buf.data(), buf.size()));
+    return dec.decode(r).status;
+  };
+  using S = DecodeResult::Status;
+  CHECK(decode_with_map(4096, 1024, 48, 48) == S::kOk);
+  CHECK(decode_with_map(4096, 1024, 49, 49) == S::kCorrupt);  // 49 * 64 bytes: more than the 3072 copied
+  CHECK(decode_with_map(8192, 1024, 48, 49) == S::kCorrupt);  // more than the record holds
+  CHECK(decode_with_map(4096, 1024, 48, 0) == S::kCorrupt);
+  CHECK(decode_with_map(4096, 1024, 48, 48, kMaxStackReadDelayUs) == S::kOk);
+  CHECK(decode_with_map(4096, 1024, 48, 48, kMaxStackReadDelayUs + 1) == S::kCorrupt);
+  CHECK(decode_with_map(kMaxStackReread + 64, 64, kMaxStackReread / 64, kMaxStackReread / 64) == S::kOk);
+  CHECK(decode_with_map(kMaxStackSize + 64 * 8, 64 * 8, kMaxStackReread / 64 + 1, kMaxStackReread / 64 + 1) ==
+        S::kCorrupt);  // more than the largest copy
+}
+
 TEST_CASE("the stack read past a copy is bounded", "[record_codec][hostile]") {
   // The size after the stored bytes is the record's last field.
   auto decode_with_beyond = [](uint32_t stack_bytes, uint32_t beyond, uint32_t max_stack) {

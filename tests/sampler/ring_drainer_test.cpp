@@ -4,6 +4,7 @@
 #include "sampler/ring_drainer.h"
 
 #include <linux/perf_event.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -141,3 +142,27 @@ TEST_CASE("a hung-up fd (an event whose task has exited) is polled no more", "[r
   // A pass per 100 ms poll timeout, not one per poll returning at once.
   CHECK(rings.passes() < 50);
 }
+
+TEST_CASE("the drainer passes at every wakeup only when prompt, else keeps a gap between passes", "[ring_drainer]") {
+  // Rings whose fd is always readable, as rings that wake their reader at
+  // every sample are while samples come.
+  const int always = eventfd(1, EFD_CLOEXEC);
+  REQUIRE(always >= 0);
+  FakeRings rings;
+  RingDrainer drainer({rings.drain_fn()}, {{always, POLLIN, 0}}, uint64_t{1} << 30);
+  SECTION("not prompt: passes at least kPassGapMs apart") {
+    const auto start = std::chrono::steady_clock::now();
+    REQUIRE(eventually([&] { return rings.passes() >= 11; }));
+    const auto passes = rings.passes();
+    const auto elapsed = std::chrono::steady_clock::now() - start;
+    CHECK(elapsed >= std::chrono::milliseconds(RingDrainer::kPassGapMs) * static_cast<int64_t>(passes - 2));
+  }
+  SECTION("prompt: a pass at every wakeup, with no gap") {
+    drainer.set_prompt(true);
+    // 2000 gaps would take 20 s, twice as long as eventually() waits.
+    CHECK(eventually([&] { return rings.passes() >= 2000; }));
+  }
+  drainer.finish();
+  close(always);
+}
+

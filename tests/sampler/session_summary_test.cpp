@@ -102,9 +102,18 @@ TEST_CASE("summary: with --stack-beyond, cut stacks say how many were read on pa
   s.stack_beyond = 196608;
   s.extended = 9;
   CHECK(format_summary(s).find("swprof: 10 samples (10.0%) had their stack copy cut at --stack-size 32768; 9 of them "
-                               "(90.0%) were read on past the copy (up to --stack-beyond 196608) and verified\n") !=
+                               "(90.0%) were read on past the copy (up to --stack-beyond 196608)\n") !=
         std::string::npos);
   CHECK(format_summary(s).find("raise --stack-size") == std::string::npos);
+}
+
+TEST_CASE("summary: copies the kernel ended at a page it could not read, read on past it, have a line", "[recording_info]") {
+  SessionSummary s = summary_with(32768, 200, 0);
+  s.stack_beyond = 196608;
+  CHECK(format_summary(s).find("not present") == std::string::npos);
+  s.extended_at_page = 5;
+  CHECK(format_summary(s).find("swprof: 5 samples (2.5%) had their stack copy ended by the kernel at a page it could "
+                               "not read (not present); read on past it\n") != std::string::npos);
 }
 
 TEST_CASE("an off-CPU session adds one line with its switch-outs, samples, repeats and losses", "[summary]") {

@@ -70,6 +70,11 @@ inline std::string to_text(const Record& r) {
           for (size_t i = 0; i < rec.kernel_depth(); ++i) out += std::to_string(rec.kernel_ip(i)) + ",";
           out += " stack=" + std::to_string(rec.stack.size()) + ":";
           if (rec.stack_beyond) out += "beyond=" + std::to_string(rec.stack_beyond) + ":";
+          if (!rec.beyond_changed.empty()) {
+            out += "changed=";
+            for (uint8_t b : rec.beyond_changed) out += std::to_string(b) + ".";
+            out += ":delay=" + std::to_string(rec.beyond_delay_us) + ":";
+          }
           for (uint8_t b : rec.stack) out += std::to_string(b) + ".";
           return out;
         } else if constexpr (std::is_same_v<T, MappingRecord>) {

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <stdexcept>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "common/byte_reader.h"
@@ -35,6 +36,13 @@ class RecordingV3Writer {
   ~RecordingV3Writer() { flush(); }
 
   void write(const Record& record) {
+    const auto* sample = std::get_if<SampleView>(&record);
+    if (sample && !sample->beyond_changed.empty()) {  // version 3 had no map of a copy's end (flag 32)
+      SampleView older = *sample;
+      older.beyond_changed = {};
+      older.beyond_delay_us = 0;
+      return write(older);
+    }
     encoder_.encode(record, raw_);
     ++records_;
     if (raw_.size() >= chunk_bytes_) flush();

@@ -8,6 +8,8 @@
 
 #include "recording/recording_reader.h"
 #include "recording/recording_writer.h"
+#include "sampler/proc.h"
+#include "support/self_snapshot.h"
 #include "support/temp_dir.h"
 
 using namespace swprof;
@@ -40,6 +42,59 @@ MappingRecord mapping_at(uint32_t pid, uint64_t time, uint64_t start) {
   m.prot = 5;
   m.path = "/nonexistent/app";
   return m;
+}
+
+// 1,000 frames of at least 64 bytes each, then a snapshot of the whole stack.
+[[gnu::noinline]] testing::SelfSnapshot unwinder_deep_descend(int depth) {
+  volatile char pad[64];
+  pad[depth & 63] = static_cast<char>(depth);
+  testing::SelfSnapshot s = depth > 0 ? unwinder_deep_descend(depth - 1) : testing::capture_self(size_t{8} << 20);
+  pad[0] = pad[depth & 63];  // work after the call: no tail call
+  return s;
+}
+
+// The snapshot as a recording of this process: its code mappings, then one
+// sample whose kernel copy is the first `copied` bytes and the rest read past
+// it a second later (only the return addresses count), with `changed` as the
+// map of the copy.
+void write_cut_snapshot(const std::string& path, const testing::SelfSnapshot& s, size_t copied,
+                        const std::vector<uint8_t>& changed) {
+  RecordingHeader header;
+  header.stack_size = static_cast<uint32_t>(copied);
+  RecordingWriter w(path, header);
+  for (const MappingRecord& m : read_code_mappings(getpid(), 1)) w.write(m);
+  SampleView v;
+  v.pid = v.tid = static_cast<uint32_t>(getpid());
+  v.time = 2;
+  v.abi = 2;
+  v.nregs = 20;
+  const Registers& r = s.regs;
+  v.regs[1] = r.get(kRbx);  // perf order: AX BX CX DX SI DI BP SP IP FLAGS CS SS R8..R15
+  v.regs[6] = r.bp();
+  v.regs[7] = r.sp();
+  v.regs[8] = r.pc();
+  for (int i = 0; i < 4; ++i) v.regs[16 + i] = r.get(kR12 + i);
+  v.stack = Bytes(s.stack.data(), s.stack.size());
+  v.stack_truncated = true;
+  v.stack_beyond = static_cast<uint32_t>(s.stack.size() - copied);
+  v.beyond_changed = Bytes(changed.data(), changed.size());
+  v.beyond_delay_us = 1'000'000;
+  w.write(v);
+  w.finish(EndRecord{"{}"});
+}
+
+struct OneWalk {
+  WalkResult walk;
+  UnwindStats stats;
+};
+
+OneWalk unwind_one(const std::string& path) {
+  OneWalk out;
+  RecordingReader reader(path);
+  RecordingUnwinder unwinder;
+  unwinder.run(reader, [&](const UnwoundSample& s) { out.walk = s.walk; });
+  out.stats = unwinder.stats();
+  return out;
 }
 
 }  // namespace
@@ -236,3 +291,37 @@ TEST_CASE("the first samples are looked ahead at after a few dozen, not after tw
   CHECK(taken_at_first_ahead > 0);
   CHECK(taken_at_first_ahead <= 2 * (16 + 32) + 4);
 }
+
+TEST_CASE("frames past the copy are used when the copy's outermost frames read the same, else the walk ends at the copy",
+          "[recording_unwinder]") {
+  const testing::SelfSnapshot s = unwinder_deep_descend(1000);
+  constexpr size_t kCopied = 32768;
+  REQUIRE(s.stack.size() > 64 * 1000);
+  const uint64_t copy_end = s.regs.sp() + kCopied;
+  testing::TempDir dir;
+  const std::string path = dir.file("r.swprof");
+  write_cut_snapshot(path, s, kCopied, std::vector<uint8_t>(kCopied / 64, 0));
+  const OneWalk same = unwind_one(path);
+  INFO(same.walk.frames.size() << " frames, ended " << walk_end_name(same.walk.end));
+  REQUIRE(same.walk.end == WalkEnd::kBottom);
+  CHECK(same.walk.frames.size() > 1000);
+  CHECK(std::any_of(same.walk.frames.begin(), same.walk.frames.end(), [](const Frame& f) { return f.flags & kFrameBeyondCopy; }));
+  CHECK(same.stats.beyond_copy_dropped == 0);
+
+  // The outermost return address in the copy: 8 bytes below the last frame there.
+  uint64_t outermost = 0;
+  for (const Frame& f : same.walk.frames)
+    if (f.sp <= copy_end) outermost = f.sp - 8;
+  REQUIRE(copy_end - outermost < kCopied);
+  std::vector<uint8_t> changed(kCopied / 64, 0);
+  const uint64_t word = (copy_end - outermost) / 8 - 1;
+  changed[word / 8] |= static_cast<uint8_t>(1u << (word % 8));
+  write_cut_snapshot(path, s, kCopied, changed);
+  const OneWalk moved = unwind_one(path);
+  CHECK(moved.walk.end == WalkEnd::kStackExhausted);
+  CHECK(std::none_of(moved.walk.frames.begin(), moved.walk.frames.end(), [&](const Frame& f) { return f.sp > copy_end; }));
+  CHECK(moved.walk.frames.size() + 10 < same.walk.frames.size());
+  CHECK(moved.stats.beyond_copy_dropped == 1);
+  CHECK(moved.stats.beyond_copy_samples == 0);
+}
+
