@@ -66,8 +66,12 @@ void LazyCfiTable::add_fdes(const std::vector<FdeRange>& ranges, const SectionRe
 // different groups never overlap, so each group's sweep gives the rules the
 // sweep of the whole table gives there.
 void LazyCfiTable::group_fdes() {
-  std::sort(fdes_.begin(), fdes_.end(),
-            [](const Fde& a, const Fde& b) { return std::tie(a.range.lo, a.order) < std::tie(b.range.lo, b.order); });
+  // From .eh_frame_hdr's table alone they are in order already (its
+  // entries are sorted by start): one check instead of a sort, which was a
+  // quarter of indexing a g++ compile's binaries (about 2 ms of the first
+  // pass over its recording).
+  const auto before = [](const Fde& a, const Fde& b) { return std::tie(a.range.lo, a.order) < std::tie(b.range.lo, b.order); };
+  if (!std::is_sorted(fdes_.begin(), fdes_.end(), before)) std::sort(fdes_.begin(), fdes_.end(), before);
   for (size_t i = 0; i < fdes_.size(); ++i) {
     const FdeRange& r = fdes_[i].range;
     if (group_first_.empty() || r.lo >= group_hi_.back()) {

@@ -10,7 +10,7 @@ namespace swprof {
 
 namespace {
 
-constexpr uint64_t kPrefetchBytes = 1024;
+constexpr uint64_t kPrefetchBytes = 4096;
 
 // The copied stack as fast rules read it; without a word when it is not
 // one buffer (then no fast rule applies: every frame asks the steppers, or
@@ -21,13 +21,16 @@ WordView stack_words(const Memory& stack) {
   return words.value_or(WordView{});
 }
 
-// Most walks read their first frames from the copy's first KiB: fetch it
-// at once, so that when it is not in cache the reads overlap instead of
+// Most walks read their frames from the copy's first 4 KiB: fetch them at
+// once, so that when they are not in cache the reads overlap instead of
 // waiting one after another (every frame's address depends on the last).
+// 4 KiB, not 1: a compiler's deep stacks (cc1plus) walked over stacks out
+// of cache took 10-20 % less time, xz's the same, stacks in cache the same
+// (bench/RESULTS.md); 8 KiB cost xz a third more (memory bandwidth).
 [[gnu::always_inline]] inline void prefetch_top(const WordView& words) {
   if (!words.data) return;
   const uint64_t end = std::min<uint64_t>(words.last + 8, kPrefetchBytes);
-#pragma GCC unroll 16
+#pragma GCC unroll 64
   for (uint64_t off = 0; off < kPrefetchBytes; off += 64)
     if (off < end) __builtin_prefetch(words.data + off);
 }
