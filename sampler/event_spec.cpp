@@ -98,11 +98,15 @@ std::string size_text(uint64_t bytes) {
 uint64_t parse_byte_size(const std::string& text, const char* option) {
   size_t used = 0;
   uint64_t value = 0;
+  // stoull skips leading spaces and takes "-5" as 2^64 - 5: only digits may start a size.
+  const bool digits_first = !text.empty() && text[0] >= '0' && text[0] <= '9';
   try {
-    value = std::stoull(text, &used);
+    if (digits_first) value = std::stoull(text, &used);
   } catch (const std::exception&) {
-    throw Error(std::string("invalid ") + option + " '" + text + "': expected a size such as 4096, 512K or 16M");
+    used = 0;  // out of range
   }
+  if (used == 0)
+    throw Error(std::string("invalid ") + option + " '" + text + "': expected a size such as 4096, 512K or 16M");
   std::string suffix = text.substr(used);
   uint64_t scale = 1;
   if (suffix == "K" || suffix == "k" || suffix == "KiB") scale = 1ULL << 10;
@@ -110,6 +114,8 @@ uint64_t parse_byte_size(const std::string& text, const char* option) {
   else if (suffix == "G" || suffix == "g" || suffix == "GiB") scale = 1ULL << 30;
   else if (!suffix.empty())
     throw Error(std::string("invalid ") + option + " '" + text + "': unknown unit '" + suffix + "' (use K, M or G)");
+  if (value > UINT64_MAX / scale)
+    throw Error(std::string("invalid ") + option + " '" + text + "': too large for a size in bytes");
   return value * scale;
 }
 

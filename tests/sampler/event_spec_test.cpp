@@ -58,6 +58,12 @@ TEST_CASE("byte sizes with units", "[event_spec]") {
   CHECK(parse_byte_size("1G", "--x") == 1u << 30);
   CHECK_THROWS_WITH(parse_byte_size("12Q", "--x"), Catch::Contains("unknown unit"));
   CHECK_THROWS_AS(parse_byte_size("lots", "--x"), Error);
+  // Neither wraps around: a size that would has no meaning (prune --max-size 0 empties the cache).
+  CHECK_THROWS_WITH(parse_byte_size("17179869184G", "--x"), Catch::Contains("too large"));
+  CHECK_THROWS_WITH(parse_byte_size("99999999999999999999", "--x"), Catch::Contains("expected a size"));
+  CHECK_THROWS_WITH(parse_byte_size("-5", "--x"), Catch::Contains("expected a size"));
+  CHECK_THROWS_WITH(parse_byte_size(" 5", "--x"), Catch::Contains("expected a size"));
+  CHECK(parse_byte_size("17179869183G", "--x") == 17179869183ull << 30);
 }
 
 TEST_CASE("the ring buffer must hold four of the largest samples", "[event_spec]") {
