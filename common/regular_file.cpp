@@ -76,8 +76,9 @@ bool read_up_to(int fd, uint64_t limit, size_t chunk, std::string& out, int& err
   return true;
 }
 
-// What an open returned, if it is a regular file: made blocking, with its fstat.
-FileResult<RegularFile> opened_regular(UniqueFd fd) {
+}  // namespace
+
+FileResult<RegularFile> regular_file_of(UniqueFd fd) {
   if (!fd.valid()) return failure<RegularFile>(errno);
   struct stat st;
   if (::fstat(fd.get(), &st) != 0) return failure<RegularFile>(errno);
@@ -94,6 +95,8 @@ FileResult<RegularFile> opened_regular(UniqueFd fd) {
   r.value->links = st.st_nlink;
   return r;
 }
+
+namespace {
 
 constexpr int kReadFlags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
 
@@ -157,7 +160,7 @@ FileResult<RegularFile> open_regular_file(const std::string& path, Links links) 
   if (!S_ISREG(st.st_mode)) return not_regular<RegularFile>(st.st_mode);
   // The path may have been replaced since stat(): O_NONBLOCK keeps a FIFO from
   // blocking this open, and fstat checks what was actually opened.
-  return opened_regular(UniqueFd(::open(path.c_str(), kReadFlags | no_follow_flag(links))));
+  return regular_file_of(UniqueFd(::open(path.c_str(), kReadFlags | no_follow_flag(links))));
 }
 
 FileResult<RegularFile> open_regular_file_in_root(int root, const std::string& path, Links links) {
@@ -170,7 +173,7 @@ FileResult<RegularFile> open_regular_file_in_root(int root, const std::string& p
   struct stat st;
   if (::fstat(where.get(), &st) != 0) return failure<RegularFile>(errno);
   if (!S_ISREG(st.st_mode)) return not_regular<RegularFile>(st.st_mode);
-  return opened_regular(UniqueFd(open_in_root(root, path, kReadFlags | no_follow_flag(links))));
+  return regular_file_of(UniqueFd(open_in_root(root, path, kReadFlags | no_follow_flag(links))));
 }
 
 FileResult<RegularFile> open_regular_file_in_root_without_links(int root, const std::string& path) {
@@ -189,7 +192,7 @@ FileResult<RegularFile> open_regular_file_in_root_without_links(int root, const 
   struct stat st;
   if (::fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return failure<RegularFile>(errno);
   if (!S_ISREG(st.st_mode)) return not_regular<RegularFile>(st.st_mode);
-  return opened_regular(UniqueFd(::openat(dir.get(), name.c_str(), kReadFlags | O_NOFOLLOW)));
+  return regular_file_of(UniqueFd(::openat(dir.get(), name.c_str(), kReadFlags | O_NOFOLLOW)));
 }
 
 FileResult<std::string> read_regular_file(RegularFile& file, uint64_t max_bytes) {

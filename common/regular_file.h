@@ -61,6 +61,10 @@ enum class Links {
   kNotFinal,  // all but the last component (O_NOFOLLOW): a link there is refused, never what it names
 };
 
+// The open file `fd` (invalid: errno says why) when it is a regular file:
+// made blocking, with its size, owner, device, inode and link count.
+FileResult<RegularFile> regular_file_of(UniqueFd fd);
+
 // Opens `path` read-only when it is a regular file. Anything else is
 // refused before it is opened, and the open itself uses O_NONBLOCK and is
 // checked with fstat, so a FIFO swapped in meanwhile cannot block either.

@@ -1,7 +1,6 @@
 #include "profile/build_id_cache_fill.h"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 
 #include <functional>
 
@@ -10,20 +9,6 @@
 
 namespace swprof {
 namespace {
-
-// The open file `fd` as a RegularFile (its size and owner), when it is one.
-std::optional<RegularFile> regular_file_of(UniqueFd fd) {
-  struct stat st;
-  if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
-  RegularFile file;
-  file.fd = std::move(fd);
-  file.size = static_cast<uint64_t>(st.st_size);
-  file.owner = st.st_uid;
-  file.device = st.st_dev;
-  file.inode = st.st_ino;
-  file.links = st.st_nlink;
-  return file;
-}
 
 class CacheFill {
  public:
@@ -94,7 +79,7 @@ CacheFillResult keep_in_build_id_cache(BuildIdCache& cache, const std::vector<st
     if (binary->build_id().empty() || fill.kept_already(binary->build_id())) continue;
     if (!prepared && !(prepared = fill.prepare())) break;
     if (auto file = regular_file_of(binary->duplicate_descriptor()))
-      fill.keep(binary->build_id(), *file, binary->path(), [&] { return binary; });
+      fill.keep(binary->build_id(), *file.value, binary->path(), [&] { return binary; });
   }
   return fill.finish();
 }
@@ -112,7 +97,7 @@ CacheFillResult keep_in_build_id_cache(BuildIdCache& cache, const std::vector<Re
     fill.keep(f.build_id, file, f.path, [&]() -> std::shared_ptr<const ElfBinary> {
       // ElfBinary keeps the descriptor it is given: a second one of the same file.
       auto again = regular_file_of(UniqueFd(::fcntl(file.fd.get(), F_DUPFD_CLOEXEC, 0)));
-      return again ? ElfBinary::open_file(std::move(*again), f.path).value.value_or(nullptr) : nullptr;
+      return again ? ElfBinary::open_file(std::move(*again.value), f.path).value.value_or(nullptr) : nullptr;
     });
   }
   return fill.finish();
