@@ -12,6 +12,7 @@
 
 #include "support/cli_harness.h"
 #include "support/flamegraph_page.h"
+#include "support/perf_runner.h"
 #include "support/read_file.h"
 #include "support/temp_dir.h"
 
@@ -53,16 +54,6 @@ std::string record_hot_line(const TempDir& dir) {
 
 // `perf record ARGS -- known_hot_line` run in `dir` with /tmp and HOME being
 // `dir` (perf writes /tmp/perf-vdso.so-* files) and -N (no build-id cache).
-std::string perf_record_hot_line(const TempDir& dir, const std::vector<std::string>& options) {
-  std::vector<std::string> argv = {"/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
-                                   "mount --bind \"$0\" /tmp && exec \"$@\"", dir.path(), "/usr/bin/env", "HOME=/tmp",
-                                   "/usr/bin/perf", "record", "-N", "-q", "-F", "999", "-o", "perf.data"};
-  argv.insert(argv.end(), options.begin(), options.end());
-  argv.insert(argv.end(), {"--", hot_line_bin()});
-  succeeded(run(argv, dir.path()));
-  return dir.file("perf.data");
-}
-
 json annotate_json(const TempDir& dir, const std::vector<std::string>& args) {
   std::vector<std::string> argv = {"annotate", "-f", "json"};
   argv.insert(argv.end(), args.begin(), args.end());
@@ -173,8 +164,9 @@ TEST_CASE("annotate: perf.data files, with and without a call graph", "[integrat
   for (const char* mode : {"plain", "-g"}) {
     SECTION(mode) {
       TempDir dir;
-      const std::string data =
-          perf_record_hot_line(dir, std::string(mode) == "-g" ? std::vector<std::string>{"-g"} : std::vector<std::string>{});
+      const std::string data = perf_record(
+          dir, "perf.data", std::string(mode) == "-g" ? std::vector<std::string>{"-g"} : std::vector<std::string>{},
+          {hot_line_bin()});
       check_hot_line(annotate_json(dir, {"hash_buf", data}));
     }
   }
